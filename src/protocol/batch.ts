@@ -1,0 +1,49 @@
+import * as v from 'valibot';
+import { AwardBodySchema } from './bodies.js';
+import { IdempotencyKeySchema, QuestIdSchema } from './fields.js';
+import { BATCH_MAX_AWARDS } from './limits.js';
+
+// The relay's own endpoint for the SDK: POST /batch/points. Not part of the service interface.
+
+/** One award as the SDK queues it: the spec's body plus its quest and its persisted idempotency key. */
+export const QueuedAwardSchema = v.object({
+  ...AwardBodySchema.entries,
+  questId: QuestIdSchema,
+  idempotencyKey: IdempotencyKeySchema,
+});
+export type QueuedAward = v.InferOutput<typeof QueuedAwardSchema>;
+
+export const BatchRequestSchema = v.object(
+  {
+    awards: v.pipe(
+      v.array(QueuedAwardSchema, 'must be an array'),
+      v.minLength(1, 'must hold at least 1 award'),
+      v.maxLength(BATCH_MAX_AWARDS, `must hold at most ${BATCH_MAX_AWARDS} awards`),
+    ),
+  },
+  'body must be a JSON object',
+);
+export type BatchRequest = v.InferOutput<typeof BatchRequestSchema>;
+
+/**
+ * One result per award, in request order.
+ * - ok: the service acknowledged it (first time or an idempotent replay): remove it from the outbox.
+ * - rejected: a final refusal (policy or service 4xx): dead-letter it, with the status and message.
+ * - retry: nothing final is known (network, timeout, 408/409/429/5xx): send again later with the same key.
+ */
+export const BatchResultSchema = v.variant('outcome', [
+  v.object({ idempotencyKey: v.string(), outcome: v.literal('ok') }),
+  v.object({ idempotencyKey: v.string(), outcome: v.literal('rejected'), status: v.number(), message: v.string() }),
+  v.object({
+    idempotencyKey: v.string(),
+    outcome: v.literal('retry'),
+    reason: v.string(),
+    status: v.optional(v.number()),
+    /** Seconds, from the service's Retry-After when it sent one. */
+    retryAfter: v.optional(v.number()),
+  }),
+]);
+export type BatchResult = v.InferOutput<typeof BatchResultSchema>;
+
+export const BatchResponseSchema = v.object({ success: v.literal(true), results: v.array(BatchResultSchema) });
+export type BatchResponse = v.InferOutput<typeof BatchResponseSchema>;

@@ -1,0 +1,31 @@
+// Paths of the service interface. Every segment is percent-encoded, so an id such as
+// "../users/identify" or "a/b" stays one segment and never changes the route.
+
+const seg = (value: string) => encodeURIComponent(value);
+
+export const paths = {
+  points: (questId: string) => `/group-quests/${seg(questId)}/points`,
+  pointsOf: (questId: string, serviceUserId: string) => `/group-quests/${seg(questId)}/points/${seg(serviceUserId)}`,
+  identify: () => '/users/identify',
+  enrollment: (questId: string, serviceUserId: string) =>
+    `/group-quests/${seg(questId)}/enrolled-users/${seg(serviceUserId)}`,
+  enrolledUsers: (questId: string, page?: { limit?: number; offset?: number }) => {
+    const query = new URLSearchParams();
+    if (page?.limit !== undefined) query.set('limit', String(page.limit));
+    if (page?.offset !== undefined) query.set('offset', String(page.offset));
+    const qs = query.toString();
+    return `/group-quests/${seg(questId)}/enrolled-users${qs ? `?${qs}` : ''}`;
+  },
+  /** The relay's batch endpoint (not part of the service interface). */
+  batch: () => '/batch/points',
+} as const;
+
+/** Route patterns (Hono syntax) for the servers. */
+export const routes = {
+  points: '/group-quests/:questId/points',
+  pointsOf: '/group-quests/:questId/points/:serviceUserId',
+  identify: '/users/identify',
+  enrollment: '/group-quests/:questId/enrolled-users/:serviceUserId',
+  enrolledUsers: '/group-quests/:questId/enrolled-users',
+  batch: '/batch/points',
+} as const;
