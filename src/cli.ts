@@ -1,0 +1,30 @@
+#!/usr/bin/env node
+// `quest-points <command>`: each face owns its command; this file only dispatches.
+const USAGE = `usage: quest-points <command> [options]
+
+commands:
+  emulator   run a local Quest Points Service (stateful or sandbox mode)
+  relay      run the operator relay in front of a Quest Points Service
+  token      print a player token signed with QP_RELAY_SECRET
+  dev        run emulator + dev relay on loopback for a game's own dev server
+
+quest-points <command> --help shows the command's options.`;
+
+const commands: Record<string, () => Promise<(argv: string[]) => Promise<void>>> = {
+  emulator: async () => (await import('./emulator/cli.js')).emulatorCommand,
+  relay: async () => (await import('./relay/cli.js')).relayCommand,
+  token: async () => (await import('./relay/cli.js')).tokenCommand,
+  dev: async () => (await import('./dev/cli.js')).devCommand,
+};
+
+const [name, ...argv] = process.argv.slice(2);
+if (!name || name === '--help' || name === '-h') {
+  console.log(USAGE);
+  process.exit(name ? 0 : 2);
+}
+const load = commands[name];
+if (!load) {
+  console.error(`quest-points: unknown command "${name}"\n\n${USAGE}`);
+  process.exit(2);
+}
+await (await load())(argv);
