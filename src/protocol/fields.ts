@@ -22,8 +22,14 @@ const boundedText = (min: number, max: number) =>
     v.regex(NO_CONTROL_CHARS, 'must not contain control characters'),
   );
 
-/** questId and serviceUserId: 1-128 characters, no control characters. */
-export const IdSchema = boundedText(1, ID_MAX_LENGTH);
+/**
+ * questId and serviceUserId: 1-128 characters, no control characters, and not "." or "..":
+ * URL parsers resolve those as dot-segments even when percent-encoded (%2E%2E), so they cannot be a path segment.
+ */
+export const IdSchema = v.pipe(
+  boundedText(1, ID_MAX_LENGTH),
+  v.check((id) => id !== '.' && id !== '..', 'must not be "." or ".." (they cannot be a URL path segment)'),
+);
 export const QuestIdSchema = IdSchema;
 export const ServiceUserIdSchema = IdSchema;
 

@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import * as fc from 'fast-check';
+import {
+  AwardBodySchema,
+  BatchRequestSchema,
+  IdentifyBodySchema,
+  PageQuerySchema,
+  IdempotencyKeySchema,
+  parseWith,
+  paths,
+} from '../../src/protocol/index.js';
+
+const rejects = (schema: Parameters<typeof parseWith>[0], input: unknown) => {
+  const parsed = parseWith(schema, input);
+  expect(parsed.ok).toBe(false);
+  return parsed.ok ? '' : parsed.message;
+};
+
+describe('award body', () => {
+  it.each([
+    [{}, 'serviceUserId is required'],
+    [{ serviceUserId: 'u' }, 'eventPoints is required'],
+    [{ serviceUserId: 'u', eventPoints: '5' }, 'eventPoints must be a number'],
+    [{ serviceUserId: 'u', eventPoints: Number.NaN }, 'eventPoints must be a number'],
+    [{ serviceUserId: 'u', eventPoints: Infinity }, 'eventPoints must be a finite number'],
+    [{ serviceUserId: 7, eventPoints: 1 }, 'serviceUserId must be a string'],
+    [{ serviceUserId: '', eventPoints: 1 }, 'serviceUserId must be at least 1 character'],
+    [{ serviceUserId: 'u'.repeat(129), eventPoints: 1 }, 'serviceUserId must be at most 128 characters'],
+    [{ serviceUserId: 'a\u0000b', eventPoints: 1 }, 'serviceUserId must not contain control characters'],
+    [{ serviceUserId: 'u', eventPoints: 1, eventName: 'x'.repeat(129) }, 'eventName must be at most 128 characters'],
+    [{ serviceUserId: 'u', eventPoints: 1, eventDescription: 'x'.repeat(2049) }, 'eventDescription must be at most 2048 characters'],
+    [{ serviceUserId: 'u', eventPoints: 1, eventDescription: 'bell\u0007' }, 'eventDescription must not contain control characters'],
+    [{ serviceUserId: '..', eventPoints: 1 }, 'serviceUserId must not be "." or ".." (they cannot be a URL path segment)'],
+    [null, 'body must be a JSON object'],
+    ['text', 'body must be a JSON object'],
+  ])('%j -> %s', (input, message) => {
+    expect(rejects(AwardBodySchema, input)).toBe(message);
+  });
+
+  it('accepts integers, floats, negatives, multi-line descriptions and unicode ids; drops unknown fields', () => {
+    const parsed = parseWith(AwardBodySchema, {
+      serviceUserId: 'ユーザー 1/2',
+      eventPoints: -0.25,
+      eventDescription: 'line 1\nline 2\tend',
+      extra: true,
+    });
+    expect(parsed).toEqual({
+      ok: true,
+      value: { serviceUserId: 'ユーザー 1/2', eventPoints: -0.25, eventDescription: 'line 1\nline 2\tend' },
+    });
+  });
+});
+
+describe('identify body', () => {
+  it.each([
+    [{}, 'exactly one of email or wallet is required (not both, not neither)'],
+    [{ email: 'a@b.co', wallet: { address: '0xab', chain: 'ethereum' } }, 'exactly one of email or wallet is required (not both, not neither)'],
+    [{ email: 'not-an-email' }, 'email must be a valid e-mail address'],
+    [{ email: 42 }, 'email must be a string'],
+    [{ wallet: 'x' }, 'wallet must be an object with address and chain'],
+    [{ wallet: { address: '0xab' } }, 'wallet.chain is required'],
+    [{ wallet: { address: '0x ab', chain: 'ethereum' } }, 'wallet.address must be printable ASCII without spaces'],
+    [{ wallet: { address: '0xab', chain: 'c'.repeat(65) } }, 'wallet.chain must be at most 64 characters'],
+  ])('%j -> %s', (input, message) => {
+    expect(rejects(IdentifyBodySchema, input)).toBe(message);
+  });
+
+  it('trims the e-mail', () => {
+    expect(parseWith(IdentifyBodySchema, { email: '  Ada@Example.com ' })).toEqual({ ok: true, value: { email: 'Ada@Example.com' } });
+  });
+});
+
+describe('page query', () => {
+  it('defaults to offset 0, limit 100 and clamps limit to 250', () => {
+    expect(parseWith(PageQuerySchema, {})).toEqual({ ok: true, value: { offset: 0, limit: 100 } });
+    expect(parseWith(PageQuerySchema, { limit: '1000', offset: '5' })).toEqual({ ok: true, value: { offset: 5, limit: 250 } });
+  });
+  it.each([
+    [{ limit: '0' }, 'limit must be at least 1'],
+    [{ limit: '-1' }, 'limit must be a non-negative integer'],
+    [{ offset: '1.5' }, 'offset must be a non-negative integer'],
+    [{ offset: 'abc' }, 'offset must be a non-negative integer'],
+    [{ offset: ' 1' }, 'offset must be a non-negative integer'],
+    [{ limit: '' }, 'limit must be a non-negative integer'],
+  ])('%j -> %s', (input, message) => {
+    expect(rejects(PageQuerySchema, input)).toBe(message);
+  });
+});
+
+describe('batch request', () => {
+  const award = { questId: 'q', serviceUserId: 'u', eventPoints: 1, idempotencyKey: crypto.randomUUID() };
+  it('names the index of a bad award', () => {
+    expect(rejects(BatchRequestSchema, { awards: [award, { ...award, eventPoints: 'x' }] })).toBe('awards.1.eventPoints must be a number');
+  });
+  it('holds 1 to 100 awards', () => {
+    expect(rejects(BatchRequestSchema, { awards: [] })).toBe('awards must hold at least 1 award');
+    expect(rejects(BatchRequestSchema, { awards: Array(101).fill(award) })).toBe('awards must hold at most 100 awards');
+    expect(parseWith(BatchRequestSchema, { awards: Array(100).fill(award) }).ok).toBe(true);
+  });
+});
+
+describe('idempotency key', () => {
+  it('accepts any UUID and refuses anything else', () => {
+    fc.assert(fc.property(fc.uuid(), (key) => parseWith(IdempotencyKeySchema, key).ok));
+    expect(rejects(IdempotencyKeySchema, 'not-a-uuid')).toMatch(/must be a UUID/);
+  });
+});
+
+describe('paths', () => {
+  it('keeps every id one segment, whatever it holds', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ minLength: 1 }), fc.constantFrom('a/b', '?x=1', '#frag', '%2F', ' ')), fc.string({ minLength: 1 }), (questId, userId) => {
+        fc.pre(questId !== '.' && questId !== '..' && userId !== '.' && userId !== '..'); // refused by IdSchema
+        const url = new URL(paths.pointsOf(questId, userId), 'http://x');
+        const segments = url.pathname.split('/');
+        expect(segments).toHaveLength(5);
+        expect(decodeURIComponent(segments[2]!)).toBe(questId);
+        expect(decodeURIComponent(segments[4]!)).toBe(userId);
+        expect(url.search).toBe('');
+      }),
+    );
+    expect(paths.points('../users/identify')).toBe('/group-quests/..%2Fusers%2Fidentify/points');
+  });
+});
