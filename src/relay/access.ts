@@ -1,0 +1,55 @@
+import type { Wallet } from '../protocol/index.js';
+import type { VerifiedClaims } from './claims.js';
+import type { Refusal } from './policy.js';
+
+// Who may do what. A player acts only as itself (its token's `sub`), only in its token's quests (when the
+// token lists any), and identifies only the e-mail or wallet its token carries. An admin may do everything.
+
+const forbidden = (message: string): Refusal => ({ status: 403, message });
+
+/** Awarding to, or reading, (questId, serviceUserId). */
+export function checkUserAccess(claims: VerifiedClaims, questId: string, serviceUserId: string): Refusal | null {
+  if (claims.role === 'admin') return null;
+  if (serviceUserId !== claims.sub) {
+    return forbidden(`serviceUserId ${JSON.stringify(serviceUserId)} is not the token's sub: a player acts only on itself`);
+  }
+  return checkQuestAccess(claims, questId);
+}
+
+export function checkQuestAccess(claims: VerifiedClaims, questId: string): Refusal | null {
+  if (claims.role === 'admin' || !claims.quests || claims.quests.includes(questId)) return null;
+  return forbidden(`questId ${JSON.stringify(questId)} is not in the token's quests`);
+}
+
+/** The enrolled-users list carries every enrolled user's e-mail: admins only. */
+export function checkListAccess(claims: VerifiedClaims): Refusal | null {
+  if (claims.role === 'admin') return null;
+  return forbidden('listing enrolled users needs an admin token (the list carries e-mails)');
+}
+
+export function checkIdentifyAccess(claims: VerifiedClaims, body: { email?: string; wallet?: Wallet }): Refusal | null {
+  if (claims.role === 'admin') return null;
+  if (body.email !== undefined) {
+    if (claims.email === undefined) return forbidden("email: the token carries no email, so it may identify none");
+    if (normaliseEmail(body.email) !== normaliseEmail(claims.email)) {
+      return forbidden("email is not the token's email: a player identifies only itself");
+    }
+    return null;
+  }
+  if (body.wallet !== undefined) {
+    if (claims.wallet === undefined) return forbidden('wallet: the token carries no wallet, so it may identify none');
+    if (!sameWallet(body.wallet, claims.wallet)) {
+      return forbidden("wallet is not the token's wallet: a player identifies only itself");
+    }
+  }
+  return null;
+}
+
+// Same normalisation as the service: e-mails trimmed and lower-cased, EVM addresses lower-cased.
+const normaliseEmail = (email: string) => email.trim().toLowerCase();
+const EVM_ADDRESS = /^0x[0-9a-f]{40}$/i;
+const normaliseAddress = (address: string) => (EVM_ADDRESS.test(address) ? address.toLowerCase() : address);
+
+function sameWallet(a: Wallet, b: Wallet): boolean {
+  return a.chain.trim() === b.chain.trim() && normaliseAddress(a.address.trim()) === normaliseAddress(b.address.trim());
+}

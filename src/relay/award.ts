@@ -1,0 +1,45 @@
+import { paths, type AwardBody } from '../protocol/index.js';
+import { checkUserAccess } from './access.js';
+import type { VerifiedClaims } from './claims.js';
+import type { RelayRuntime } from './context.js';
+import { checkPolicyPoints, checkPolicyQuest, type Refusal } from './policy.js';
+import { checkRateLimit } from './rate-limit.js';
+import type { UpstreamResult } from './upstream.js';
+
+export interface AwardInput extends AwardBody {
+  questId: string;
+  idempotencyKey?: string | undefined;
+}
+
+export type AwardOutcome = { refused: Refusal } | { result: UpstreamResult };
+
+/**
+ * One award, single route or batch alike: who may award, then the policy, then the per-player rate limit,
+ * then the service (retried by the upstream client only when it carries an idempotency key).
+ */
+export async function runAward(
+  runtime: RelayRuntime,
+  claims: VerifiedClaims,
+  requestId: string,
+  award: AwardInput,
+): Promise<AwardOutcome> {
+  const refusal =
+    checkPolicyQuest(runtime.policy, award.questId) ??
+    checkUserAccess(claims, award.questId, award.serviceUserId) ??
+    checkPolicyPoints(runtime.policy, award);
+  if (refusal) return { refused: refusal };
+  // Admins are operators' tools (designer console, back office): the per-player limit is for players.
+  if (claims.role !== 'admin') {
+    const limited = await checkRateLimit(runtime.store, runtime.policy.rateLimits.perPlayer, 'perPlayer', claims.sub);
+    if (limited) return { refused: limited };
+  }
+  // Only the spec's fields go to the service; eventName only when given, so the service's default applies.
+  const body: AwardBody = { serviceUserId: award.serviceUserId, eventPoints: award.eventPoints };
+  if (award.eventName !== undefined) body.eventName = award.eventName;
+  if (award.eventDescription !== undefined) body.eventDescription = award.eventDescription;
+  const result = await runtime.upstream.send(
+    { method: 'POST', path: paths.points(award.questId), body, idempotencyKey: award.idempotencyKey, requestId },
+    { retry: true },
+  );
+  return { result };
+}

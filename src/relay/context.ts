@@ -1,0 +1,47 @@
+import type { Context } from 'hono';
+import type { VerifiedClaims } from './claims.js';
+import type { CounterStore } from './counter-store.js';
+import type { LogRecord, LogSink } from './logger.js';
+import type { ResolvedPolicy } from './policy.js';
+import { redactSecrets } from './redact.js';
+import type { Upstream } from './upstream.js';
+
+/** Per-request values the middlewares hand to the routes. */
+export type RelayEnv = {
+  Variables: {
+    requestId: string;
+    claims: VerifiedClaims;
+    /** The caller's bearer token, kept only to redact it. */
+    token: string | undefined;
+  };
+};
+
+export type RelayContext = Context<RelayEnv>;
+
+/** Everything createRelay resolved once, shared by every request. */
+export interface RelayRuntime {
+  policy: ResolvedPolicy;
+  upstream: Upstream;
+  store: CounterStore;
+  log: LogSink;
+  batchConcurrency: number;
+  /** API key and relay secret: masked in anything the relay writes. */
+  secrets: string[];
+}
+
+export function redactFor(runtime: RelayRuntime, c: RelayContext, text: string): string {
+  return redactSecrets(text, [...runtime.secrets, c.get('token')]);
+}
+
+/** A log line about this request, secrets masked. */
+export function logEvent(runtime: RelayRuntime, c: RelayContext, level: LogRecord['level'], msg: string, extra: Partial<LogRecord> = {}) {
+  runtime.log({
+    time: new Date().toISOString(),
+    level,
+    requestId: c.get('requestId') ?? '',
+    method: c.req.method,
+    path: redactFor(runtime, c, new URL(c.req.url).pathname),
+    ...extra,
+    msg: redactFor(runtime, c, msg),
+  });
+}

@@ -1,0 +1,87 @@
+import { getConnInfo } from '@hono/node-server/conninfo';
+import type { MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
+import { secureHeaders } from 'hono/secure-headers';
+import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from '../protocol/index.js';
+import type { RelayContext, RelayEnv } from './context.js';
+import { fail } from './respond.js';
+
+type Middleware = MiddlewareHandler<RelayEnv>;
+
+/**
+ * Exact-origin CORS. A request that carries an Origin outside the allowlist is refused outright (403), not
+ * merely left without CORS headers, so a page elsewhere cannot even trigger a "simple" request. Requests
+ * without Origin (servers, curl) and same-origin requests pass.
+ */
+export function originPolicy(allowlist: readonly string[]): Middleware[] {
+  const allowed = new Set(allowlist.map(normaliseOrigin));
+  const isAllowed = (origin: string, c: RelayContext) => allowed.has(origin) || origin === new URL(c.req.url).origin;
+  const gate: Middleware = async (c, next) => {
+    const origin = c.req.header('origin');
+    if (origin !== undefined && !isAllowed(origin, c)) {
+      return fail(c, { status: 403, message: `origin ${JSON.stringify(origin)} is not in the relay's CORS allowlist (corsOrigins)` });
+    }
+    await next();
+  };
+  const headers = cors({
+    origin: (origin, c) => (isAllowed(origin, c) ? origin : null),
+    allowMethods: ['GET', 'POST'],
+    allowHeaders: ['Authorization', 'Content-Type', IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER],
+    exposeHeaders: ['Retry-After', REQUEST_ID_HEADER],
+    maxAge: 600,
+  });
+  return [gate, headers];
+}
+
+function normaliseOrigin(origin: string): string {
+  const url = new URL(origin);
+  if (url.origin === 'null' || url.origin !== origin.replace(/\/$/, '')) {
+    throw new Error(`corsOrigins: ${JSON.stringify(origin)} must be an exact origin such as https://game.example.com`);
+  }
+  return url.origin;
+}
+
+/** Hono's secure headers, and no caching of anything a player token unlocked. */
+export const securityHeaders: Middleware[] = [
+  secureHeaders({ crossOriginResourcePolicy: 'same-site' }),
+  async (c, next) => {
+    await next();
+    c.header('Cache-Control', 'no-store');
+  },
+];
+
+/** A body of more than maxSize bytes -> 413 (checked on Content-Length and while streaming). */
+export const limitBody = (maxSize: number): Middleware =>
+  bodyLimit({
+    maxSize,
+    onError: (c) => fail(c as RelayContext, { status: 413, message: `body must be at most ${maxSize} bytes` }),
+  });
+
+/** Bodies are JSON only: anything else -> 415 before it is read. */
+export const requireJson: Middleware = async (c, next) => {
+  const type = c.req.header('content-type') ?? '';
+  if (!/^application\/json\s*(;|$)/i.test(type)) {
+    return fail(c, { status: 415, message: 'Content-Type must be application/json' });
+  }
+  await next();
+};
+
+/**
+ * The client's address for per-IP limits: the socket's, from the Node adapter. X-Forwarded-For is read only
+ * when the operator says how many proxies of its own sit in front (`trustProxy`): the entry that many
+ * hops from the right was written by a trusted proxy; anything further left is the client's own claim.
+ */
+export function clientIp(c: RelayContext, trustProxy: boolean | number): string {
+  const hops = trustProxy === true ? 1 : trustProxy === false ? 0 : Math.max(0, Math.floor(trustProxy));
+  if (hops > 0) {
+    const chain = (c.req.header('x-forwarded-for') ?? '').split(',').map((part) => part.trim()).filter(Boolean);
+    const entry = chain[chain.length - hops];
+    if (entry) return entry;
+  }
+  try {
+    return getConnInfo(c).remote.address ?? 'unknown';
+  } catch {
+    return 'unknown'; // not behind the Node adapter (app.fetch in-process, Workers): one shared bucket
+  }
+}

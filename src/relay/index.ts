@@ -1,0 +1,18 @@
+// quest-points/relay: the operator relay in front of the Quest Points Service.
+export { createRelay, type RelayOptions } from './app.js';
+export { startRelay, DEFAULT_HOST, DEFAULT_PORT, type RunningServer } from './server.js';
+export { signPlayerToken, DEFAULT_TOKEN_TTL, SECRET_MIN_LENGTH, TOKEN_ALGORITHM, type SignOptions } from './token.js';
+export { PlayerClaimsSchema, type PlayerClaims, type PlayerRole, type VerifiedClaims } from './claims.js';
+export type { Authenticate } from './authenticate.js';
+export {
+  DEFAULT_POLICY,
+  RelayPolicySchema,
+  resolvePolicy,
+  type EventRule,
+  type RateLimitRule,
+  type RelayPolicy,
+  type ResolvedPolicy,
+} from './policy.js';
+export { createMemoryCounterStore, type CounterHit, type CounterStore, type MemoryCounterStoreOptions } from './counter-store.js';
+export type { LogRecord, LogSink } from './logger.js';
+export type { UpstreamOptions } from './upstream.js';

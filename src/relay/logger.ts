@@ -1,0 +1,21 @@
+/** One structured log line. Never carries a header value, a token or the API key. */
+export interface LogRecord {
+  time: string;
+  level: 'info' | 'warn' | 'error';
+  requestId: string;
+  method: string;
+  path: string;
+  status?: number;
+  ms?: number;
+  msg: string;
+}
+
+export type LogSink = (record: LogRecord) => void;
+
+/** Default sink: one JSON line per record on stderr (stdout stays free for the CLI's own output). */
+export const jsonLinesToStderr: LogSink = (record) => {
+  console.error(JSON.stringify(record));
+};
+
+export const levelOfStatus = (status: number): LogRecord['level'] =>
+  status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';

@@ -1,0 +1,143 @@
+import * as v from 'valibot';
+import { DEFAULT_EVENT_NAME, formatIssues, QuestIdSchema } from '../protocol/index.js';
+
+const positive = v.pipe(v.number('must be a number'), v.finite('must be a finite number'), v.gtValue(0, 'must be greater than 0'));
+const positiveInteger = v.pipe(v.number('must be a number'), v.integer('must be an integer'), v.minValue(1, 'must be at least 1'));
+
+const EventRuleSchema = v.pipe(
+  v.strictObject(
+    {
+      /** The only amount this event may award (an award with another amount is refused, never rewritten). */
+      points: v.optional(v.pipe(v.number('must be a number'), v.finite('must be a finite number'))),
+      /** The most one award of this event may carry (for negative events: the largest magnitude). */
+      maxPoints: v.optional(positive),
+      /** Negative amounts (corrections, penalties) are refused unless this is true. */
+      allowNegative: v.optional(v.boolean('must be a boolean')),
+    },
+    'must be an object with points, maxPoints or allowNegative',
+  ),
+  v.check((rule) => rule.points === undefined || rule.maxPoints === undefined, 'must set points or maxPoints, not both'),
+);
+
+const RateLimitSchema = v.strictObject(
+  { limit: positiveInteger, windowSeconds: positive },
+  'must be an object with limit and windowSeconds',
+);
+
+/** The operator's award policy: what the browser may ask for. Unknown keys are refused so a typo cannot loosen it. */
+export const RelayPolicySchema = v.strictObject(
+  {
+    /** Quests the relay serves at all; absent -> any quest. */
+    quests: v.optional(v.array(QuestIdSchema, 'must be an array of quest ids')),
+    /** Rules per eventName; an award without eventName is the service's DefaultPointsEvent. */
+    events: v.optional(v.record(v.string(), EventRuleSchema, 'must be an object of event rules'), {}),
+    /** Events with no rule are refused unless this is true (they still obey the cap and sign rules). */
+    allowUnknownEvents: v.optional(v.boolean('must be a boolean'), false),
+    /** Cap on any single award's magnitude, whatever the event. */
+    maxPointsPerAward: v.optional(positive),
+    rateLimits: v.optional(
+      v.strictObject(
+        {
+          /** Awards per player token `sub` (admins are exempt). */
+          perPlayer: v.optional(RateLimitSchema),
+          /** Requests per client IP, every route. */
+          perIp: v.optional(RateLimitSchema),
+        },
+        'must be an object with perPlayer and/or perIp',
+      ),
+      {},
+    ),
+  },
+  'policy must be a JSON object',
+);
+
+export type RelayPolicy = v.InferInput<typeof RelayPolicySchema>;
+export type ResolvedPolicy = v.InferOutput<typeof RelayPolicySchema>;
+export type EventRule = v.InferOutput<typeof EventRuleSchema>;
+export type RateLimitRule = v.InferOutput<typeof RateLimitSchema>;
+
+/**
+ * The policy when the operator gives none: bounded and closed. Only the service's default event, 1 to 100
+ * points per award, no negatives, 60 awards a minute per player, 600 requests a minute per IP.
+ */
+export const DEFAULT_POLICY: RelayPolicy = {
+  events: { [DEFAULT_EVENT_NAME]: { maxPoints: 100 } },
+  allowUnknownEvents: false,
+  maxPointsPerAward: 100,
+  rateLimits: {
+    perPlayer: { limit: 60, windowSeconds: 60 },
+    perIp: { limit: 600, windowSeconds: 60 },
+  },
+};
+
+/** Validate a policy object or read and validate a JSON file; throws an Error naming the field and rule. */
+export function resolvePolicy(policy: RelayPolicy | string | undefined): ResolvedPolicy {
+  const source = typeof policy === 'string' ? `policy file ${policy}` : 'policy';
+  const input = typeof policy === 'string' ? readPolicyFile(policy) : (policy ?? DEFAULT_POLICY);
+  const result = v.safeParse(RelayPolicySchema, input);
+  if (!result.success) throw new Error(`${source}: ${formatIssues(result.issues)}`);
+  return result.output;
+}
+
+function readPolicyFile(file: string): unknown {
+  // getBuiltinModule keeps this module importable on Workers/Deno/Bun, where a path makes no sense anyway.
+  const fs = globalThis.process?.getBuiltinModule?.('node:fs') as typeof import('node:fs') | undefined;
+  if (!fs) throw new Error('a policy file path needs Node.js; pass the policy as an object instead');
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new Error(`policy file ${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(`policy file ${file}: is not valid JSON`);
+  }
+}
+
+/** A refusal: the HTTP status and a message that names the rule. */
+export interface Refusal {
+  status: number;
+  message: string;
+  retryAfter?: number;
+}
+
+/** Is this quest served at all? (403: the caller may not act there.) */
+export function checkPolicyQuest(policy: ResolvedPolicy, questId: string): Refusal | null {
+  if (policy.quests && !policy.quests.includes(questId)) {
+    return { status: 403, message: `questId ${JSON.stringify(questId)} is not in policy quests` };
+  }
+  return null;
+}
+
+/** The points rules, in order; 422 naming the rule. Amounts are never rewritten. */
+export function checkPolicyPoints(
+  policy: ResolvedPolicy,
+  award: { eventName?: string | undefined; eventPoints: number },
+): Refusal | null {
+  const refuse = (message: string): Refusal => ({ status: 422, message });
+  const name = award.eventName ?? DEFAULT_EVENT_NAME;
+  const points = award.eventPoints;
+  const rule = Object.hasOwn(policy.events, name) ? policy.events[name] : undefined;
+  const where = `policy events.${name}`;
+  if (!rule && !policy.allowUnknownEvents) {
+    return refuse(`eventName ${JSON.stringify(name)} is not in policy events (policy allowUnknownEvents is false)`);
+  }
+  if (!Number.isFinite(points)) return refuse('eventPoints must be a finite number');
+  if (rule?.points !== undefined && points !== rule.points) {
+    return refuse(`eventPoints ${points} does not match ${where}.points ${rule.points}`);
+  }
+  if (points === 0) return refuse('eventPoints 0 is refused: an award must carry points');
+  if (points < 0 && !rule?.allowNegative) {
+    return refuse(`eventPoints ${points} is negative and ${rule ? `${where}.allowNegative` : 'an unknown event'} does not allow negatives`);
+  }
+  const magnitude = Math.abs(points);
+  if (rule?.maxPoints !== undefined && magnitude > rule.maxPoints) {
+    return refuse(`eventPoints ${points} exceeds ${where}.maxPoints ${rule.maxPoints}`);
+  }
+  if (policy.maxPointsPerAward !== undefined && magnitude > policy.maxPointsPerAward) {
+    return refuse(`eventPoints ${points} exceeds policy maxPointsPerAward ${policy.maxPointsPerAward}`);
+  }
+  return null;
+}

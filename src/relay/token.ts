@@ -1,0 +1,64 @@
+import { errors, jwtVerify, SignJWT } from 'jose';
+import * as v from 'valibot';
+import { formatIssues } from '../protocol/index.js';
+import { PlayerClaimsSchema, type PlayerClaims, type VerifiedClaims } from './claims.js';
+
+/** The only algorithm the relay signs and accepts: a token with any other `alg` (`none` included) is refused. */
+export const TOKEN_ALGORITHM = 'HS256';
+/** HS256 with a short secret can be brute-forced offline from one token. */
+export const SECRET_MIN_LENGTH = 32;
+export const DEFAULT_TOKEN_TTL = '15m';
+
+export interface SignOptions {
+  secret: string;
+  /** '15m', '2h', '30s' (jose time span) or a number of seconds; default '15m'. */
+  ttl?: string | number;
+}
+
+export function secretKey(secret: string | undefined): Uint8Array {
+  if (!secret) throw new Error('relay secret is required: pass `secret` or set QP_RELAY_SECRET');
+  if (secret.length < SECRET_MIN_LENGTH) {
+    throw new Error(`relay secret must be at least ${SECRET_MIN_LENGTH} characters (QP_RELAY_SECRET)`);
+  }
+  return new TextEncoder().encode(secret);
+}
+
+/** Sign a short-lived player token (JWT, HS256) for the relay. */
+export async function signPlayerToken(claims: PlayerClaims, options: SignOptions): Promise<string> {
+  const checked = v.safeParse(PlayerClaimsSchema, claims);
+  if (!checked.success) throw new TypeError(`token claims: ${formatIssues(checked.issues)}`);
+  const { sub, ...rest } = checked.output;
+  const ttl = options.ttl ?? DEFAULT_TOKEN_TTL;
+  const now = Math.floor(Date.now() / 1000);
+  // jose reads a number as an absolute time; the relay's ttl number means seconds from now.
+  const exp = typeof ttl === 'number' ? now + ttl : ttl;
+  return new SignJWT(rest)
+    .setProtectedHeader({ alg: TOKEN_ALGORITHM, typ: 'JWT' })
+    .setSubject(sub)
+    .setIssuedAt(now)
+    .setExpirationTime(exp)
+    .sign(secretKey(options.secret));
+}
+
+export type TokenCheck = { ok: true; claims: VerifiedClaims } | { ok: false; message: string };
+
+/** Verify signature, algorithm and expiry, then the claims' shape. Messages never include the token. */
+export async function verifyPlayerToken(token: string, key: Uint8Array): Promise<TokenCheck> {
+  let payload: Record<string, unknown>;
+  try {
+    ({ payload } = await jwtVerify(token, key, { algorithms: [TOKEN_ALGORITHM], requiredClaims: ['sub', 'exp'] }));
+  } catch (error) {
+    return { ok: false, message: tokenErrorMessage(error) };
+  }
+  const checked = v.safeParse(PlayerClaimsSchema, payload);
+  if (!checked.success) return { ok: false, message: `token claim ${formatIssues(checked.issues)}` };
+  return { ok: true, claims: checked.output };
+}
+
+function tokenErrorMessage(error: unknown): string {
+  if (error instanceof errors.JWTExpired) return 'token expired';
+  if (error instanceof errors.JOSEAlgNotAllowed) return `token algorithm not allowed (only ${TOKEN_ALGORITHM})`;
+  if (error instanceof errors.JWSSignatureVerificationFailed) return 'token signature invalid';
+  if (error instanceof errors.JWTClaimValidationFailed) return `token claim ${error.claim} invalid: ${error.reason}`;
+  return 'token malformed';
+}
