@@ -1,0 +1,71 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { BODY_LIMIT_BYTES, routes } from '../protocol/index.js';
+import { ADMIN_PREFIX, adminRoutes } from './admin.js';
+import { DROPPED, awardHandler } from './award.js';
+import { createCore, type Core } from './core.js';
+import type { EmulatorEnv } from './env.js';
+import { injectFaults, requireApiKey } from './guards.js';
+import { fail } from './http.js';
+import { enrolledUsersHandler, enrollmentHandler, identifyHandler, pointsHandler } from './queries.js';
+import type { EmulatorOptions } from './types.js';
+
+/** The emulator and the state behind it (the CLI and startEmulator export state without going through HTTP). */
+export function buildEmulator(options: EmulatorOptions = {}): { app: Hono<EmulatorEnv>; core: Core } {
+  const core = createCore(options);
+  const app = new Hono<EmulatorEnv>();
+
+  app.onError((error) => {
+    // Never the error itself: it may carry request data or internals.
+    if (error instanceof Error && 'getResponse' in error && typeof error.getResponse === 'function') {
+      const status = (error as { status?: number }).status ?? 500;
+      if (status < 500) return fail(status, 'request could not be read');
+    }
+    return fail(500, 'internal error');
+  });
+  app.notFound(() => fail(404, 'route not found'));
+
+  if (options.admin) app.route(ADMIN_PREFIX, adminRoutes(core));
+
+  // Request log: every service request (admin calls are not logged). Only method, path, status, key, fault.
+  app.use('*', async (c, next) => {
+    if (options.admin && c.req.path.startsWith(`${ADMIN_PREFIX}/`)) return next();
+    const url = c.req.url;
+    const pathStart = url.indexOf('/', url.indexOf('//') + 2);
+    c.set('log', { seq: core.log.nextSeq(), at: new Date(core.now()).toISOString(), method: c.req.method, path: url.slice(pathStart), status: 0 });
+    try {
+      await next();
+    } finally {
+      const entry = c.var.log;
+      entry.status = entry.fault === 'lost-ack-drop' ? 0 : c.res.status;
+      core.log.add(entry);
+    }
+  });
+
+  const auth = requireApiKey(core);
+  const limit = bodyLimit({
+    maxSize: BODY_LIMIT_BYTES,
+    onError: () => fail(413, `body must be at most ${BODY_LIMIT_BYTES} bytes`),
+  });
+  app.post(routes.points, auth, injectFaults(core, { awardRoute: true }), limit, awardHandler(core));
+  app.post(routes.identify, auth, injectFaults(core), limit, identifyHandler(core));
+  app.get(routes.pointsOf, auth, injectFaults(core), pointsHandler(core));
+  app.get(routes.enrollment, auth, injectFaults(core), enrollmentHandler(core));
+  app.get(routes.enrolledUsers, auth, injectFaults(core), enrolledUsersHandler(core));
+
+  // A dropped connection in-process is what fetch does on a network failure: the promise rejects.
+  const dispatch = app.fetch;
+  app.fetch = async (request, env, executionCtx) => {
+    const response = await dispatch(request, env, executionCtx);
+    if ((response as Response & { [DROPPED]?: true })[DROPPED] && !(env as { incoming?: unknown } | undefined)?.incoming) {
+      throw new TypeError('fetch failed: the emulator dropped the connection (lost-acknowledgement fault)');
+    }
+    return response;
+  };
+  return { app, core };
+}
+
+/** A Quest Points Service as a Web-standard fetch handler (`app.fetch(request)`). */
+export function createEmulator(options: EmulatorOptions = {}): Hono<EmulatorEnv> {
+  return buildEmulator(options).app;
+}
