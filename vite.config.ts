@@ -1,8 +1,31 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { questPoints } from './src/vite/index.js';
+
+const repo = fileURLToPath(new URL('.', import.meta.url));
+const demo = `${repo}demo/`;
 
 // One config for the demo (`npm start`) and the test suite (`npm test`).
 export default defineConfig({
+  // The demo is a multi-page app under demo/; the plugin mounts emulator + dev relay on the same port.
+  root: demo,
+  plugins: [questPoints()],
+  server: { host: '127.0.0.1', port: 5173 },
+  build: {
+    outDir: `${repo}dist/demo`,
+    emptyOutDir: true,
+    rollupOptions: {
+      input: {
+        index: `${demo}index.html`,
+        game: `${demo}game.html`,
+        phaser: `${demo}phaser.html`,
+        console: `${demo}console.html`,
+      },
+    },
+  },
   test: {
+    // Tests live at the repo root, not under the demo root.
+    root: repo,
     include: ['test/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 60_000,

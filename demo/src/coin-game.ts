@@ -1,0 +1,130 @@
+// Catch falling coins: a tiny canvas game with no engine. Each catch calls onCatch; the page awards it.
+
+export interface Coin {
+  x: number;
+  y: number;
+  speed: number;
+  value: number;
+}
+
+export interface CoinGameOptions {
+  onCatch(coin: Coin): void;
+  autoplay?: boolean;
+}
+
+const WIDTH = 480;
+const HEIGHT = 640;
+const BASKET = { width: 96, height: 18, y: HEIGHT - 48, speed: 520 };
+const SPAWN_EVERY_MS = 650;
+
+export function startCoinGame(canvas: HTMLCanvasElement, options: CoinGameOptions) {
+  canvas.width = WIDTH;
+  canvas.height = HEIGHT;
+  const ctx = canvas.getContext('2d');
+  if (!ctx) throw new Error('canvas 2d context unavailable');
+  let coins: Coin[] = [];
+  let basketX = WIDTH / 2;
+  let direction = 0;
+  let paused = false;
+  let autoplay = options.autoplay ?? false;
+  let sinceSpawn = 0;
+  let last = performance.now();
+  let frame = 0;
+
+  const keys = new Set<string>();
+  const onKey = (event: KeyboardEvent) => {
+    if (!['ArrowLeft', 'ArrowRight', 'a', 'd'].includes(event.key)) return;
+    event.preventDefault();
+    if (event.type === 'keydown') keys.add(event.key);
+    else keys.delete(event.key);
+    direction = (keys.has('ArrowRight') || keys.has('d') ? 1 : 0) - (keys.has('ArrowLeft') || keys.has('a') ? 1 : 0);
+  };
+  const onPointer = (event: PointerEvent) => {
+    const rect = canvas.getBoundingClientRect();
+    basketX = ((event.clientX - rect.left) / rect.width) * WIDTH;
+  };
+  canvas.addEventListener('keydown', onKey);
+  canvas.addEventListener('keyup', onKey);
+  canvas.addEventListener('pointermove', onPointer);
+
+  const spawn = () => {
+    const gem = Math.random() < 0.12;
+    coins.push({ x: 24 + Math.random() * (WIDTH - 48), y: -16, speed: 170 + Math.random() * 110, value: gem ? 5 : 1 });
+  };
+
+  const step = (dt: number) => {
+    sinceSpawn += dt * 1000;
+    if (sinceSpawn >= SPAWN_EVERY_MS) {
+      sinceSpawn = 0;
+      spawn();
+    }
+    if (autoplay) {
+      const target = coins.filter((c) => c.y < BASKET.y).sort((a, b) => b.y - a.y)[0];
+      if (target) basketX += Math.sign(target.x - basketX) * Math.min(Math.abs(target.x - basketX), BASKET.speed * 1.6 * dt);
+    } else {
+      basketX += direction * BASKET.speed * dt;
+    }
+    basketX = Math.max(BASKET.width / 2, Math.min(WIDTH - BASKET.width / 2, basketX));
+    const kept: Coin[] = [];
+    for (const coin of coins) {
+      const before = coin.y;
+      coin.y += coin.speed * dt;
+      const crossed = before < BASKET.y && coin.y >= BASKET.y;
+      if (crossed && Math.abs(coin.x - basketX) <= BASKET.width / 2 + 10) options.onCatch(coin);
+      else if (coin.y < HEIGHT + 20) kept.push(coin);
+    }
+    coins = kept;
+  };
+
+  const draw = () => {
+    ctx.fillStyle = '#0e1a2b';
+    ctx.fillRect(0, 0, WIDTH, HEIGHT);
+    for (const coin of coins) {
+      ctx.beginPath();
+      ctx.arc(coin.x, coin.y, coin.value > 1 ? 13 : 11, 0, Math.PI * 2);
+      ctx.fillStyle = coin.value > 1 ? '#63e6be' : '#fcc419';
+      ctx.fill();
+      ctx.strokeStyle = coin.value > 1 ? '#0ca678' : '#e67700';
+      ctx.lineWidth = 3;
+      ctx.stroke();
+    }
+    ctx.fillStyle = '#748ffc';
+    ctx.fillRect(basketX - BASKET.width / 2, BASKET.y, BASKET.width, BASKET.height);
+    if (paused) {
+      ctx.fillStyle = 'rgba(0,0,0,.45)';
+      ctx.fillRect(0, 0, WIDTH, HEIGHT);
+      ctx.fillStyle = '#fff';
+      ctx.font = 'bold 28px system-ui, sans-serif';
+      ctx.textAlign = 'center';
+      ctx.fillText('Paused', WIDTH / 2, HEIGHT / 2);
+    }
+  };
+
+  const loop = (now: number) => {
+    const dt = Math.min(0.05, (now - last) / 1000);
+    last = now;
+    if (!paused) step(dt);
+    draw();
+    frame = requestAnimationFrame(loop);
+  };
+  frame = requestAnimationFrame(loop);
+
+  return {
+    get paused() {
+      return paused;
+    },
+    setPaused(value: boolean) {
+      paused = value;
+      if (value) coins = [];
+    },
+    setAutoplay(value: boolean) {
+      autoplay = value;
+    },
+    stop() {
+      cancelAnimationFrame(frame);
+      canvas.removeEventListener('keydown', onKey);
+      canvas.removeEventListener('keyup', onKey);
+      canvas.removeEventListener('pointermove', onPointer);
+    },
+  };
+}

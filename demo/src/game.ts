@@ -1,0 +1,35 @@
+import { startCoinGame } from './coin-game.js';
+import { HUD_HTML, mountHud } from './hud.js';
+import { bindOfflineCheckbox, byId, createPlayerClient, QUEST_ID } from './session.js';
+
+const { client, offline, player } = createPlayerClient('qp-demo-game');
+
+byId('hud').innerHTML = HUD_HTML;
+byId('player').textContent = player;
+mountHud(client, QUEST_ID, player);
+bindOfflineCheckbox(byId<HTMLInputElement>('offline-switch'), offline);
+
+const caught = byId('hud-caught');
+const params = new URLSearchParams(location.search);
+const game = startCoinGame(byId<HTMLCanvasElement>('stage'), {
+  autoplay: params.has('autoplay'),
+  onCatch(coin) {
+    // The SDK persists the award with its idempotency key before anything goes on the wire.
+    client.award({ eventPoints: coin.value, eventName: coin.value > 1 ? 'gem_caught' : 'coin_caught', eventDescription: `Caught a ${coin.value > 1 ? 'gem' : 'coin'} worth ${coin.value}` });
+    caught.dataset.value = String(Number(caught.dataset.value) + 1);
+    caught.textContent = caught.dataset.value;
+  },
+});
+
+const pause = byId<HTMLButtonElement>('pause');
+pause.addEventListener('click', () => {
+  game.setPaused(!game.paused);
+  pause.textContent = game.paused ? 'Resume' : 'Pause';
+  pause.setAttribute('aria-pressed', String(game.paused));
+});
+const autoplay = byId<HTMLInputElement>('autoplay');
+autoplay.checked = params.has('autoplay');
+autoplay.addEventListener('change', () => game.setAutoplay(autoplay.checked));
+
+// For the browser tests and curious designers: the page's client and game, nothing secret.
+Object.assign(window, { questPointsDemo: { client, game, offline, player } });

@@ -1,0 +1,107 @@
+import * as Phaser from 'phaser';
+import type { PointsView } from '../../src/client/index.js';
+import { QuestPointsPlugin } from '../../src/phaser/index.js';
+import { HUD_HTML, mountHud } from './hud.js';
+import { bindOfflineCheckbox, byId, createPlayerClient, formatPoints, QUEST_ID } from './session.js';
+
+// The page makes the client so the DOM HUD can share it; `data: { relayUrl, getToken, ... }` works too.
+const { client, offline, player } = createPlayerClient('qp-demo-phaser');
+
+const WIDTH = 480;
+const HEIGHT = 640;
+const params = new URLSearchParams(location.search);
+let autoplay = params.has('autoplay');
+
+class CatchScene extends Phaser.Scene {
+  /** Injected by the global plugin's `mapping`. */
+  declare questPoints: QuestPointsPlugin;
+  private basket!: Phaser.GameObjects.Rectangle;
+  private coins!: Phaser.GameObjects.Group;
+  private pointsText!: Phaser.GameObjects.Text;
+  private cursors?: Phaser.Types.Input.Keyboard.CursorKeys;
+  caught = 0;
+
+  constructor() {
+    super('catch');
+  }
+
+  create() {
+    this.cameras.main.setBackgroundColor('#0e1a2b');
+    this.basket = this.add.rectangle(WIDTH / 2, HEIGHT - 40, 96, 18, 0x748ffc);
+    this.coins = this.add.group();
+    this.pointsText = this.add.text(16, 14, 'Points: …', { fontFamily: 'system-ui, sans-serif', fontSize: '24px', color: '#ffffff' });
+    this.cursors = this.input.keyboard?.createCursorKeys();
+    this.time.addEvent({ delay: 650, loop: true, callback: () => this.spawn() });
+
+    // The plugin re-emits SDK events on this.events and drops its listeners when the scene shuts down.
+    this.questPoints.bindScene(this);
+    this.events.on('points:changed', ({ view }: { view: PointsView }) => this.showPoints(view));
+    void this.questPoints.client.getPoints(QUEST_ID, player).then((view) => this.showPoints(view), () => {});
+  }
+
+  private showPoints(view: PointsView) {
+    if (view.serviceUserId !== player || view.questId !== QUEST_ID) return;
+    const pending = view.pendingPoints ? ` (${formatPoints(view.pendingPoints)} pending)` : '';
+    this.pointsText.setText(`Points: ${formatPoints(view.totalPoints)}${pending}`);
+    // The canvas is opaque to screen readers: mirror the scene's text in a live region.
+    const live = byId('scene-points');
+    live.textContent = `Scene shows ${formatPoints(view.totalPoints)} points`;
+    live.dataset.value = String(view.totalPoints);
+  }
+
+  private spawn() {
+    const gem = Math.random() < 0.12;
+    const coin = this.add.circle(24 + Math.random() * (WIDTH - 48), -16, gem ? 13 : 11, gem ? 0x63e6be : 0xfcc419);
+    coin.setStrokeStyle(3, gem ? 0x0ca678 : 0xe67700);
+    coin.setData({ value: gem ? 5 : 1, speed: 170 + Math.random() * 110 });
+    this.coins.add(coin);
+  }
+
+  override update(_time: number, deltaMs: number) {
+    const dt = Math.min(0.05, deltaMs / 1000);
+    const coins = this.coins.getChildren() as Phaser.GameObjects.Arc[];
+    let dx = 0;
+    if (autoplay) {
+      const target = coins.filter((c) => c.y < this.basket.y).sort((a, b) => b.y - a.y)[0];
+      if (target) dx = Math.sign(target.x - this.basket.x) * Math.min(Math.abs(target.x - this.basket.x), 830 * dt);
+    } else if (this.cursors) {
+      dx = ((this.cursors.right.isDown ? 1 : 0) - (this.cursors.left.isDown ? 1 : 0)) * 520 * dt;
+    }
+    this.basket.x = Phaser.Math.Clamp(this.basket.x + dx, 48, WIDTH - 48);
+    for (const coin of coins) {
+      const before = coin.y;
+      coin.y += (coin.getData('speed') as number) * dt;
+      if (before < this.basket.y && coin.y >= this.basket.y && Math.abs(coin.x - this.basket.x) <= 58) {
+        const value = coin.getData('value') as number;
+        this.questPoints.award({ eventPoints: value, eventName: value > 1 ? 'gem_caught' : 'coin_caught', eventDescription: 'Caught in the Phaser scene' });
+        this.caught += 1;
+        const caught = byId('hud-caught');
+        caught.textContent = caught.dataset.value = String(this.caught);
+        coin.destroy();
+      } else if (coin.y > HEIGHT + 20) {
+        coin.destroy();
+      }
+    }
+  }
+}
+
+byId('hud').innerHTML = HUD_HTML;
+byId('player').textContent = player;
+mountHud(client, QUEST_ID, player);
+bindOfflineCheckbox(byId<HTMLInputElement>('offline-switch'), offline);
+const autoplaySwitch = byId<HTMLInputElement>('autoplay');
+autoplaySwitch.checked = autoplay;
+autoplaySwitch.addEventListener('change', () => (autoplay = autoplaySwitch.checked));
+
+const game = new Phaser.Game({
+  type: Phaser.AUTO,
+  parent: 'phaser-stage',
+  width: WIDTH,
+  height: HEIGHT,
+  backgroundColor: '#0e1a2b',
+  scale: { mode: Phaser.Scale.FIT, autoCenter: Phaser.Scale.CENTER_HORIZONTALLY },
+  plugins: { global: [{ key: 'QuestPoints', plugin: QuestPointsPlugin, start: true, mapping: 'questPoints', data: { client } }] },
+  scene: [CatchScene],
+});
+
+Object.assign(window, { questPointsDemo: { client, game, offline, player } });

@@ -1,0 +1,109 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { Hono } from 'hono';
+import { cors } from 'hono/cors';
+import { REQUEST_ID_HEADER } from '../protocol/index.js';
+import { createEmulator, type EmulatorOptions } from '../emulator/index.js';
+import { createRelay, signPlayerToken, type RelayOptions } from '../relay/index.js';
+import { hostOfHeader, isLoopbackAddress, isLoopbackHost, isLoopbackOrigin } from './loopback.js';
+import { devLogger } from './logger.js';
+import { DEV_POLICY } from './policy.js';
+import { DEV_TOKEN_TTL_SECONDS, parseDevTokenQuery, type DevTokenClaims } from './token.js';
+
+/** Where each face lives on the dev server (and under Vite's dev server). */
+export const DEV_PATHS = { relay: '/api', emulator: '/__emulator', token: '/__dev/token' } as const;
+/** Every prefix the dev server answers; anything else is left to the host server (Vite). */
+export const DEV_PREFIXES = ['/api', '/__emulator', '/__dev'] as const;
+
+export interface DevServerOptions {
+  /** Emulator mode at start; switchable at PUT /__emulator/mode. Default 'stateful'. */
+  mode?: EmulatorOptions['mode'];
+  /** Relay policy; default DEV_POLICY (unknown events allowed, 1000 points per award, generous rate limits). */
+  policy?: RelayOptions['policy'];
+  /** Relay log records; default devLogger (refusals and errors, one short line each, on stderr). */
+  logger?: RelayOptions['logger'];
+}
+
+/** What Node adapters (@hono/node-server) pass as the second fetch argument. */
+export type DevBindings = { incoming?: IncomingMessage };
+
+export interface DevServer {
+  /** Web-standard handler for /api/*, /__emulator/*, /__dev/token; pass the Node bindings for the loopback check. */
+  fetch(request: Request, env?: DevBindings): Promise<Response>;
+  emulator: ReturnType<typeof createEmulator>;
+  relay: ReturnType<typeof createRelay>;
+  /** Mint a dev token in-process (tests, scripts) without going through HTTP. */
+  mintToken(claims?: Partial<DevTokenClaims>): Promise<string>;
+}
+
+function withoutOrigin(request: Request): Request {
+  if (!request.headers.has('origin')) return request;
+  const headers = new Headers(request.headers);
+  headers.delete('origin');
+  return new Request(request, { headers });
+}
+
+const fail = (status: number, message: string) =>
+  Response.json({ success: false, message }, { status, headers: { 'cache-control': 'no-store' } });
+
+/**
+ * One emulator (admin routes on) behind one relay whose upstream is the emulator in-process: no extra port,
+ * and the API key and relay secret are random per process, held only here.
+ */
+export function createDevServer(options: DevServerOptions = {}): DevServer {
+  const apiKey = `dev-${randomUUID()}`;
+  const secret = randomBytes(32).toString('base64url');
+  const emulator = createEmulator({ mode: options.mode ?? 'stateful', admin: true, apiKeys: [apiKey] });
+  const relay = createRelay({
+    upstream: { url: 'http://emulator.invalid', apiKey, fetch: (request: Request) => Promise.resolve(emulator.fetch(request)) },
+    secret,
+    policy: options.policy ?? DEV_POLICY,
+    logger: options.logger ?? devLogger,
+  });
+
+  const mintToken = (claims: Partial<DevTokenClaims> = {}) =>
+    signPlayerToken(
+      { sub: claims.sub ?? 'dev-player', role: claims.role ?? 'player', ...(claims.email ? { email: claims.email } : {}),
+        ...(claims.wallet ? { wallet: claims.wallet } : {}), ...(claims.quests ? { quests: claims.quests } : {}) },
+      { secret, ttl: DEV_TOKEN_TTL_SECONDS },
+    );
+
+  const app = new Hono<{ Bindings: DevBindings }>();
+
+  // DNS rebinding: a page on evil.example re-pointed at 127.0.0.1 would be "same origin" with us,
+  // but its requests still carry Host: evil.example.
+  app.use('*', async (c, next) => {
+    // Behind the Node adapter the URL's host is the Host header; a bare Request has only its URL.
+    const host = c.req.header('host');
+    if (!isLoopbackHost(new URL(c.req.url).hostname) || (host !== undefined && !isLoopbackHost(hostOfHeader(host)))) return fail(403, 'Host header must name a loopback host (localhost, 127.0.0.1 or [::1]) in dev mode');
+    await next();
+  });
+  // A game on its own dev server (another port) calls us cross-origin. Dev CORS policy, enforced here for every
+  // face: any page served from this machine may call, any other origin is refused outright.
+  app.use('*', async (c, next) => {
+    const origin = c.req.header('origin');
+    if (origin !== undefined && !isLoopbackOrigin(origin)) return fail(403, `origin ${JSON.stringify(origin)} is refused: dev mode serves pages from loopback origins only`);
+    await next();
+  });
+  app.use('*', cors({ origin: (origin) => (isLoopbackOrigin(origin) ? origin : null), exposeHeaders: ['Retry-After', REQUEST_ID_HEADER], maxAge: 600 }));
+
+  app.get(DEV_PATHS.token, async (c) => {
+    // The socket, never a header: X-Forwarded-For is whatever the caller wants it to be.
+    if (!isLoopbackAddress(c.env?.incoming?.socket?.remoteAddress)) return fail(403, 'dev tokens are minted only for loopback clients');
+    const parsed = parseDevTokenQuery(new URL(c.req.url).searchParams);
+    if (!parsed.ok) return fail(400, parsed.message);
+    const token = await mintToken(parsed.value);
+    const { sub, role } = parsed.value;
+    return c.json({ success: true, data: { token, sub, role, expiresIn: DEV_TOKEN_TTL_SECONDS } }, 200, { 'cache-control': 'no-store' });
+  });
+  app.all(`${DEV_PATHS.emulator}/*`, (c) => emulator.fetch(c.req.raw, c.env));
+  // The Origin was checked above; the relay's own exact-origin allowlist cannot know a game's dev port.
+  app.mount(DEV_PATHS.relay, (request, env) => relay.fetch(withoutOrigin(request), env));
+  app.notFound(() => fail(404, 'no such dev route: the dev server answers /api/*, /__emulator/* and /__dev/token'));
+  app.onError((error) => {
+    console.error('[quest-points dev]', error);
+    return fail(500, 'internal error in the dev server');
+  });
+
+  return { fetch: (request, env = {}) => Promise.resolve(app.fetch(request, env)), emulator, relay, mintToken };
+}
