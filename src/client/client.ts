@@ -1,0 +1,450 @@
+import type { EnrolledUser, EnrollmentStatus, PointsSummary } from '../protocol/responses.js';
+import { IDEMPOTENCY_KEY_HEADER } from '../protocol/headers.js';
+import { BATCH_MAX_AWARDS, DEFAULT_EVENT_NAME } from '../protocol/limits.js';
+import { paths } from '../protocol/paths.js';
+import { createEmitter } from './emitter.js';
+import { QuestPointsError } from './errors.js';
+import { createFlushLock, type Lease } from './lock.js';
+import { createOutbox, pointsKey } from './outbox.js';
+import { backoffDelay } from './retry.js';
+import { sendAwards, toWire } from './send.js';
+import { idbKV, memoryKV, type KV } from './store.js';
+import { createTransport, type Answer } from './transport.js';
+import type {
+  AwardHandle,
+  AwardInput,
+  AwardOutcome,
+  DeadLetter,
+  PendingAward,
+  PointsView,
+  QuestPoints,
+  QuestPointsEvents,
+  QuestPointsOptions,
+  Snapshot,
+} from './types.js';
+import { parseAward, parseIdentify, parseIds } from './validate.js';
+
+/** Totals are exact to 6 decimals (0.1 + 0.2 shows 0.3), as the service reports them. */
+const round = (n: number) => Math.round(n * 1e6) / 1e6;
+/** A keepalive body must stay under 64 KiB: 20 awards of the largest allowed size fit. */
+const PAGEHIDE_AWARDS = 20;
+
+type Message =
+  | { t: 'add'; recs: PendingAward[] }
+  | { t: 'done'; ok: string[]; dead: DeadLetter[] }
+  | { t: 'points'; pair: string; summary: PointsSummary };
+
+export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
+  const { storageName = 'quest-points', maxQueue = 10_000, pollIntervalMs = 30_000, flushDelayMs = 50 } = options;
+  const baseMs = options.backoff?.baseMs ?? 1000;
+  const maxMs = options.backoff?.maxMs ?? 60_000;
+  const transport = createTransport(options);
+  const emitter = createEmitter<QuestPointsEvents>();
+  const g = globalThis as any;
+
+  const hasIdb = typeof indexedDB !== 'undefined';
+  const wantIdb = options.storage === 'indexeddb' || (options.storage !== 'memory' && (hasIdb || typeof document !== 'undefined'));
+  const useIdb = wantIdb && hasIdb;
+  let storage: Snapshot['storage'] = useIdb ? 'indexeddb' : 'memory';
+  const kv = <T>(suffix: string): KV<T> => (useIdb ? idbKV<T>(`${storageName}:${suffix}`) : memoryKV<T>());
+  const cache = kv<any>('cache');
+  const outbox = createOutbox(kv('outbox'), kv('dead'), (reason, error) => {
+    storage = 'degraded';
+    changed();
+    emitter.emit('storage:degraded', { reason, error });
+  });
+  if (wantIdb && !hasIdb)
+    queueMicrotask(() => ((storage = 'degraded'), changed(), emitter.emit('storage:degraded', { reason: 'unavailable' })));
+  const lock = createFlushLock(`quest-points:${storageName}`, useIdb ? (cache as KV<Lease>) : undefined);
+  const channel = useIdb && typeof BroadcastChannel !== 'undefined' ? new BroadcastChannel(`quest-points:${storageName}`) : undefined;
+  const post = (message: Message) => channel?.postMessage(message);
+
+  const settle = new Map<string, (outcome: AwardOutcome) => void>();
+  const attempts = new Map<string, number>();
+  const confirmed = new Map<string, { summary: PointsSummary; at: number; stale: boolean }>();
+  const watchers = new Map<string, Set<(view: PointsView) => void>>();
+  const subscribers = new Set<(snapshot: Snapshot) => void>();
+  const views = new Map<string, PointsView>();
+  const touched = new Set<string>();
+  const ids = new Map<string, string>();
+  const added: PendingAward[] = [];
+  const cleanups: (() => void)[] = [];
+  let online = true;
+  let authRequired = false;
+  let deadCount = 0;
+  let closed = false;
+  let retryAt = 0;
+  let backoffAttempt = 0;
+  let queueChanged = false;
+  let tickPending = false;
+  let snapshot: Snapshot | undefined;
+  let flushing: Promise<void> | undefined;
+  let flushTimer: ReturnType<typeof setTimeout> | undefined;
+  let retryTimer: ReturnType<typeof setTimeout> | undefined;
+
+  const pairOf = (a: PendingAward) => pointsKey(a.questId, a.serviceUserId);
+  /** Node timers must not keep a script alive. */
+  const unref = <T>(timer: T): T => ((timer as any)?.unref?.(), timer);
+  const visible = () => g.document?.visibilityState !== 'hidden';
+
+  /** Everything observable changes at most once per tick: one write, one round of events. */
+  function changed(pair?: string) {
+    if (pair) touched.add(pair), views.delete(pair);
+    snapshot = undefined;
+    if (!tickPending) (tickPending = true), queueMicrotask(tick);
+  }
+
+  function tick() {
+    tickPending = false;
+    if (added.length) {
+      const recs = added.splice(0);
+      void outbox.commit().then(() => outbox.degraded || post({ t: 'add', recs }));
+    }
+    if (queueChanged) (queueChanged = false), emitter.emit('queue:changed', { queueSize: outbox.mirror.size });
+    for (const pair of touched) {
+      const cbs = watchers.get(pair);
+      if (!cbs && !emitter.count('points:changed')) continue;
+      const current = view(pair);
+      emitter.emit('points:changed', { view: current });
+      cbs?.forEach((cb) => cb(current));
+    }
+    touched.clear();
+    if (subscribers.size) {
+      const current = getSnapshot();
+      subscribers.forEach((cb) => cb(current));
+    }
+  }
+
+  function view(pair: string): PointsView {
+    let current = views.get(pair);
+    if (current) return current;
+    const [questId = '', serviceUserId = ''] = pair.split('\n');
+    const known = confirmed.get(pair);
+    const pending = outbox.pendingOf(pair).sort((a, b) => b.seq - a.seq);
+    const pendingPoints = round(pending.reduce((sum, a) => sum + a.eventPoints, 0));
+    const confirmedPoints = known?.summary.totalPoints ?? 0;
+    current = {
+      questId,
+      serviceUserId,
+      totalPoints: round(confirmedPoints + pendingPoints),
+      confirmedPoints,
+      pendingPoints,
+      history: [
+        ...pending.map((a) => ({
+          createdAt: new Date(a.queuedAt).toISOString(),
+          eventPoints: a.eventPoints,
+          eventName: a.eventName ?? DEFAULT_EVENT_NAME,
+          eventDescription: a.eventDescription ?? '',
+          pending: true,
+          idempotencyKey: a.idempotencyKey,
+        })),
+        ...(known?.summary.history ?? []).map((h) => ({ ...h, pending: false })),
+      ],
+      pending,
+      confirmedAt: known?.at ?? null,
+      stale: known?.stale ?? false,
+    };
+    views.set(pair, current);
+    return current;
+  }
+
+  function getSnapshot(): Snapshot {
+    return (snapshot ??= {
+      online,
+      queueSize: outbox.mirror.size,
+      deadLetterCount: deadCount,
+      authRequired,
+      storage,
+      points: Object.fromEntries([...watchers.keys()].map((pair) => [pair, view(pair)])),
+    });
+  }
+
+  function setOnline(value: boolean) {
+    if (online === value) return;
+    online = value;
+    changed();
+    emitter.emit('connection:changed', { online });
+  }
+
+  function setConfirmed(pair: string, summary: PointsSummary, stale = false, share = false) {
+    confirmed.set(pair, { summary, at: Date.now(), stale });
+    if (share) post({ t: 'points', pair, summary });
+    changed(pair);
+  }
+
+  /** Acknowledged and refused awards leave the outbox; `local`: this tab sent them (else another tab told us). */
+  function finish(ok: string[], dead: DeadLetter[], local: boolean) {
+    for (const award of outbox.remove(ok, local)) {
+      const pair = pairOf(award);
+      const known = confirmed.get(pair);
+      // Count it as confirmed until the next read, so the total never dips between acknowledgement and refresh.
+      if (known) {
+        const { eventPoints, eventName = DEFAULT_EVENT_NAME, eventDescription = '' } = award;
+        const entry = { createdAt: new Date().toISOString(), eventPoints, eventName, eventDescription };
+        setConfirmed(pair, { totalPoints: round(known.summary.totalPoints + eventPoints), history: [entry, ...known.summary.history] }, known.stale);
+      }
+      attempts.delete(award.idempotencyKey);
+      settle.get(award.idempotencyKey)?.({ status: 'sent', idempotencyKey: award.idempotencyKey });
+      settle.delete(award.idempotencyKey);
+      emitter.emit('award:sent', { award });
+      changed(pair);
+    }
+    outbox.remove(dead.map((d) => d.idempotencyKey), local);
+    for (const letter of dead) {
+      deadCount++;
+      settle.get(letter.idempotencyKey)?.({ status: 'rejected', idempotencyKey: letter.idempotencyKey, httpStatus: letter.status, message: letter.message });
+      settle.delete(letter.idempotencyKey);
+      emitter.emit('award:rejected', { deadLetter: letter });
+      changed(pairOf(letter));
+    }
+    if (local && (ok.length || dead.length)) post({ t: 'done', ok, dead });
+    queueChanged = true;
+    changed();
+  }
+
+  async function drain(): Promise<void> {
+    for (;;) {
+      if (closed) return;
+      const head = (await outbox.reload()).slice(0, BATCH_MAX_AWARDS);
+      if (!head.length) return void emitter.emit('queue:drained', { queueSize: 0 });
+      const results = await sendAwards(transport, head);
+      const first = results[0]!;
+      if (first.outcome !== 'auth') setOnline(!(first.outcome === 'retry' && first.status === undefined));
+      const ok: string[] = [];
+      const dead: DeadLetter[] = [];
+      const retries: [PendingAward, { reason: string; status?: number }][] = [];
+      let afterMs = 0;
+      let authError: unknown;
+      results.forEach((r, i) => {
+        const award = head[i]!;
+        if (r.outcome === 'ok') ok.push(award.idempotencyKey);
+        else if (r.outcome === 'rejected') dead.push({ ...award, status: r.status, message: r.message, rejectedAt: Date.now() });
+        else if (r.outcome === 'retry') retries.push([award, r]), (afterMs = Math.max(afterMs, r.retryAfterMs ?? 0));
+        else if (r.outcome === 'auth') authError = r.error;
+      });
+      for (const letter of dead) await outbox.kill(letter);
+      finish(ok, dead, true);
+      void refreshWatched(new Set(head.filter((a) => ok.includes(a.idempotencyKey)).map(pairOf)));
+      if (authError) {
+        // Paused: the poll, `online`, a visible tab or flush() try getToken again.
+        retryAt = Date.now() + pollIntervalMs;
+        authRequired = true;
+        changed();
+        return void emitter.emit('auth:required', { error: authError });
+      }
+      if (retries.length) {
+        const delayMs = backoffDelay(backoffAttempt++, baseMs, maxMs, afterMs);
+        retryAt = Date.now() + delayMs;
+        clearTimeout(retryTimer);
+        retryTimer = unref(setTimeout(() => void run(false), delayMs));
+        for (const [award, r] of retries) {
+          const attempt = (attempts.get(award.idempotencyKey) ?? 0) + 1;
+          attempts.set(award.idempotencyKey, attempt);
+          emitter.emit('award:retrying', { award, reason: r.reason, status: r.status, attempt, delayMs });
+        }
+        return;
+      }
+      backoffAttempt = 0;
+      if (authRequired) (authRequired = false), changed();
+    }
+  }
+
+  function run(force: boolean): Promise<void> {
+    if (closed || (!force && Date.now() < retryAt)) return Promise.resolve();
+    // A degraded tab's awards exist only in its memory: it sends them itself, the service dedupes by key.
+    return (flushing ??= (outbox.degraded ? drain() : lock(drain))
+      .catch((error) => void emitter.emit('error', { error, during: 'flush' }))
+      .finally(() => (flushing = undefined)));
+  }
+
+  function scheduleFlush() {
+    flushTimer ??= unref(setTimeout(() => ((flushTimer = undefined), void run(false)), flushDelayMs));
+  }
+
+  function enqueue(award: PendingAward): AwardHandle {
+    outbox.add(award);
+    added.push(award);
+    const settled = new Promise<AwardOutcome>((resolve) => settle.set(award.idempotencyKey, resolve));
+    emitter.emit('award:queued', { award, queueSize: outbox.mirror.size });
+    queueChanged = true;
+    changed(pairOf(award));
+    scheduleFlush();
+    return { idempotencyKey: award.idempotencyKey, settled };
+  }
+
+  /** The body of a 2xx answer; otherwise a QuestPointsError with the relay's message and status. */
+  function unwrap(answer: Answer): any {
+    setOnline(true);
+    if (answer.status < 300 && answer.body?.success === true) return answer.body;
+    const message = typeof answer.body?.message === 'string' ? answer.body.message : `HTTP ${answer.status}`;
+    throw new QuestPointsError(message, answer.status === 401 ? 'auth' : 'http', answer.status);
+  }
+
+  async function read(path: string, method = 'GET', body?: unknown): Promise<Answer> {
+    try {
+      return await transport.request(method, path, body);
+    } catch (error) {
+      if ((error as QuestPointsError).code !== 'auth') setOnline(false);
+      throw error;
+    }
+  }
+
+  async function getPoints(questId = options.questId, serviceUserId = options.serviceUserId): Promise<PointsView> {
+    const p = parseIds(questId, serviceUserId);
+    const pair = pointsKey(p.questId, p.serviceUserId);
+    try {
+      setConfirmed(pair, unwrap(await read(paths.pointsOf(p.questId, p.serviceUserId))).data, false, true);
+    } catch (error) {
+      const known = confirmed.get(pair);
+      if (!known) throw error;
+      setConfirmed(pair, known.summary, true);
+    }
+    return view(pair);
+  }
+
+  async function refreshWatched(pairs: Iterable<string> = watchers.keys()) {
+    for (const pair of [...pairs]) {
+      if (!watchers.has(pair)) continue;
+      const [q, u] = pair.split('\n');
+      await getPoints(q, u).catch(() => {});
+    }
+  }
+
+  const listen = (target: any, type: string, fn: () => void) => {
+    if (!target?.addEventListener) return;
+    target.addEventListener(type, fn);
+    cleanups.push(() => target.removeEventListener(type, fn));
+  };
+  listen(g, 'online', () => (setOnline(true), void run(true)));
+  listen(g, 'offline', () => setOnline(false));
+  listen(g.document, 'visibilitychange', () => visible() && (void run(true), void refreshWatched()));
+  // Best effort: the page may be gone before any answer. The awards stay queued; the next load resends the same keys.
+  listen(g, 'pagehide', () => {
+    void outbox.commit();
+    const head = [...outbox.mirror.values()].sort((a, b) => a.seq - b.seq).slice(0, PAGEHIDE_AWARDS);
+    if (head.length > 1 && transport.batch) transport.beacon(paths.batch(), { awards: head.map(toWire) });
+    else if (head[0]) {
+      const { questId, idempotencyKey, ...body } = toWire(head[0]);
+      transport.beacon(paths.points(questId), body, { [IDEMPOTENCY_KEY_HEADER]: idempotencyKey });
+    }
+  });
+  const poll = unref(
+    setInterval(async () => {
+      if (outbox.degraded && (await outbox.recover())) (storage = 'indexeddb'), changed();
+      if (visible()) void run(false), void refreshWatched();
+    }, pollIntervalMs),
+  );
+  cleanups.push(() => clearInterval(poll));
+  if (channel)
+    channel.onmessage = ({ data: m }: MessageEvent<Message>) => {
+      if (closed) return;
+      if (m.t === 'add') {
+        outbox.addRemote(m.recs);
+        m.recs.forEach((r) => changed(pairOf(r)));
+        queueChanged = true;
+      } else if (m.t === 'done') finish(m.ok, m.dead, false);
+      else if (m.t === 'points') setConfirmed(m.pair, m.summary);
+    };
+
+  // Start-up: what an earlier page left in the outbox goes out first.
+  void (async () => {
+    for (const award of await outbox.reload()) changed(pairOf(award));
+    deadCount = (await outbox.deadLetters()).length;
+    queueChanged = true;
+    changed();
+    await run(false);
+  })();
+
+  const api: QuestPoints = {
+    award(input: AwardInput): AwardHandle {
+      if (closed) throw new QuestPointsError('the client is closed', 'closed');
+      const award = parseAward(input, options);
+      if (outbox.mirror.size >= maxQueue)
+        throw new QuestPointsError(`outbox full (maxQueue ${maxQueue}): award not queued`, 'queue-full');
+      return enqueue({ ...award, idempotencyKey: crypto.randomUUID(), queuedAt: Date.now(), seq: outbox.nextSeq() });
+    },
+    flush: () => run(true),
+    async identify(input) {
+      const body = parseIdentify(input);
+      const key = 'id:' + JSON.stringify(body);
+      // A serviceUserId never changes: once known it is answered offline, from memory or the store.
+      const known = ids.get(key) ?? (await cache.get(key).catch(() => undefined));
+      if (typeof known === 'string') return known;
+      const id: string = unwrap(await read(paths.identify(), 'POST', body)).data.serviceUserId;
+      ids.set(key, id);
+      await cache.setMany([[key, id]]).catch(() => {});
+      return id;
+    },
+    getPoints,
+    async getEnrollment(questId = options.questId, serviceUserId = options.serviceUserId): Promise<EnrollmentStatus | null> {
+      const p = parseIds(questId, serviceUserId);
+      const answer = await read(paths.enrollment(p.questId, p.serviceUserId));
+      if (answer.status === 404) return setOnline(true), null;
+      return unwrap(answer).data;
+    },
+    async *enrolledUsers(questId = options.questId, page = {}): AsyncIterableIterator<EnrolledUser[]> {
+      const q = parseIds(questId, false).questId;
+      let offset = page.offset ?? 0;
+      for (;;) {
+        const body = unwrap(await read(paths.enrolledUsers(q, { limit: page.limit, offset })));
+        const users: EnrolledUser[] = body.data;
+        if (users.length) yield users;
+        // Offset arithmetic, not nextPage: its shape is the service's business.
+        if (!users.length || body.pagination?.nextPage == null) return;
+        offset += users.length;
+      }
+    },
+    watchPoints(questId, serviceUserId, cb) {
+      const p = parseIds(questId, serviceUserId);
+      const pair = pointsKey(p.questId, p.serviceUserId);
+      const cbs = watchers.get(pair) ?? new Set();
+      watchers.set(pair, cbs.add(cb));
+      snapshot = undefined;
+      cb(view(pair));
+      void refreshWatched([pair]);
+      return () => {
+        cbs.delete(cb);
+        if (!cbs.size) watchers.delete(pair), changed();
+      };
+    },
+    subscribe(cb) {
+      subscribers.add(cb);
+      cb(getSnapshot());
+      return () => void subscribers.delete(cb);
+    },
+    getSnapshot,
+    pending: () => outbox.reload(),
+    deadLetters: () => outbox.deadLetters(),
+    async retryDeadLetter(key) {
+      const letter = (await outbox.deadLetters()).find((d) => d.idempotencyKey === key);
+      if (!letter) throw new QuestPointsError(`idempotencyKey ${key} is not a dead letter`, 'invalid', undefined, 'idempotencyKey');
+      const { questId, serviceUserId, eventPoints, eventName, eventDescription } = letter;
+      // A refused award was never applied, and the service may remember the refusal under the old key: new key.
+      const handle = api.award({ questId, serviceUserId, eventPoints, eventName, eventDescription });
+      await api.discardDeadLetter(key);
+      return handle.idempotencyKey;
+    },
+    async discardDeadLetter(key) {
+      await outbox.dropDead(key);
+      deadCount = Math.max(0, deadCount - 1);
+      changed();
+    },
+    on: (event, fn) => (emitter.on(event, fn), api),
+    off: (event, fn) => (emitter.off(event, fn), api),
+    once: (event, fn) => (emitter.once(event, fn), api),
+    async close() {
+      if (closed) return;
+      closed = true;
+      clearTimeout(flushTimer);
+      clearTimeout(retryTimer);
+      cleanups.forEach((fn) => fn());
+      channel?.close();
+      await outbox.commit();
+      await flushing;
+      for (const [idempotencyKey, resolve] of settle) resolve({ status: 'closed', idempotencyKey });
+      settle.clear();
+      emitter.clear();
+    },
+  };
+  return api;
+}

@@ -1,0 +1,71 @@
+import { IDEMPOTENCY_KEY_HEADER } from '../protocol/headers.js';
+import { paths } from '../protocol/paths.js';
+import type { BatchResult, QueuedAward } from '../protocol/batch.js';
+import { QuestPointsError } from './errors.js';
+import { classify } from './retry.js';
+import type { Answer, Transport } from './transport.js';
+
+/** What became of one award in one attempt. `skipped`: not tried, an earlier award must go first. */
+export type SendResult =
+  | { outcome: 'ok' }
+  | { outcome: 'rejected'; status: number; message: string }
+  | { outcome: 'retry'; reason: string; status?: number; retryAfterMs?: number }
+  | { outcome: 'auth'; error: unknown }
+  | { outcome: 'skipped' };
+
+/** Only the wire fields: the outbox record also carries queuedAt and seq. */
+export const toWire = ({ queuedAt, seq, ...wire }: QueuedAward & { queuedAt?: number; seq?: number }): QueuedAward => wire;
+
+function fromAnswer({ status, body, retryAfterMs }: Answer): SendResult {
+  const verdict = classify(status);
+  if (verdict === 'ok') return { outcome: 'ok' };
+  if (verdict === 'retry') return { outcome: 'retry', reason: 'status', status, retryAfterMs };
+  const message = typeof body?.message === 'string' ? body.message : `HTTP ${status}`;
+  if (verdict === 'auth') return { outcome: 'auth', error: new QuestPointsError(message, 'auth', status) };
+  return { outcome: 'rejected', status, message };
+}
+
+function fromError(error: unknown): SendResult {
+  const code = (error as QuestPointsError)?.code;
+  return code === 'auth' ? { outcome: 'auth', error } : { outcome: 'retry', reason: code === 'timeout' ? 'timeout' : 'network' };
+}
+
+const fromBatchResult = (r: BatchResult | undefined): SendResult =>
+  !r ? { outcome: 'retry', reason: 'no result' } : r.outcome === 'retry' ? { ...r, retryAfterMs: r.retryAfter! * 1000 || 0 } : r;
+
+async function sendOne(transport: Transport, { questId, idempotencyKey, ...body }: QueuedAward): Promise<SendResult> {
+  try {
+    return fromAnswer(await transport.request('POST', paths.points(questId), body, { [IDEMPOTENCY_KEY_HEADER]: idempotencyKey }));
+  } catch (error) {
+    return fromError(error);
+  }
+}
+
+/**
+ * One attempt for these awards, oldest first. Several go through the relay's batch endpoint; a batch refused as a
+ * whole (400/413, or 404 where there is no batch endpoint) is not dead-lettered blindly but sent one by one so only
+ * the bad award is refused. One by one, the first award that must wait stops the rest (order is kept).
+ */
+export async function sendAwards(transport: Transport, awards: QueuedAward[]): Promise<SendResult[]> {
+  if (awards.length > 1 && transport.batch) {
+    let answer: Answer;
+    try {
+      answer = await transport.request('POST', paths.batch(), { awards: awards.map(toWire) });
+    } catch (error) {
+      return awards.map(() => fromError(error));
+    }
+    const whole = fromAnswer(answer);
+    if (whole.outcome === 'ok') {
+      const results: BatchResult[] = Array.isArray(answer.body?.results) ? answer.body.results : [];
+      const byKey = new Map(results.map((r) => [r?.idempotencyKey?.toLowerCase(), r]));
+      return awards.map((a) => fromBatchResult(byKey.get(a.idempotencyKey.toLowerCase())));
+    }
+    if (whole.outcome !== 'rejected') return awards.map(() => whole);
+  }
+  const results: SendResult[] = [];
+  for (const award of awards) {
+    const result = results.some((r) => r.outcome === 'retry' || r.outcome === 'auth') ? ({ outcome: 'skipped' } as const) : await sendOne(transport, award);
+    results.push(result);
+  }
+  return results;
+}

@@ -1,0 +1,41 @@
+/** Renew this long before a JWT's exp, so a token never expires in flight. */
+const SKEW_MS = 30_000;
+
+/** exp (ms) of a JWT, or Infinity when the token is not a readable JWT (then it is kept until a 401). */
+export function tokenExpiry(token: string): number {
+  try {
+    const payload = token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/');
+    const exp = JSON.parse(atob(payload)).exp;
+    return typeof exp === 'number' ? exp * 1000 : Infinity;
+  } catch {
+    return Infinity;
+  }
+}
+
+/** One getToken() call at a time; the token is reused until shortly before exp or until invalidated. */
+export function createTokenCache(getToken: () => string | Promise<string>, now = Date.now) {
+  let token: string | undefined;
+  let until = 0;
+  let inFlight: Promise<string> | undefined;
+  return {
+    /** The cached token if it is still good, without calling getToken (pagehide cannot wait). */
+    peek: () => (token && now() < until ? token : undefined),
+    get(): Promise<string> {
+      if (token && now() < until) return Promise.resolve(token);
+      return (inFlight ??= (async () => {
+        try {
+          const fresh = await getToken();
+          if (typeof fresh !== 'string' || !fresh) throw new TypeError('getToken() must return a non-empty string');
+          token = fresh;
+          until = tokenExpiry(fresh) - SKEW_MS;
+          return fresh;
+        } finally {
+          inFlight = undefined;
+        }
+      })());
+    },
+    invalidate() {
+      token = undefined;
+    },
+  };
+}

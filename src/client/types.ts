@@ -1,0 +1,149 @@
+import type { EnrolledUser, EnrollmentStatus, PointsEvent, QueuedAward } from '../protocol/index.js';
+
+export type { EnrolledUser, EnrollmentStatus, PointsEvent, QueuedAward };
+
+/** What award() accepts. questId and serviceUserId fall back to the defaults given to createQuestPoints. */
+export interface AwardInput {
+  questId?: string;
+  serviceUserId?: string;
+  eventPoints: number;
+  eventName?: string;
+  eventDescription?: string;
+}
+
+/** An award in the outbox: the wire award plus when it was queued and its place in the queue. */
+export interface PendingAward extends QueuedAward {
+  /** Epoch milliseconds. */
+  queuedAt: number;
+  /** Strictly increasing per tab; the flush order (roughly queue time across tabs). */
+  seq: number;
+}
+
+/** An award the service or the relay refused for good (400/403/404/413/422 or another final 4xx). */
+export interface DeadLetter extends PendingAward {
+  status: number;
+  message: string;
+  rejectedAt: number;
+}
+
+/**
+ * How an award ended. `sent`: the service acknowledged it (first time or an idempotent replay).
+ * `rejected`: it is in the dead-letter store. `closed`: the client was closed first; the award stays queued
+ * and is sent by the next client on this storage name.
+ */
+export type AwardOutcome =
+  | { status: 'sent'; idempotencyKey: string }
+  | { status: 'rejected'; idempotencyKey: string; httpStatus: number; message: string }
+  | { status: 'closed'; idempotencyKey: string };
+
+export interface AwardHandle {
+  idempotencyKey: string;
+  settled: Promise<AwardOutcome>;
+}
+
+/** One history line: confirmed by the service, or still in the outbox (pending: true, newest first). */
+export interface HistoryEntry extends PointsEvent {
+  pending: boolean;
+  /** Only on pending entries. */
+  idempotencyKey?: string;
+}
+
+export interface PointsView {
+  questId: string;
+  serviceUserId: string;
+  /** confirmedPoints + pendingPoints, exact to 6 decimals: what the game shows. */
+  totalPoints: number;
+  /** As last read from the service (0 before the first read). */
+  confirmedPoints: number;
+  /** Sum of the awards still in the outbox for this quest and user. */
+  pendingPoints: number;
+  /** Pending entries first (newest first), then the confirmed history (newest first). */
+  history: HistoryEntry[];
+  pending: PendingAward[];
+  /** Epoch ms of the last successful read, or null if never read. */
+  confirmedAt: number | null;
+  /** True when the last read failed and the confirmed part is from an earlier read. */
+  stale: boolean;
+}
+
+/** Immutable; a new object on every change (useSyncExternalStore compares by reference). */
+export interface Snapshot {
+  /** False after a network failure or an `offline` event, true after any answer from the relay. */
+  online: boolean;
+  queueSize: number;
+  /** Awards this tab knows are dead-lettered (read deadLetters() for the list). */
+  deadLetterCount: number;
+  /** getToken failed or a fresh token was refused: sending is paused until a token works. */
+  authRequired: boolean;
+  storage: 'indexeddb' | 'memory' | 'degraded';
+  /** Views of the pairs passed to watchPoints(), keyed by pointsKey(questId, serviceUserId). */
+  points: Readonly<Record<string, PointsView>>;
+}
+
+export type StorageDegradedReason = 'unavailable' | 'blocked' | 'quota' | 'connection-lost' | 'error';
+export type RetryReason = 'network' | 'timeout' | 'status' | 'auth' | string;
+
+/** Event map (eventemitter3). Every listener receives one payload object. */
+export interface QuestPointsEvents {
+  'award:queued': (e: { award: PendingAward; queueSize: number }) => void;
+  'award:sent': (e: { award: PendingAward }) => void;
+  'award:retrying': (e: { award: PendingAward; reason: RetryReason; status?: number; attempt: number; delayMs: number }) => void;
+  'award:rejected': (e: { deadLetter: DeadLetter }) => void;
+  'points:changed': (e: { view: PointsView }) => void;
+  'queue:changed': (e: { queueSize: number }) => void;
+  'queue:drained': (e: { queueSize: 0 }) => void;
+  'connection:changed': (e: { online: boolean }) => void;
+  'auth:required': (e: { error: unknown }) => void;
+  'storage:degraded': (e: { reason: StorageDegradedReason; error?: unknown }) => void;
+  error: (e: { error: unknown; during: string }) => void;
+}
+
+export interface QuestPointsOptions {
+  /** Base URL of the relay, absolute or (in a browser) relative such as '/api'. */
+  relayUrl?: string;
+  /** A player token for the relay. Called when needed and after a 401; cached until 30 s before its JWT exp. */
+  getToken?: () => string | Promise<string>;
+  questId?: string;
+  serviceUserId?: string;
+  /** Names the outbox: two games on one origin use two names. Default 'quest-points'. */
+  storageName?: string;
+  /** 'auto' (default): IndexedDB when present, else memory. */
+  storage?: 'auto' | 'indexeddb' | 'memory';
+  /** Per request. Default 10 000 ms. */
+  timeoutMs?: number;
+  /** Exponential backoff with full jitter. Defaults: baseMs 1000, maxMs 60 000. */
+  backoff?: { baseMs?: number; maxMs?: number };
+  /** award() throws past this many queued awards. Default 10 000. */
+  maxQueue?: number;
+  /** Refresh of watched points and the flush timer, while the page is visible. Default 30 000 ms. */
+  pollIntervalMs?: number;
+  /** Delay between an award and the flush it triggers. Default 50 ms. */
+  flushDelayMs?: number;
+  fetch?: typeof fetch;
+  /** Talk to the service itself with its API key. Servers and scripts only. */
+  direct?: { baseUrl: string; apiKey: string };
+  /** Allow `direct` in a browser, which exposes the API key to every player. */
+  dangerouslyAllowBrowser?: boolean;
+}
+
+export interface QuestPoints {
+  award(input: AwardInput): AwardHandle;
+  /** Sends what is queued now (ignoring backoff); resolves when this attempt ends. */
+  flush(): Promise<void>;
+  identify(input: { email: string } | { wallet: { address: string; chain: string } }): Promise<string>;
+  getPoints(questId?: string, serviceUserId?: string): Promise<PointsView>;
+  getEnrollment(questId?: string, serviceUserId?: string): Promise<EnrollmentStatus | null>;
+  enrolledUsers(questId?: string, page?: { limit?: number; offset?: number }): AsyncIterableIterator<EnrolledUser[]>;
+  watchPoints(questId: string, serviceUserId: string, cb: (view: PointsView) => void): () => void;
+  subscribe(cb: (snapshot: Snapshot) => void): () => void;
+  getSnapshot(): Snapshot;
+  pending(): Promise<PendingAward[]>;
+  deadLetters(): Promise<DeadLetter[]>;
+  /** Re-queues a dead letter under a new idempotency key (the refused one was never applied); returns the new key. */
+  retryDeadLetter(idempotencyKey: string): Promise<string>;
+  discardDeadLetter(idempotencyKey: string): Promise<void>;
+  on<E extends keyof QuestPointsEvents>(event: E, fn: QuestPointsEvents[E]): QuestPoints;
+  off<E extends keyof QuestPointsEvents>(event: E, fn?: QuestPointsEvents[E]): QuestPoints;
+  once<E extends keyof QuestPointsEvents>(event: E, fn: QuestPointsEvents[E]): QuestPoints;
+  close(): Promise<void>;
+}

@@ -1,0 +1,49 @@
+// A scripted stand-in for the relay: records every request and answers from a per-route handler.
+export interface Seen {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: any;
+}
+
+export type Handler = (req: Seen) => Response | Promise<Response> | undefined;
+
+export const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+
+/** Default behaviour: every award accepted, batch answered ok per award, reads from `points`. */
+export function fakeRelay(handler: Handler = () => undefined) {
+  const seen: Seen[] = [];
+  const fetch = async (input: RequestInfo | URL, init: RequestInit = {}): Promise<Response> => {
+    const url = new URL(String(input), 'http://relay.test');
+    const headers = Object.fromEntries(new Headers(init.headers).entries());
+    const req: Seen = { method: init.method ?? 'GET', path: url.pathname + url.search, headers, body: init.body ? JSON.parse(String(init.body)) : undefined };
+    seen.push(req);
+    const custom = await handler(req);
+    if (custom) return custom;
+    if (req.path === '/api/batch/points')
+      return json(200, { success: true, results: req.body.awards.map((a: any) => ({ idempotencyKey: a.idempotencyKey, outcome: 'ok' })) });
+    if (req.method === 'POST' && /\/points$/.test(req.path)) return json(200, { success: true });
+    return json(404, { success: false, message: 'not found' });
+  };
+  /** Keys of the awards the relay saw, in order, one entry per send. */
+  const sentKeys = () =>
+    seen.flatMap((r) => (r.path === '/api/batch/points' ? r.body.awards.map((a: any) => a.idempotencyKey) : r.headers.idempotency_key ? [r.headers.idempotency_key] : []));
+  return { fetch: fetch as typeof globalThis.fetch, seen, sentKeys };
+}
+
+let n = 0;
+/** A storage name no other test uses (fake-indexeddb lives for the whole file). */
+export const uniqueName = (prefix = 'qp-test') => `${prefix}-${++n}-${Math.random().toString(36).slice(2, 8)}`;
+
+/** A JWT-shaped token (unsigned: the SDK only reads exp). */
+export const jwt = (sub: string, expSeconds: number) =>
+  `e30.${btoa(JSON.stringify({ sub, exp: expSeconds })).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_')}.sig`;
+
+export const until = async (check: () => boolean | Promise<boolean>, timeoutMs = 5000) => {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+};
