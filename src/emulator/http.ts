@@ -29,11 +29,17 @@ export async function readJson(c: Context, { requireJsonType = true } = {}): Pro
   }
   const text = await c.req.text();
   if (!requireJsonType && text.trim() === '') return { ok: true, value: {} };
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(text) as unknown };
+    value = JSON.parse(text);
   } catch {
     return { ok: false, response: fail(400, 'body must be valid JSON') };
   }
+  // valibot's object() takes an array as an object; every body here is a JSON object.
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return { ok: false, response: fail(400, 'body must be a JSON object') };
+  }
+  return { ok: true, value };
 }
 
 
