@@ -96,7 +96,11 @@ export const awardHandler = (core: Core) => async (c: Context<EmulatorEnv>) => {
 /** Under Node, destroy the socket: the client sees a network error. Elsewhere, mark the response for app.fetch. */
 function dropConnection(c: Context<EmulatorEnv>): Response {
   const socket = c.env?.incoming?.socket;
-  if (socket && typeof socket.destroy === 'function') socket.destroy();
+  if (socket && typeof socket.destroy === 'function') {
+    socket.destroy();
+    return Object.assign(new Response(null, { status: 200 }), { [DROPPED]: true });
+  }
+  // Other runtimes: headers may go out, but the body fails, so the client never reads an acknowledgement.
   const stream = new ReadableStream({ start: (controller) => controller.error(new TypeError('connection dropped')) });
   return Object.assign(new Response(stream, { status: 200 }), { [DROPPED]: true });
 }
