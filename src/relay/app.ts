@@ -37,7 +37,7 @@ export interface RelayOptions {
 /** The relay as a Web-standard fetch handler (`app.fetch`): Node (startRelay), Workers, Deno, Bun. */
 export function createRelay(options: RelayOptions = {}): Hono<RelayEnv> {
   const secret = options.secret ?? globalThis.process?.env?.QP_RELAY_SECRET;
-  const upstream = createUpstream(options.upstream);
+  const upstream = createUpstream(options.upstream, [secret]);
   const runtime: RelayRuntime = {
     policy: resolvePolicy(options.policy),
     upstream,

@@ -63,10 +63,11 @@ export function resolveUpstreamOptions(options: UpstreamOptions | undefined) {
   };
 }
 
-export function createUpstream(options: UpstreamOptions | undefined): Upstream {
+/** `secrets`: more values to mask in whatever the service answers (the API key always is). */
+export function createUpstream(options: UpstreamOptions | undefined, secrets: readonly (string | undefined)[] = []): Upstream {
   const config = resolveUpstreamOptions(options);
   const basePath = new URL(config.base).pathname.replace(/\/+$/, '');
-  const redact = (text: string) => redactSecrets(text, [config.apiKey]);
+  const redact = (text: string) => redactSecrets(text, [config.apiKey, ...secrets]);
 
   function target(path: string): string {
     const url = new URL(config.base + path);
@@ -85,15 +86,19 @@ export function createUpstream(options: UpstreamOptions | undefined): Upstream {
     let response: Response;
     let text: string;
     try {
-      response = await config.fetch(
-        new Request(url, {
-          method: request.method,
-          headers,
-          body: request.body === undefined ? null : JSON.stringify(request.body),
-          signal,
-        }),
+      // Raced against the signal too: an in-process fetch (emulator.fetch) may not honour it.
+      response = await abortable(
+        config.fetch(
+          new Request(url, {
+            method: request.method,
+            headers,
+            body: request.body === undefined ? null : JSON.stringify(request.body),
+            signal,
+          }),
+        ),
+        signal,
       );
-      text = await response.text();
+      text = await abortable(response.text(), signal);
     } catch (error) {
       if (signal.aborted) {
         return { kind: 'failure', reason: 'timeout', message: `did not answer within ${config.timeoutMs} ms`, attempts };
@@ -138,6 +143,15 @@ function networkCode(error: unknown): string {
   const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
   const code = cause?.code ?? (error as { code?: unknown } | undefined)?.code;
   return typeof code === 'string' && /^[A-Z0-9_]{2,40}$/.test(code) ? code : 'network error';
+}
+
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

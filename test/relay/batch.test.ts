@@ -1,0 +1,126 @@
+import * as v from 'valibot';
+import { describe, expect, it } from 'vitest';
+import { BatchResponseSchema } from '../../src/protocol/index.js';
+import { award, fakeRelay, token } from './helpers.js';
+
+const error = (status: number, message: string, headers?: Record<string, string>) =>
+  Response.json({ success: false, message }, { status, ...(headers ? { headers } : {}) });
+
+describe('POST /batch/points (fake upstream)', () => {
+  it('answers one result per award, in request order, classified for the SDK', async () => {
+    // The fake answers by eventPoints so each award meets its own fate.
+    const byPoints: Record<number, () => Response> = {
+      1: () => Response.json({ success: true }),
+      2: () => error(422, 'IDEMPOTENCY_KEY reused with a different body'),
+      3: () => error(503, 'down', { 'Retry-After': '4' }),
+      4: () => error(409, 'in flight'),
+      5: () => error(429, 'slow', { 'Retry-After': '2' }),
+      6: () => error(401, 'API_KEY header is not a valid API key'),
+      7: () => {
+        throw new TypeError('fetch failed');
+      },
+      8: () => error(404, 'User not found'),
+      25: () => Response.json({ success: true }),
+    };
+    const { call, seen } = fakeRelay({ upstream: { retries: 0 }, reply: (r) => byPoints[(r.body as { eventPoints: number }).eventPoints]!() });
+    const awards = [
+      award('q', 'u1', 1),
+      award('q', 'u1', 2),
+      award('q', 'u1', 3),
+      award('q', 'u1', 4),
+      award('q', 'u1', 5),
+      award('q', 'u1', 6),
+      award('q', 'u1', 7),
+      award('q', 'u1', 8),
+      award('q', 'u2', 1), // not the token's sub
+      award('q', 'u1', 25, { eventName: 'bonus' }),
+      award('q', 'u1', 24, { eventName: 'bonus' }), // policy: bonus is exactly 25
+      award('q', 'u1', 'ten'),
+    ];
+    const res = await call('POST', '/batch/points', { token: await token({ sub: 'u1' }), body: { awards } });
+    expect(res.status).toBe(200);
+    expect(v.is(BatchResponseSchema, res.json)).toBe(true);
+    const results = res.json.results;
+    expect(results.map((r: { idempotencyKey: string }) => r.idempotencyKey)).toEqual(awards.map((a) => a.idempotencyKey));
+    expect(results.map(({ idempotencyKey, ...rest }: { idempotencyKey: string }) => rest)).toEqual([
+      { outcome: 'ok' },
+      { outcome: 'rejected', status: 422, message: 'IDEMPOTENCY_KEY reused with a different body' },
+      { outcome: 'retry', reason: 'upstream_error', status: 503, retryAfter: 4 },
+      { outcome: 'retry', reason: 'in_flight', status: 409 },
+      { outcome: 'retry', reason: 'rate_limited', status: 429, retryAfter: 2 },
+      { outcome: 'retry', reason: 'upstream_auth' },
+      { outcome: 'retry', reason: 'network' },
+      { outcome: 'rejected', status: 404, message: 'User not found' },
+      { outcome: 'rejected', status: 403, message: 'serviceUserId "u2" is not the token\'s sub: a player acts only on itself' },
+      { outcome: 'ok' },
+      { outcome: 'rejected', status: 422, message: 'eventPoints 24 does not match policy events.bonus.points 25' },
+      { outcome: 'rejected', status: 400, message: 'eventPoints must be a number' },
+    ]);
+    // Every award sent went with its own key; the refused ones were never sent.
+    expect(seen.map((r) => r.headers['idempotency_key'])).toEqual([...awards.slice(0, 8), awards[9]!].map((a) => a.idempotencyKey));
+  });
+
+  it('retries a 5xx inside a batch with the same key, then reports retry', async () => {
+    const { call, seen } = fakeRelay({ upstream: { retries: 2 }, reply: () => error(500, 'boom') });
+    const one = award('q', 'u1', 1);
+    const res = await call('POST', '/batch/points', { token: await token({ sub: 'u1' }), body: { awards: [one] } });
+    expect(res.json.results).toEqual([{ idempotencyKey: one.idempotencyKey, outcome: 'retry', reason: 'upstream_error', status: 500 }]);
+    expect(seen.map((r) => r.headers['idempotency_key'])).toEqual([one.idempotencyKey, one.idempotencyKey, one.idempotencyKey]);
+  });
+
+  it('turns per-player rate-limit refusals into retry with retryAfter', async () => {
+    const { call, seen } = fakeRelay({ policy: { allowUnknownEvents: true, rateLimits: { perPlayer: { limit: 2, windowSeconds: 10 } } } });
+    const awards = [award('q', 'u1', 1), award('q', 'u1', 1), award('q', 'u1', 1)];
+    const res = await call('POST', '/batch/points', { token: await token({ sub: 'u1' }), body: { awards } });
+    expect(res.json.results.map((r: { outcome: string }) => r.outcome)).toEqual(['ok', 'ok', 'retry']);
+    expect(res.json.results[2]).toMatchObject({ reason: 'rate_limited', status: 429, retryAfter: 10 });
+    expect(seen).toHaveLength(2);
+  });
+
+  it('refuses the whole batch for a bad envelope or duplicate keys, naming the indexes', async () => {
+    const { call, seen } = fakeRelay();
+    const t = await token({ sub: 'u1' });
+    const batch = (body: unknown) => call('POST', '/batch/points', { token: t, body });
+    const a = award('q', 'u1', 1);
+    const dup = await batch({ awards: [a, award('q', 'u1', 2), { ...award('q', 'u1', 3), idempotencyKey: a.idempotencyKey.toUpperCase() }] });
+    expect([dup.status, dup.json]).toEqual([400, { success: false, message: 'awards.2.idempotencyKey duplicates awards.0.idempotencyKey' }]);
+    expect((await batch({ awards: [] })).json.message).toBe('awards must hold at least 1 award');
+    expect((await batch({ awards: Array.from({ length: 101 }, () => award('q', 'u1', 1)) })).json.message).toBe('awards must hold at most 100 awards');
+    expect((await batch('awards')).json.message).toBe('body must be a JSON object');
+    expect((await batch([a])).json.message).toBe('awards is required');
+    expect((await batch({ awards: [a, { ...award('q', 'u1', 1), idempotencyKey: 'k1' }] })).json.message).toMatch(/^awards\.1\.idempotencyKey must be a UUID/);
+    expect(seen).toHaveLength(0);
+  });
+
+  it('sends awards of one player and quest in order, one at a time; distinct pairs up to batchConcurrency', async () => {
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const perPair = new Map<string, number>();
+    let maxPerPair = 0;
+    const { call, seen } = fakeRelay({
+      batchConcurrency: 3,
+      reply: async (r) => {
+        const b = r.body as { serviceUserId: string };
+        const pair = `${r.path}|${b.serviceUserId}`;
+        perPair.set(pair, (perPair.get(pair) ?? 0) + 1);
+        maxPerPair = Math.max(maxPerPair, perPair.get(pair)!);
+        maxInFlight = Math.max(maxInFlight, ++inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        inFlight--;
+        perPair.set(pair, perPair.get(pair)! - 1);
+        return Response.json({ success: true });
+      },
+    });
+    const t = await token({ sub: 'ops', role: 'admin' });
+    const awards = [
+      ...Array.from({ length: 6 }, (_, i) => award('q', 'same', i + 1)),
+      ...Array.from({ length: 10 }, (_, i) => award('q', `user${i}`, 1)),
+    ];
+    const res = await call('POST', '/batch/points', { token: t, body: { awards } });
+    expect(res.json.results.every((r: { outcome: string }) => r.outcome === 'ok')).toBe(true);
+    expect(maxInFlight).toBe(3);
+    expect(maxPerPair).toBe(1);
+    const sameOrder = seen.filter((r) => (r.body as { serviceUserId: string }).serviceUserId === 'same').map((r) => (r.body as { eventPoints: number }).eventPoints);
+    expect(sameOrder).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+});

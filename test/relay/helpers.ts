@@ -1,0 +1,95 @@
+import { createRelay, signPlayerToken, type LogRecord, type PlayerClaims, type RelayOptions } from '../../src/relay/index.js';
+
+export const SECRET = 'test-relay-secret-0123456789abcdef-0123456789';
+export const API_KEY = 'qp_test_api_key_5f0c1b2a9d8e7f6a5b4c3d2e1f';
+export const UPSTREAM = 'http://service.test/v1';
+export const RELAY = 'http://relay.test';
+
+export const token = (claims: PlayerClaims, ttl: string | number = '5m') => signPlayerToken(claims, { secret: SECRET, ttl });
+
+/** A permissive policy for tests that are about something else than the policy. */
+export const OPEN_POLICY = {
+  allowUnknownEvents: true,
+  events: { penalty: { maxPoints: 50, allowNegative: true }, bonus: { points: 25 } },
+  maxPointsPerAward: 1000,
+} as const;
+
+export interface SeenRequest {
+  method: string;
+  url: string;
+  path: string;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+type Reply = (request: SeenRequest, n: number) => Response | Promise<Response>;
+
+/** A relay whose upstream is a scripted fake; every request it sends is recorded. */
+export function fakeRelay(options: Partial<RelayOptions> & { reply?: Reply } = {}) {
+  const seen: SeenRequest[] = [];
+  const logs: LogRecord[] = [];
+  const { reply = () => Response.json({ success: true }), upstream, ...rest } = options;
+  const app = createRelay({
+    secret: SECRET,
+    policy: OPEN_POLICY,
+    logger: (record) => logs.push(record),
+    ...rest,
+    upstream: {
+      url: UPSTREAM,
+      apiKey: API_KEY,
+      retryDelayMs: 1,
+      ...upstream,
+      fetch: async (request) => {
+        const url = new URL(request.url);
+        const text = await request.text();
+        const entry: SeenRequest = {
+          method: request.method,
+          url: request.url,
+          path: url.pathname + url.search,
+          headers: Object.fromEntries(request.headers),
+          body: text ? JSON.parse(text) : undefined,
+        };
+        seen.push(entry);
+        return reply(entry, seen.length);
+      },
+    },
+  });
+  return { app, seen, logs, call: caller(app.fetch) };
+}
+
+export interface CallOptions {
+  token?: string;
+  body?: unknown;
+  raw?: string;
+  headers?: Record<string, string>;
+}
+
+/** Call a fetch handler (in-process) or a base URL (real server) the way a browser SDK would. */
+export function caller(target: ((request: Request) => Response | Promise<Response>) | string) {
+  return async (method: string, path: string, options: CallOptions = {}) => {
+    const headers = new Headers(options.headers);
+    if (options.token) headers.set('authorization', `Bearer ${options.token}`);
+    let body: string | undefined = options.raw;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      if (!headers.has('content-type')) headers.set('content-type', 'application/json');
+    }
+    const base = typeof target === 'string' ? target : RELAY;
+    const request = new Request(base + path, { method, headers, ...(body !== undefined ? { body } : {}) });
+    const response = typeof target === 'string' ? await fetch(request) : await target(request);
+    const text = await response.text();
+    let json: any;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: response.status, headers: response.headers, text, json };
+  };
+}
+
+export const uuid = () => crypto.randomUUID();
+
+export function award(questId: string, serviceUserId: string, eventPoints: unknown, extra: Record<string, unknown> = {}) {
+  return { questId, serviceUserId, eventPoints, idempotencyKey: uuid(), ...extra };
+}
