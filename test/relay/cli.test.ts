@@ -1,0 +1,104 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startEmulator } from '../../src/emulator/index.js';
+import { secretKey, verifyPlayerToken } from '../../src/relay/token.js';
+import { API_KEY, SECRET } from './helpers.js';
+
+const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
+const children: ReturnType<typeof spawn>[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGTERM');
+});
+
+function run(args: string[], env: Record<string, string | undefined>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  return {
+    child,
+    output: () => ({ stdout, stderr }),
+    exited: async () => {
+      const [code] = child.exitCode === null ? await once(child, 'exit') : [child.exitCode];
+      return { code, stdout, stderr };
+    },
+    line: (pattern: RegExp) =>
+      new Promise<RegExpMatchArray>((resolve, reject) => {
+        const check = () => {
+          const match = stdout.match(pattern);
+          if (match) resolve(match);
+        };
+        child.stdout.on('data', check);
+        child.on('exit', () => reject(new Error(`exited before ${pattern}: ${stderr}`)));
+      }),
+  };
+}
+
+describe('quest-points token', () => {
+  it('prints a token signed with QP_RELAY_SECRET carrying the given claims', async () => {
+    const { code, stdout } = await run(
+      ['token', '--sub', 'alice', '--role', 'admin', '--ttl', '10m', '--quest', 'q1', '--quest', 'q2', '--email', 'a@example.com', '--wallet', 'eip155:1:0xabc'],
+      { QP_RELAY_SECRET: SECRET },
+    ).exited();
+    expect(code).toBe(0);
+    const checked = await verifyPlayerToken(stdout.trim(), secretKey(SECRET));
+    expect(checked).toEqual({
+      ok: true,
+      claims: { sub: 'alice', role: 'admin', quests: ['q1', 'q2'], email: 'a@example.com', wallet: { chain: 'eip155:1', address: '0xabc' } },
+    });
+  });
+
+  it('refuses without the secret or --sub', async () => {
+    const noSecret = await run(['token', '--sub', 'alice'], {}).exited();
+    expect([noSecret.code, noSecret.stdout]).toEqual([2, '']);
+    expect(noSecret.stderr).toContain('QP_RELAY_SECRET is not set');
+    const noSub = await run(['token'], { QP_RELAY_SECRET: SECRET }).exited();
+    expect(noSub.code).toBe(2);
+    expect(noSub.stderr).toContain('--sub is required');
+  });
+});
+
+describe('quest-points relay', () => {
+  it('starts on a free port, prints where it listens and proxies to the service', async () => {
+    const emulator = await startEmulator({ host: '127.0.0.1', port: 0, apiKeys: [API_KEY] });
+    try {
+      const relay = run(['relay', '--port', '0', '--upstream', emulator.url, '--cors-origin', 'https://game.example.com'], {
+        QP_API_KEY: API_KEY,
+        QP_RELAY_SECRET: SECRET,
+      });
+      const [, url] = await relay.line(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+      const res = await fetch(`${url}/group-quests/q1/enrolled-users/nobody`);
+      expect(res.status).toBe(401);
+      const token = (await run(['token', '--sub', 'nobody'], { QP_RELAY_SECRET: SECRET }).exited()).stdout.trim();
+      const read = await fetch(`${url}/group-quests/q1/enrolled-users/nobody`, { headers: { authorization: `Bearer ${token}` } });
+      expect([read.status, await read.json()]).toEqual([404, { success: false, message: 'User is not enrolled in the quest' }]);
+      relay.child.kill('SIGTERM');
+      const { stderr } = await relay.exited();
+      // Logs are JSON lines on stderr, without the key or the token.
+      expect(stderr.trim().split('\n').map((line) => JSON.parse(line).status)).toEqual([401, 404]);
+      expect(stderr).not.toContain(API_KEY);
+      expect(stderr).not.toContain(token);
+    } finally {
+      await emulator.close();
+    }
+  });
+
+  it('refuses to start without its secrets in the environment', async () => {
+    const noKey = await run(['relay', '--port', '0', '--upstream', 'http://127.0.0.1:1'], { QP_RELAY_SECRET: SECRET }).exited();
+    expect([noKey.code, noKey.stdout]).toEqual([2, '']);
+    expect(noKey.stderr).toContain('QP_API_KEY is not set');
+    const noSecret = await run(['relay', '--port', '0', '--upstream', 'http://127.0.0.1:1'], { QP_API_KEY: API_KEY }).exited();
+    expect(noSecret.stderr).toContain('QP_RELAY_SECRET is not set');
+    const weak = await run(['relay', '--port', '0', '--upstream', 'http://127.0.0.1:1'], { QP_API_KEY: API_KEY, QP_RELAY_SECRET: 'short' }).exited();
+    expect(weak.stderr).toContain('at least 32 characters');
+    const badPolicy = await run(['relay', '--port', '0', '--upstream', 'http://127.0.0.1:1', '--policy', '/nonexistent.json'], { QP_API_KEY: API_KEY, QP_RELAY_SECRET: SECRET }).exited();
+    expect(badPolicy.stderr).toContain('policy file /nonexistent.json: cannot be read (ENOENT)');
+    for (const out of [noKey, noSecret, weak, badPolicy]) expect(out.stderr).not.toContain(API_KEY);
+  });
+});
