@@ -1,5 +1,4 @@
 import { Hono, type Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import * as v from 'valibot';
 import { EmailSchema, EventPointsSchema, IdSchema, WalletSchema, parseWith } from '../protocol/index.js';
 import type { Core } from './core.js';
@@ -34,11 +33,10 @@ const ModeSchema = v.object({ mode: v.picklist(['stateful', 'sandbox'], "must be
 /** /__emulator/*: local tools only (tests, the dev server). No API_KEY; mounted only with `admin: true`. */
 export function adminRoutes(core: Core) {
   const admin = new Hono();
-  admin.use('*', bodyLimit({ maxSize: ADMIN_BODY_LIMIT_BYTES, onError: () => fail(413, 'body must be at most 256 MiB') }));
 
   /** Parse a body leniently (no Content-Type needed; empty means {}), then validate. */
   async function body<S extends v.GenericSchema>(c: Context, schema: S) {
-    const json = await readJson(c, { requireJsonType: false });
+    const json = await readJson(c, { requireJsonType: false, maxBytes: ADMIN_BODY_LIMIT_BYTES });
     if (!json.ok) return json;
     const parsed = parseWith(schema, json.value);
     return parsed.ok ? { ok: true as const, value: parsed.value as v.InferOutput<S> } : { ok: false as const, response: fail(400, parsed.message) };
@@ -86,7 +84,7 @@ export function adminRoutes(core: Core) {
 
   admin.get('/state', () => ok(core.exportState()));
   admin.put('/state', async (c) => {
-    const json = await readJson(c, { requireJsonType: false });
+    const json = await readJson(c, { requireJsonType: false, maxBytes: ADMIN_BODY_LIMIT_BYTES });
     if (!json.ok) return json.response;
     // Accept the GET answer as it is ({ success, data }) as well as the bare state.
     const input = json.value as { success?: unknown; data?: unknown } | null;

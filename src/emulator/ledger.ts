@@ -9,8 +9,8 @@ export interface LedgerEvent {
   eventDescription: string;
   /** The IDEMPOTENCY_KEY the award was applied under (lower-cased), or null. */
   idempotencyKey: string | null;
-  /** The event as it appears in a history, serialised once on first read. */
-  json?: string;
+  /** The event as it appears in a history, as UTF-8 JSON, encoded once when applied: a read only copies bytes. */
+  json: Uint8Array;
 }
 
 export interface Account {
@@ -54,7 +54,7 @@ export function createLedger() {
     const total = (account?.totalMicro ?? 0n) + event.micro;
     if (!Number.isFinite(fromMicro(total))) return false;
     const target = account ?? enroll(questId, serviceUserId, event.createdAt);
-    const entry: LedgerEvent = { questId, serviceUserId, ...event };
+    const entry: LedgerEvent = { questId, serviceUserId, ...event, json: eventJson(event) };
     target.totalMicro = total;
     target.events.push(entry);
     entries.push(entry);
@@ -87,20 +87,27 @@ export function createLedger() {
 
 export type Ledger = ReturnType<typeof createLedger>;
 
-/** `{"totalPoints":…,"history":[…]}` newest first, built from per-event JSON cached on first read. */
-export function summaryJson(account: Account | undefined): string {
-  if (!account) return '{"totalPoints":0,"history":[]}';
-  const { events } = account;
-  const parts = new Array<string>(events.length);
-  for (let i = events.length - 1, j = 0; i >= 0; i--, j++) {
-    const event = events[i] as LedgerEvent;
-    event.json ??= JSON.stringify({
-      createdAt: event.createdAt,
-      eventPoints: fromMicro(event.micro),
-      eventName: event.eventName,
-      eventDescription: event.eventDescription,
-    });
-    parts[j] = event.json;
+// createdAt is our own ISO string (no characters to escape); names and descriptions are client text.
+const encoder = new TextEncoder();
+const eventJson = (e: NewEvent) =>
+  encoder.encode(`{"createdAt":"${e.createdAt}","eventPoints":${JSON.stringify(fromMicro(e.micro))},"eventName":${JSON.stringify(e.eventName)},"eventDescription":${JSON.stringify(e.eventDescription)}}`);
+
+/** `{"success":true,"data":{"totalPoints":…,"history":[…]}}` newest first, as UTF-8: one allocation, one copy per event. */
+export function pointsResponseBytes(account: Account | undefined): Uint8Array<ArrayBuffer> {
+  const head = encoder.encode(`{"success":true,"data":{"totalPoints":${JSON.stringify(fromMicro(account?.totalMicro ?? 0n))},"history":[`);
+  const tail = encoder.encode(']}}');
+  const events = account?.events ?? [];
+  let size = head.byteLength + tail.byteLength + Math.max(0, events.length - 1);
+  for (const event of events) size += event.json.byteLength;
+  const out = new Uint8Array(size);
+  out.set(head, 0);
+  let offset = head.byteLength;
+  for (let i = events.length - 1; i >= 0; i--) {
+    const json = (events[i] as LedgerEvent).json;
+    out.set(json, offset);
+    offset += json.byteLength;
+    if (i > 0) out[offset++] = 0x2c; // ','
   }
-  return `{"totalPoints":${JSON.stringify(fromMicro(account.totalMicro))},"history":[${parts.join(',')}]}`;
+  out.set(tail, offset);
+  return out;
 }

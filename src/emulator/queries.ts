@@ -14,7 +14,7 @@ import {
 import type { Core } from './core.js';
 import type { EmulatorEnv } from './env.js';
 import { fail, jsonText, ok, readJson } from './http.js';
-import { summaryJson } from './ledger.js';
+import { pointsResponseBytes } from './ledger.js';
 import { fromMicro } from './micro-points.js';
 
 type Handler = (c: Context<EmulatorEnv>) => Promise<Response> | Response;
@@ -50,7 +50,7 @@ export const pointsHandler =
     if (!params.ok) return fail(400, params.message);
     const { questId, serviceUserId } = params.value;
     const account = core.mode === 'stateful' ? core.ledger.account(questId, serviceUserId) : undefined;
-    return jsonText(`{"success":true,"data":${summaryJson(account)}}`);
+    return jsonText(pointsResponseBytes(account));
   };
 
 /** GET /group-quests/{questId}/enrolled-users/{serviceUserId} */

@@ -103,10 +103,11 @@ export function importState(parts: StateParts, state: ParsedState): string | und
       return `users.${i} ${problem}`;
     }
   }
-  for (const e of state.enrollments) ledger.enroll(e.questId, e.serviceUserId, e.enrolledAt);
+  for (const e of state.enrollments) ledger.enroll(e.questId, e.serviceUserId, new Date(e.enrolledAt).toISOString());
   for (const [i, e] of state.ledger.entries()) {
     const applied = ledger.award(e.questId, e.serviceUserId, {
-      createdAt: e.createdAt,
+      // Stored as the service writes it: UTC with milliseconds.
+      createdAt: new Date(e.createdAt).toISOString(),
       micro: toMicro(e.eventPoints),
       eventName: e.eventName,
       eventDescription: e.eventDescription,
