@@ -59,11 +59,14 @@ export function createRelay(options: RelayOptions = {}): Hono<RelayEnv> {
   });
   app.use(...securityHeaders);
   app.use(...originPolicy(options.corsOrigins ?? []));
-  app.use(async (c, next) => {
-    const limited = await checkRateLimit(runtime.store, runtime.policy.rateLimits.perIp, 'perIp', clientIp(c, trustProxy));
-    if (limited) return fail(c, limited);
-    await next();
-  });
+  const perIp = runtime.policy.rateLimits.perIp;
+  if (perIp) {
+    app.use(async (c, next) => {
+      const limited = await checkRateLimit(runtime.store, perIp, 'perIp', clientIp(c, trustProxy));
+      if (limited) return fail(c, limited);
+      await next();
+    });
+  }
   app.use(auth);
   app.route('/', serviceRoutes(runtime));
   app.route('/', batchRoute(runtime));

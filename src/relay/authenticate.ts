@@ -4,7 +4,7 @@ import { formatIssues } from '../protocol/index.js';
 import { PlayerClaimsSchema, type PlayerClaims } from './claims.js';
 import type { RelayEnv } from './context.js';
 import { fail } from './respond.js';
-import { secretKey, verifyPlayerToken } from './token.js';
+import { secretKey, verificationKey, verifyPlayerToken } from './token.js';
 
 export type Authenticate = (request: Request) => Promise<PlayerClaims | null>;
 
@@ -18,6 +18,7 @@ export function authentication(options: { secret?: string | undefined; authentic
   const custom = options.authenticate;
   // Checked once at startup so a relay with a missing or weak secret never starts.
   const key = custom ? undefined : secretKey(options.secret);
+  let verifier: Promise<CryptoKey> | undefined;
   const unauthorized = (c: Parameters<MiddlewareHandler<RelayEnv>>[0], message: string) => {
     c.header('WWW-Authenticate', 'Bearer realm="quest-points"');
     return fail(c, { status: 401, message });
@@ -37,7 +38,8 @@ export function authentication(options: { secret?: string | undefined; authentic
     const match = BEARER.exec(header);
     if (!match?.[1]) return unauthorized(c, 'Authorization header must be "Bearer <token>"');
     c.set('token', match[1]);
-    const verified = await verifyPlayerToken(match[1], key!);
+    verifier ??= verificationKey(key!);
+    const verified = await verifyPlayerToken(match[1], await verifier);
     if (!verified.ok) return unauthorized(c, verified.message);
     c.set('claims', verified.claims);
     return next();

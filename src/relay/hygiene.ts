@@ -79,9 +79,7 @@ export function clientIp(c: RelayContext, trustProxy: boolean | number): string 
     const entry = chain[chain.length - hops];
     if (entry) return entry;
   }
-  try {
-    return getConnInfo(c).remote.address ?? 'unknown';
-  } catch {
-    return 'unknown'; // not behind the Node adapter (app.fetch in-process, Workers): one shared bucket
-  }
+  // Only the Node adapter has a socket; app.fetch in-process or on Workers shares one bucket.
+  if (!(c.env as { incoming?: unknown } | undefined)?.incoming) return 'unknown';
+  return getConnInfo(c).remote.address ?? 'unknown';
 }

@@ -1,0 +1,84 @@
+// npm run bench:relay — what the relay costs on top of the service, measured in-process in one run:
+// awards/s straight to the emulator (baseline) vs through relay -> emulator (upstream.fetch = emulator.fetch),
+// single awards and 100-award batches. A benchmark, not a test: it prints figures.
+import { createEmulator } from '../src/emulator/index.js';
+import { paths, type QueuedAward } from '../src/protocol/index.js';
+import { createRelay, signPlayerToken } from '../src/relay/index.js';
+
+const API_KEY = 'bench-api-key-0123456789abcdef';
+const SECRET = 'bench-relay-secret-0123456789abcdef0123';
+const AWARDS = 5_000;
+const BATCHES = 60;
+const USERS = 100;
+
+type Fetch = (request: Request) => Response | Promise<Response>;
+
+async function perSecond(count: number, units: number, send: (i: number) => Promise<Response>) {
+  for (let i = 0; i < 200; i++) await (await send(-1 - i)).arrayBuffer(); // warm-up
+  const started = performance.now();
+  for (let i = 0; i < count; i++) {
+    const response = await send(i);
+    const text = await response.text();
+    if (response.status !== 200 || text.includes('"retry"') || text.includes('"rejected"')) {
+      throw new Error(`request ${i} answered ${response.status}: ${text.slice(0, 200)}`);
+    }
+  }
+  return (count * units) / ((performance.now() - started) / 1000);
+}
+
+const award = (i: number) => ({ serviceUserId: `user-${((i % USERS) + USERS) % USERS}`, eventPoints: 1.5, eventName: 'Bench' });
+const post = (url: string, headers: Record<string, string>, body: unknown) =>
+  new Request(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+
+export async function runRelayBench(): Promise<Record<string, number | string>> {
+  const emulator = () => createEmulator({ apiKeys: [API_KEY] });
+  const relayOver = (service: { fetch: Fetch }) =>
+    createRelay({
+      secret: SECRET,
+      upstream: { url: 'http://service.local', apiKey: API_KEY, fetch: async (r) => service.fetch(r) },
+      policy: { allowUnknownEvents: true, maxPointsPerAward: 100 },
+      logger: () => {},
+    });
+  const tokens = await Promise.all(Array.from({ length: USERS }, (_, u) => signPlayerToken({ sub: `user-${u}` }, { secret: SECRET, ttl: '1h' })));
+  const admin = await signPlayerToken({ sub: 'ops', role: 'admin' }, { secret: SECRET, ttl: '1h' });
+  const tokenOf = (i: number) => tokens[((i % USERS) + USERS) % USERS]!;
+
+  // Single awards, each with its own IDEMPOTENCY_KEY, as the SDK sends them.
+  const direct = emulator();
+  const directPerSec = await perSecond(AWARDS, 1, async (i) =>
+    direct.fetch(post(`http://service.local${paths.points('bench')}`, { API_KEY, IDEMPOTENCY_KEY: crypto.randomUUID() }, award(i))),
+  );
+  const viaRelay = relayOver(emulator());
+  const relayPerSec = await perSecond(AWARDS, 1, async (i) =>
+    viaRelay.fetch(post(`http://relay.local${paths.points('bench')}`, { authorization: `Bearer ${tokenOf(i)}`, IDEMPOTENCY_KEY: crypto.randomUUID() }, award(i))),
+  );
+
+  // 100-award batches: one player (one lane, in order) and an admin over 100 users (8 lanes at once).
+  const batchOf = (i: number, users: number): { awards: QueuedAward[] } => ({
+    awards: Array.from({ length: 100 }, (_, k) => ({ questId: 'bench', idempotencyKey: crypto.randomUUID(), ...award(users === 1 ? i : k) })),
+  });
+  const onePlayer = relayOver(emulator());
+  const onePlayerPerSec = await perSecond(BATCHES, 100, async (i) =>
+    onePlayer.fetch(post(`http://relay.local${paths.batch()}`, { authorization: `Bearer ${tokenOf(i)}` }, batchOf(i, 1))),
+  );
+  const manyUsers = relayOver(emulator());
+  const manyUsersPerSec = await perSecond(BATCHES, 100, async (i) =>
+    manyUsers.fetch(post(`http://relay.local${paths.batch()}`, { authorization: `Bearer ${admin}` }, batchOf(i, USERS))),
+  );
+
+  return {
+    upstream: 'emulator in-process (upstream.fetch = emulator.fetch)',
+    'emulator direct awards/s (baseline)': Math.round(directPerSec),
+    'relay -> emulator awards/s': Math.round(relayPerSec),
+    'relay / direct (single awards)': Number((relayPerSec / directPerSec).toFixed(2)),
+    'relay batch-100 awards/s, one player': Math.round(onePlayerPerSec),
+    'relay batch-100 / direct, one player': Number((onePlayerPerSec / directPerSec).toFixed(2)),
+    'relay batch-100 awards/s, admin over 100 users': Math.round(manyUsersPerSec),
+    'relay batch-100 / direct, 100 users': Number((manyUsersPerSec / directPerSec).toFixed(2)),
+  };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const results = await runRelayBench();
+  console.table(Object.entries(results).map(([figure, value]) => ({ figure, value })));
+}
