@@ -15,7 +15,7 @@ export interface SignOptions {
   ttl?: string | number;
 }
 
-export function secretKey(secret: string | undefined): Uint8Array {
+export function secretKey(secret: string | undefined): Uint8Array<ArrayBuffer> {
   if (!secret) throw new Error('relay secret is required: pass `secret` or set QP_RELAY_SECRET');
   if (secret.length < SECRET_MIN_LENGTH) {
     throw new Error(`relay secret must be at least ${SECRET_MIN_LENGTH} characters (QP_RELAY_SECRET)`);
