@@ -41,7 +41,7 @@ export async function signPlayerToken(claims: PlayerClaims, options: SignOptions
 }
 
 /** Imported once: jose would otherwise import a raw key on every verification (about half its cost). */
-export function verificationKey(secret: Uint8Array): Promise<CryptoKey> {
+export function verificationKey(secret: Uint8Array<ArrayBuffer>): Promise<CryptoKey> {
   return crypto.subtle.importKey('raw', secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
 }
 
