@@ -7,6 +7,7 @@ import type { EmulatorEnv } from './env.js';
 import { injectFaults, requireApiKey } from './guards.js';
 import { fail } from './http.js';
 import { enrolledUsersHandler, enrollmentHandler, identifyHandler, pointsHandler } from './queries.js';
+import type { RequestLogEntry } from './request-log.js';
 import type { EmulatorOptions } from './types.js';
 
 /** The emulator and the state behind it (the CLI and startEmulator export state without going through HTTP). */
@@ -25,11 +26,11 @@ export function buildEmulator(options: EmulatorOptions = {}): { app: Hono<Emulat
     if (options.admin && c.req.path.startsWith(`${ADMIN_PREFIX}/`)) return next();
     const url = c.req.url;
     const pathStart = url.indexOf('/', url.indexOf('//') + 2);
-    c.set('log', { seq: core.log.nextSeq(), at: new Date(core.now()).toISOString(), method: c.req.method, path: url.slice(pathStart), status: 0 });
+    const entry: RequestLogEntry = { seq: core.log.nextSeq(), at: new Date(core.now()).toISOString(), method: c.req.method, path: url.slice(pathStart), status: 0 };
+    c.set('log', entry);
     try {
       await next();
     } finally {
-      const entry = c.var.log;
       entry.status = entry.fault === 'lost-ack-drop' ? 0 : c.res.status;
       core.log.add(entry);
     }
