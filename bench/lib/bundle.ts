@@ -1,0 +1,55 @@
+// Figure 1: what a game ships. esbuild (browser, esm, minify, tree-shaking) then gzip level 9, as a CDN would serve it.
+import { build, type BuildOptions, type Metafile } from 'esbuild';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface BundleSize {
+  /** Minified bytes. */
+  min: number;
+  /** Minified then gzipped (level 9) bytes. */
+  gzip: number;
+  /** Minified bytes each npm package contributes to this bundle (esbuild metafile). */
+  packages: Record<string, number>;
+}
+
+const common: BuildOptions = {
+  bundle: true,
+  platform: 'browser',
+  format: 'esm',
+  target: 'es2022',
+  minify: true,
+  treeShaking: true,
+  write: false,
+  metafile: true,
+  logLevel: 'silent',
+  absWorkingDir: repoRoot,
+};
+
+/** Bundle one entry (a file, or `contents` standing for one) and measure it. */
+export async function measureBundle(entry: { file: string } | { contents: string }, external: string[] = []): Promise<BundleSize> {
+  const result = await build({
+    ...common,
+    external,
+    ...('file' in entry ? { entryPoints: [entry.file] } : { stdin: { contents: entry.contents, resolveDir: repoRoot, loader: 'ts' } }),
+  });
+  const code = result.outputFiles![0]!.contents;
+  return { min: code.byteLength, gzip: gzipSync(code, { level: 9 }).byteLength, packages: packageShares(result.metafile!) };
+}
+
+function packageShares(metafile: Metafile): Record<string, number> {
+  const shares: Record<string, number> = {};
+  for (const output of Object.values(metafile.outputs))
+    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+      const name = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ?? 'quest-points';
+      shares[name] = (shares[name] ?? 0) + bytesInOutput;
+    }
+  return shares;
+}
+
+/** The browser bundle of a page script (the benchmark page), not minified so stack traces stay readable. */
+export async function bundlePage(file: string): Promise<string> {
+  const result = await build({ ...common, entryPoints: [file], minify: false, metafile: false });
+  return result.outputFiles![0]!.text;
+}

@@ -1,0 +1,82 @@
+// The quick share of `npm run bench`, end to end in real Chromium: every row is produced with finite numbers and
+// bench.json holds the same table. No assertion on any time: benchmarks report figures, they do not gate CI.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { faceRows, runBench, type BenchReport } from '../../bench/run.js';
+import { formatMarkdown, formatTable, type Row } from '../../bench/lib/table.js';
+
+const finiteOrNull = (value: number | null) => value === null || Number.isFinite(value);
+
+function expectWellFormed(rows: Row[]) {
+  for (const r of rows) {
+    expect(Number.isFinite(r.ours), `${r.figure}: ours ${r.ours}`).toBe(true);
+    expect(finiteOrNull(r.baseline), `${r.figure}: baseline ${r.baseline}`).toBe(true);
+    expect(finiteOrNull(r.ratio), `${r.figure}: ratio ${r.ratio}`).toBe(true);
+    expect(['pass', 'miss', 'info']).toContain(r.verdict);
+    expect(r.target).not.toBe('');
+  }
+}
+
+describe('npm run bench --quick', () => {
+  let dir: string;
+  let report: BenchReport;
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('produces every figure of sections 1-5 with finite numbers, and writes them as bench.json', { timeout: 180_000 }, async () => {
+    dir = await mkdtemp(join(tmpdir(), 'qp-bench-'));
+    report = await runBench({ quick: true, only: ['bundle', 'browser'], outDir: dir });
+    const figures = report.rows.map((r) => r.figure);
+    expect(figures).toEqual(
+      expect.arrayContaining([
+        'quest-points (SDK) min+gzip',
+        'quest-points/phaser min+gzip (phaser external)',
+        'valibot alone (whole package) min+gzip',
+        'award() median, 0 queued',
+        'award() p99, 0 queued',
+        'award() median, 100 queued',
+        'award() p99, 1,000 queued',
+        'burst of 300 awards until durable in IndexedDB',
+        'drain 300 queued awards, relay -> emulator',
+        'frames over 16.7 ms in 1.5 s, award every frame',
+      ]),
+    );
+    expect(new Set(report.rows.map((r) => r.section))).toEqual(new Set(['1', '2', '3', '4', '5']));
+    expectWellFormed(report.rows);
+    // Comparisons that have a baseline carry it: the table is about ours against something.
+    for (const r of report.rows.filter((r) => ['3', '4'].includes(r.section))) expect(r.baseline, r.figure).not.toBeNull();
+    expect(report.environment.crossOriginIsolated).toBe(true);
+
+    const written = JSON.parse(await readFile(join(dir, 'bench.json'), 'utf8')) as BenchReport;
+    expect(written.rows).toEqual(report.rows);
+    expect(written.quick).toBe(true);
+
+    const text = formatTable(report.rows);
+    const markdown = formatMarkdown(report.rows);
+    for (const figure of figures) {
+      expect(text).toContain(figure);
+      expect(markdown).toContain(figure);
+    }
+  });
+});
+
+describe('figure 6: gathering the faces’ own benchmarks', () => {
+  it('turns numbers into rows, strings into notes, and a missing or failing bench into a skipped line', async () => {
+    const skipped: string[] = [];
+    const rows = await faceRows(
+      [
+        { name: 'relay', fn: 'runRelayBench', load: async () => ({ runRelayBench: async () => ({ 'awards/s': 1234.5, upstream: 'in-process', bad: Number.NaN }) }) },
+        { name: 'sdk', fn: 'runSdkBench', load: () => import(String('./no-such.bench.js')) },
+        { name: 'emulator', fn: 'runEmulatorBench', load: async () => ({ other: () => ({}) }) },
+        { name: 'broken', fn: 'run', load: async () => ({ run: async () => Promise.reject(new Error('boom')) }) },
+      ],
+      skipped,
+    );
+    expect(rows).toEqual([expect.objectContaining({ section: '6', figure: 'relay: awards/s', ours: 1235, verdict: 'info', note: 'upstream: in-process' })]);
+    expect(skipped).toHaveLength(3);
+    expect(skipped[0]).toMatch(/^sdk: /);
+    expect(skipped[1]).toBe('emulator: bench/emulator.bench.ts exports no runEmulatorBench()');
+    expect(skipped[2]).toBe('broken: boom');
+  });
+});
