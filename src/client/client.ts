@@ -57,7 +57,7 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
     queueMicrotask(() => ((storage = 'degraded'), changed(), emitter.emit('storage:degraded', { reason: 'unavailable' })));
   const lock = createFlushLock(`quest-points:${storageName}`, useIdb ? (cache as KV<Lease>) : undefined);
   const channel = useIdb && typeof BroadcastChannel !== 'undefined' ? new BroadcastChannel(`quest-points:${storageName}`) : undefined;
-  const post = (message: Message) => channel?.postMessage(message);
+  const post = (message: Message) => closed || channel?.postMessage(message);
 
   const settle = new Map<string, (outcome: AwardOutcome) => void>();
   const attempts = new Map<string, number>();
@@ -79,6 +79,7 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
   let tickPending = false;
   let snapshot: Snapshot | undefined;
   let flushing: Promise<void> | undefined;
+  let nextRun: Promise<void> | undefined;
   let flushTimer: ReturnType<typeof setTimeout> | undefined;
   let retryTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -236,7 +237,7 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
         const delayMs = backoffDelay(backoffAttempt++, baseMs, maxMs, afterMs);
         retryAt = Date.now() + delayMs;
         clearTimeout(retryTimer);
-        retryTimer = unref(setTimeout(() => void run(false), delayMs));
+        retryTimer = unref(setTimeout(() => void run(true), delayMs));
         for (const [award, r] of retries) {
           const attempt = (attempts.get(award.idempotencyKey) ?? 0) + 1;
           attempts.set(award.idempotencyKey, attempt);
@@ -251,8 +252,10 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
 
   function run(force: boolean): Promise<void> {
     if (closed || (!force && Date.now() < retryAt)) return Promise.resolve();
+    // A trigger during a flush (even while its lock is being released) runs once more right after it.
+    if (flushing) return (nextRun ??= flushing.then(() => ((nextRun = undefined), run(true))));
     // A degraded tab's awards exist only in its memory: it sends them itself, the service dedupes by key.
-    return (flushing ??= (outbox.degraded ? drain() : lock(drain))
+    return (flushing = (outbox.degraded ? drain() : lock(drain))
       .catch((error) => void emitter.emit('error', { error, during: 'flush' }))
       .finally(() => (flushing = undefined)));
   }

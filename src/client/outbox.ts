@@ -71,12 +71,12 @@ export function createOutbox(queue: KV<PendingAward>, dead: KV<DeadLetter>, onDe
     commit(): Promise<void> {
       return chain(async () => {
         if (degraded || !unwritten.size) return;
+        // Kept in `unwritten` until written, so reload() never mistakes an award in flight for an acknowledged one.
         const batch = [...unwritten];
-        unwritten.clear();
         try {
           await queue.setMany(batch);
+          for (const [k, v] of batch) if (unwritten.get(k) === v) unwritten.delete(k);
         } catch (error) {
-          for (const [k, v] of batch) if (mirror.has(k)) unwritten.set(k, v);
           degrade(error);
         }
       });
@@ -84,15 +84,17 @@ export function createOutbox(queue: KV<PendingAward>, dead: KV<DeadLetter>, onDe
     /** Acknowledged (or dead-lettered) awards leave the outbox. */
     remove(keys: string[], local = true): PendingAward[] {
       const removed = keys.map(forget).filter((r): r is PendingAward => !!r);
+      // Until deleted from the store, reload() must not bring them back.
+      if (local) keys.forEach((k) => deletes.add(k));
       if (local)
         void chain(async () => {
           if (!degraded)
             try {
-              return await queue.delMany(keys);
+              await queue.delMany(keys);
+              keys.forEach((k) => deletes.delete(k));
             } catch (error) {
               degrade(error);
             }
-          keys.forEach((k) => deletes.add(k));
         });
       return removed;
     },
@@ -128,12 +130,13 @@ export function createOutbox(queue: KV<PendingAward>, dead: KV<DeadLetter>, onDe
      * mirror, oldest first. While degraded: this tab's own awards only.
      */
     async reload(): Promise<PendingAward[]> {
-      await writing;
-      if (!degraded) {
+      await chain(async () => {
+        if (degraded) return;
         try {
           const stored = await queue.all();
           const seen = new Set<string>();
           for (const rec of stored) {
+            if (deletes.has(rec.idempotencyKey)) continue;
             seen.add(rec.idempotencyKey);
             if (!mirror.has(rec.idempotencyKey)) keep(rec);
             remote.delete(rec.idempotencyKey);
@@ -142,7 +145,7 @@ export function createOutbox(queue: KV<PendingAward>, dead: KV<DeadLetter>, onDe
         } catch (error) {
           degrade(error);
         }
-      }
+      });
       return [...mirror.values()].filter((r) => !degraded || !remote.has(r.idempotencyKey)).sort((a, b) => a.seq - b.seq);
     },
     pendingOf: (pair: string) => [...(byPair.get(pair)?.values() ?? [])],

@@ -33,7 +33,8 @@ function fromError(error: unknown): SendResult {
 const fromBatchResult = (r: BatchResult | undefined): SendResult =>
   !r ? { outcome: 'retry', reason: 'no result' } : r.outcome === 'retry' ? { ...r, retryAfterMs: r.retryAfter! * 1000 || 0 } : r;
 
-async function sendOne(transport: Transport, { questId, idempotencyKey, ...body }: QueuedAward): Promise<SendResult> {
+async function sendOne(transport: Transport, award: QueuedAward): Promise<SendResult> {
+  const { questId, idempotencyKey, ...body } = toWire(award);
   try {
     return fromAnswer(await transport.request('POST', paths.points(questId), body, { [IDEMPOTENCY_KEY_HEADER]: idempotencyKey }));
   } catch (error) {

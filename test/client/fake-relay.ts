@@ -6,7 +6,7 @@ export interface Seen {
   body: any;
 }
 
-export type Handler = (req: Seen) => Response | Promise<Response> | undefined;
+export type Handler = (req: Seen) => Response | undefined | Promise<Response | undefined>;
 
 export const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
@@ -16,10 +16,14 @@ export function fakeRelay(handler: Handler = () => undefined) {
   const seen: Seen[] = [];
   const fetch = async (input: RequestInfo | URL, init: RequestInit = {}): Promise<Response> => {
     const url = new URL(String(input), 'http://relay.test');
-    const headers = Object.fromEntries(new Headers(init.headers).entries());
+    const headers = Object.fromEntries([...new Headers(init.headers).entries()].map(([k, v]) => [k.toLowerCase(), v]));
     const req: Seen = { method: init.method ?? 'GET', path: url.pathname + url.search, headers, body: init.body ? JSON.parse(String(init.body)) : undefined };
     seen.push(req);
-    const custom = await handler(req);
+    const signal = init.signal;
+    const custom = await new Promise<Response | undefined>((resolve, reject) => {
+      signal?.addEventListener('abort', () => reject(signal.reason));
+      Promise.resolve(handler(req)).then(resolve, reject);
+    });
     if (custom) return custom;
     if (req.path === '/api/batch/points')
       return json(200, { success: true, results: req.body.awards.map((a: any) => ({ idempotencyKey: a.idempotencyKey, outcome: 'ok' })) });

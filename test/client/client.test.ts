@@ -1,0 +1,419 @@
+// @vitest-environment happy-dom
+import 'fake-indexeddb/auto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createQuestPoints, QuestPointsError, type QuestPoints, type QuestPointsOptions } from '../../src/client/index.js';
+import { fakeRelay, json, jwt, uniqueName, until } from './fake-relay.js';
+
+const open: QuestPoints[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((c) => c.close()));
+});
+
+function client(options: Partial<QuestPointsOptions> & { fetch: typeof fetch }) {
+  const qp = createQuestPoints({
+    relayUrl: '/api',
+    getToken: () => jwt('player-1', Date.now() / 1000 + 3600),
+    questId: 'quest-1',
+    serviceUserId: 'player-1',
+    storageName: uniqueName(),
+    flushDelayMs: 1,
+    backoff: { baseMs: 5, maxMs: 20 },
+    ...options,
+  });
+  open.push(qp);
+  return qp;
+}
+
+describe('award() validation', () => {
+  it.each([
+    [{ eventPoints: '5' }, 'eventPoints', /eventPoints must be a number/],
+    [{ eventPoints: Infinity }, 'eventPoints', /finite/],
+    [{ eventPoints: 1, questId: '' }, 'questId', /questId must be at least 1 character/],
+    [{ eventPoints: 1, serviceUserId: 'a\u0000b' }, 'serviceUserId', /control characters/],
+    [{ eventPoints: 1, eventName: 'x'.repeat(129) }, 'eventName', /at most 128/],
+    [{ eventPoints: 1, eventDescription: 'x'.repeat(2049) }, 'eventDescription', /at most 2048/],
+  ])('%j throws naming %s, and queues nothing', async (input, field, message) => {
+    const relay = fakeRelay();
+    const qp = client({ fetch: relay.fetch });
+    let error: unknown;
+    try {
+      qp.award(input as never);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(QuestPointsError);
+    expect((error as QuestPointsError).field).toBe(field);
+    expect((error as QuestPointsError).message).toMatch(message);
+    expect(await qp.pending()).toEqual([]);
+    expect(qp.getSnapshot().queueSize).toBe(0);
+  });
+
+  it('a missing serviceUserId without a default says it is required', () => {
+    const qp = client({ fetch: fakeRelay().fetch, serviceUserId: undefined });
+    expect(() => qp.award({ eventPoints: 1 })).toThrow(/serviceUserId is required/);
+  });
+
+  it('returns at once with a UUID key; settled resolves when the relay acknowledged it', async () => {
+    const relay = fakeRelay();
+    const qp = client({ fetch: relay.fetch });
+    const { idempotencyKey, settled } = qp.award({ eventPoints: 5, eventName: 'kill' });
+    expect(idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await settled).toEqual({ status: 'sent', idempotencyKey });
+    const sent = relay.seen.find((r) => r.method === 'POST')!;
+    expect(sent.path).toBe('/api/group-quests/quest-1/points');
+    expect(sent.headers.idempotency_key).toBe(idempotencyKey);
+    expect(sent.headers.authorization).toMatch(/^Bearer e30\./);
+    expect(sent.body).toEqual({ serviceUserId: 'player-1', eventPoints: 5, eventName: 'kill' });
+    expect(await qp.pending()).toEqual([]);
+  });
+
+  it('throws a clear error on a full queue and evicts nothing', async () => {
+    const qp = client({ fetch: fakeRelay(() => json(503, {})).fetch, maxQueue: 2 });
+    qp.award({ eventPoints: 1 });
+    qp.award({ eventPoints: 2 });
+    expect(() => qp.award({ eventPoints: 3 })).toThrow(expect.objectContaining({ code: 'queue-full' }));
+    expect((await qp.pending()).map((a) => a.eventPoints)).toEqual([1, 2]);
+  });
+});
+
+describe('flushing', () => {
+  it('sends awards of one tick in one batch, in order, and empties the outbox only after the acknowledgement', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const relay = fakeRelay(async (req) => {
+      if (req.path === '/api/batch/points') await gate;
+      return undefined;
+    });
+    const qp = client({ fetch: relay.fetch });
+    const keys = [1, 2, 3].map((n) => qp.award({ eventPoints: n }).idempotencyKey);
+    await until(() => relay.seen.length > 0);
+    expect((await qp.pending()).map((a) => a.idempotencyKey)).toEqual(keys);
+    release();
+    await qp.flush();
+    await until(async () => (await qp.pending()).length === 0);
+    expect(relay.sentKeys()).toEqual(keys);
+    expect(relay.seen.filter((r) => r.method === 'POST')).toHaveLength(1);
+  });
+
+  it('survives a reload: a new client on the same storage name resends the same keys', async () => {
+    const storageName = uniqueName();
+    const down = fakeRelay(() => json(503, { success: false, message: 'down' }));
+    const first = client({ fetch: down.fetch, storageName });
+    const keys = [first.award({ eventPoints: 1 }).idempotencyKey, first.award({ eventPoints: 2 }).idempotencyKey];
+    await until(() => down.seen.length > 0);
+    await first.close();
+    const up = fakeRelay();
+    const second = client({ fetch: up.fetch, storageName });
+    await until(async () => up.sentKeys().length === 2);
+    expect(up.sentKeys()).toEqual(keys);
+    expect(down.sentKeys().slice(0, 2)).toEqual(keys);
+    await until(async () => (await second.pending()).length === 0);
+  });
+
+  it('two storage names never mix their outboxes', async () => {
+    const a = client({ fetch: fakeRelay(() => json(503, {})).fetch });
+    const b = client({ fetch: fakeRelay(() => json(503, {})).fetch });
+    a.award({ eventPoints: 1 });
+    b.award({ eventPoints: 2 });
+    b.award({ eventPoints: 3 });
+    await until(async () => (await a.pending()).length === 1 && (await b.pending()).length === 2);
+    expect((await a.pending()).map((x) => x.eventPoints)).toEqual([1]);
+  });
+
+  it('dead-letters a refused award with its status and message, emits award:rejected, and keeps the others flowing', async () => {
+    const relay = fakeRelay((req) =>
+      req.path === '/api/batch/points'
+        ? json(200, {
+            success: true,
+            results: req.body.awards.map((a: any) =>
+              a.eventPoints === 2
+                ? { idempotencyKey: a.idempotencyKey, outcome: 'rejected', status: 403, message: 'eventName is not allowed' }
+                : { idempotencyKey: a.idempotencyKey, outcome: 'ok' },
+            ),
+          })
+        : undefined,
+    );
+    const qp = client({ fetch: relay.fetch });
+    const rejected: unknown[] = [];
+    qp.on('award:rejected', (e) => rejected.push(e.deadLetter));
+    const [, bad] = [1, 2, 3].map((n) => qp.award({ eventPoints: n }));
+    expect(await bad!.settled).toEqual({ status: 'rejected', idempotencyKey: bad!.idempotencyKey, httpStatus: 403, message: 'eventName is not allowed' });
+    const dead = await qp.deadLetters();
+    expect(dead).toMatchObject([{ idempotencyKey: bad!.idempotencyKey, status: 403, eventPoints: 2 }]);
+    expect(rejected).toHaveLength(1);
+    expect(await qp.pending()).toEqual([]);
+    expect(qp.getSnapshot().deadLetterCount).toBe(1);
+  });
+
+  it('retryDeadLetter re-queues under a new key; discardDeadLetter drops it', async () => {
+    let refuse = true;
+    const relay = fakeRelay(() => (refuse ? json(422, { success: false, message: 'eventPoints must be at most 100' }) : undefined));
+    const qp = client({ fetch: relay.fetch });
+    const first = qp.award({ eventPoints: 500 });
+    expect((await first.settled).status).toBe('rejected');
+    refuse = false;
+    const newKey = await qp.retryDeadLetter(first.idempotencyKey);
+    expect(newKey).not.toBe(first.idempotencyKey);
+    await until(async () => relay.sentKeys().includes(newKey) && (await qp.pending()).length === 0);
+    expect(await qp.deadLetters()).toEqual([]);
+    refuse = true;
+    const second = qp.award({ eventPoints: 501 });
+    await second.settled;
+    await qp.discardDeadLetter(second.idempotencyKey);
+    expect(await qp.deadLetters()).toEqual([]);
+    await expect(qp.retryDeadLetter('nope')).rejects.toThrow(/not a dead letter/);
+  });
+
+  it('a batch refused as a whole (400) is sent one by one so only the bad award is dead-lettered', async () => {
+    const relay = fakeRelay((req) => {
+      if (req.path === '/api/batch/points') return json(400, { success: false, message: 'awards.1.eventName must be at most 128 characters' });
+      if (req.body?.eventPoints === 2) return json(400, { success: false, message: 'bad award' });
+      return undefined;
+    });
+    const qp = client({ fetch: relay.fetch });
+    const handles = [1, 2, 3].map((n) => qp.award({ eventPoints: n }));
+    const outcomes = await Promise.all(handles.map((h) => h.settled));
+    expect(outcomes.map((o) => o.status)).toEqual(['sent', 'rejected', 'sent']);
+    expect(relay.sentKeys()).toEqual([...handles.map((h) => h.idempotencyKey), ...handles.map((h) => h.idempotencyKey)]);
+  });
+
+  it.each([408, 409, 429, 500, 503])('%i is retried with the same key, honouring Retry-After, until acknowledged', async (status) => {
+    let failures = 2;
+    const relay = fakeRelay(() => (failures-- > 0 ? json(status, { success: false, message: 'later' }, { 'retry-after': '0.03' }) : undefined));
+    const qp = client({ fetch: relay.fetch });
+    const retrying: { attempt: number; delayMs: number; status?: number }[] = [];
+    qp.on('award:retrying', (e) => retrying.push(e));
+    const { idempotencyKey, settled } = qp.award({ eventPoints: 1 });
+    expect(await settled).toEqual({ status: 'sent', idempotencyKey });
+    expect(relay.sentKeys()).toEqual([idempotencyKey, idempotencyKey, idempotencyKey]);
+    expect(retrying.map((r) => r.attempt)).toEqual([1, 2]);
+    expect(retrying.every((r) => r.delayMs >= 30 && r.status === status)).toBe(true);
+  });
+
+  it('a network failure or a timeout is retried; connection:changed reports it', async () => {
+    let calls = 0;
+    const relay = fakeRelay(async () => {
+      calls++;
+      if (calls === 1) throw new TypeError('fetch failed');
+      if (calls === 2) await new Promise((r) => setTimeout(r, 200));
+      return undefined;
+    });
+    const qp = client({ fetch: relay.fetch, timeoutMs: 50 });
+    const reasons: string[] = [];
+    const online: boolean[] = [];
+    qp.on('award:retrying', (e) => reasons.push(e.reason));
+    qp.on('connection:changed', (e) => online.push(e.online));
+    expect((await qp.award({ eventPoints: 1 }).settled).status).toBe('sent');
+    expect(reasons).toEqual(['network', 'timeout']);
+    expect(online).toEqual([false, true]);
+  });
+
+  it('an award is never dropped for a retry count', async () => {
+    let failures = 12;
+    const relay = fakeRelay(() => (failures-- > 0 ? json(500, {}) : undefined));
+    const qp = client({ fetch: relay.fetch, backoff: { baseMs: 1, maxMs: 2 } });
+    expect((await qp.award({ eventPoints: 1 }).settled).status).toBe('sent');
+    expect(new Set(relay.sentKeys()).size).toBe(1);
+    expect(relay.sentKeys()).toHaveLength(13);
+  });
+
+  it('401: fetches a fresh token and resends with the same key', async () => {
+    let tokens = 0;
+    const relay = fakeRelay((req) => (req.headers.authorization === 'Bearer t1' ? json(401, { success: false, message: 'token expired' }) : undefined));
+    const qp = client({ fetch: relay.fetch, getToken: () => `t${++tokens}` });
+    const { idempotencyKey, settled } = qp.award({ eventPoints: 1 });
+    expect((await settled).status).toBe('sent');
+    expect(tokens).toBe(2);
+    expect(relay.sentKeys()).toEqual([idempotencyKey, idempotencyKey]);
+  });
+
+  it('a token is reused until shortly before exp', async () => {
+    let tokens = 0;
+    const relay = fakeRelay();
+    const qp = client({ fetch: relay.fetch, getToken: () => (tokens++, jwt('p', Date.now() / 1000 + 3600)) });
+    await qp.award({ eventPoints: 1 }).settled;
+    await qp.award({ eventPoints: 2 }).settled;
+    expect(tokens).toBe(1);
+    const soon = client({ fetch: relay.fetch, getToken: () => (tokens++, jwt('p', Date.now() / 1000 + 10)) });
+    await soon.award({ eventPoints: 1 }).settled;
+    await soon.award({ eventPoints: 2 }).settled;
+    expect(tokens).toBe(3);
+  });
+
+  it('getToken failing: auth:required, the queue pauses and resumes on flush() once a token works', async () => {
+    let fail = true;
+    const relay = fakeRelay();
+    const qp = client({ fetch: relay.fetch, getToken: () => (fail ? Promise.reject(new Error('logged out')) : 'ok-token') });
+    const auth: unknown[] = [];
+    qp.on('auth:required', (e) => auth.push(e.error));
+    const { settled } = qp.award({ eventPoints: 1 });
+    await until(() => auth.length === 1);
+    expect(qp.getSnapshot().authRequired).toBe(true);
+    expect(String(auth[0])).toMatch(/logged out/);
+    expect(relay.seen).toHaveLength(0);
+    fail = false;
+    await qp.flush();
+    expect((await settled).status).toBe('sent');
+    expect(qp.getSnapshot().authRequired).toBe(false);
+  });
+
+  it('works in memory (Node-like) and emits the queue events', async () => {
+    const relay = fakeRelay();
+    const qp = client({ fetch: relay.fetch, storage: 'memory' });
+    const events: string[] = [];
+    for (const name of ['award:queued', 'award:sent', 'queue:changed', 'queue:drained'] as const) qp.on(name, () => events.push(name));
+    await qp.award({ eventPoints: 1 }).settled;
+    await until(() => events.includes('queue:drained'));
+    expect(events.slice(0, 2)).toEqual(['award:queued', 'queue:changed']);
+    expect(events).toContain('award:sent');
+    expect(qp.getSnapshot().storage).toBe('memory');
+  });
+});
+
+describe('reads', () => {
+  const points = { totalPoints: 10, history: [{ createdAt: '2024-01-01T00:00:00.000Z', eventPoints: 10, eventName: 'a', eventDescription: '' }] };
+  const readRelay = (extra?: (req: any) => Response | undefined) =>
+    fakeRelay((req) => {
+      const custom = extra?.(req);
+      if (custom) return custom;
+      if (req.method === 'GET' && req.path === '/api/group-quests/quest-1/points/player-1') return json(200, { success: true, data: points });
+      if (req.path === '/api/users/identify') return json(200, { success: true, data: { serviceUserId: 'user-' + (req.body.email ?? req.body.wallet.address) } });
+      if (req.path === '/api/group-quests/quest-1/enrolled-users/player-1') return json(200, { success: true, data: { serviceUserId: 'player-1', enrolled: true, currentPoints: 10 } });
+      if (req.path.startsWith('/api/group-quests/quest-1/enrolled-users/')) return json(404, { success: false, message: 'User is not enrolled in the quest' });
+      return undefined;
+    });
+
+  it('getPoints: confirmed plus pending, each marked', async () => {
+    const relay = readRelay((req) => (req.method === 'POST' ? json(503, {}) : undefined));
+    const qp = client({ fetch: relay.fetch });
+    const { idempotencyKey } = qp.award({ eventPoints: 0.2, eventName: 'coin' });
+    qp.award({ eventPoints: 0.1 });
+    const view = await qp.getPoints();
+    expect(view).toMatchObject({ confirmedPoints: 10, pendingPoints: 0.3, totalPoints: 10.3, stale: false });
+    expect(view.pending).toHaveLength(2);
+    expect(view.history.map((h) => [h.eventPoints, h.pending])).toEqual([[0.1, true], [0.2, true], [10, false]]);
+    expect(view.history[1]).toMatchObject({ eventName: 'coin', idempotencyKey });
+  });
+
+  it('getPoints encodes hostile ids as one path segment', async () => {
+    const relay = readRelay(() => json(200, { success: true, data: { totalPoints: 0, history: [] } }));
+    const qp = client({ fetch: relay.fetch });
+    await qp.getPoints('../users/identify', 'a/b');
+    expect(relay.seen.at(-1)!.path).toBe('/api/group-quests/..%2Fusers%2Fidentify/points/a%2Fb');
+  });
+
+  it('getEnrollment: the status, or null for the 404', async () => {
+    const qp = client({ fetch: readRelay().fetch });
+    expect(await qp.getEnrollment()).toEqual({ serviceUserId: 'player-1', enrolled: true, currentPoints: 10 });
+    expect(await qp.getEnrollment('quest-1', 'someone-else')).toBeNull();
+  });
+
+  it('identify validates, then is cached and answers offline', async () => {
+    let offline = false;
+    const relay = readRelay(() => (offline ? (() => { throw new TypeError('offline'); })() : undefined));
+    const qp = client({ fetch: relay.fetch });
+    await expect(qp.identify({ email: 'a@b.co', wallet: { address: '0x1', chain: 'eth' } } as never)).rejects.toThrow(/exactly one of email or wallet/);
+    expect(await qp.identify({ email: 'a@b.co' })).toBe('user-a@b.co');
+    offline = true;
+    expect(await qp.identify({ email: 'a@b.co' })).toBe('user-a@b.co');
+    await expect(qp.identify({ wallet: { address: '0xabc', chain: 'eth' } })).rejects.toThrow(QuestPointsError);
+  });
+
+  it('enrolledUsers pages by offset until the last page', async () => {
+    const all = Array.from({ length: 5 }, (_, i) => ({ serviceUserId: `u${i}`, email: null }));
+    const relay = fakeRelay((req) => {
+      const url = new URL(req.path, 'http://x');
+      if (url.pathname !== '/api/group-quests/quest-1/enrolled-users') return undefined;
+      const limit = Number(url.searchParams.get('limit'));
+      const offset = Number(url.searchParams.get('offset'));
+      const data = all.slice(offset, offset + limit);
+      return json(200, { success: true, data, pagination: { limit, offset, nextPage: offset + limit < all.length ? 'next' : null, previousPage: null } });
+    });
+    const qp = client({ fetch: relay.fetch });
+    const pages: string[][] = [];
+    for await (const page of qp.enrolledUsers('quest-1', { limit: 2 })) pages.push(page.map((u) => u.serviceUserId));
+    expect(pages).toEqual([['u0', 'u1'], ['u2', 'u3'], ['u4']]);
+  });
+
+  it('watchPoints and getSnapshot follow queued and acknowledged awards', async () => {
+    let total = 10;
+    const relay = readRelay((req) => {
+      if (req.method === 'POST') total += req.body.eventPoints;
+      if (req.method === 'GET' && req.path.includes('/points/')) return json(200, { success: true, data: { totalPoints: total, history: [] } });
+      return undefined;
+    });
+    const qp = client({ fetch: relay.fetch });
+    const seen: number[] = [];
+    const stop = qp.watchPoints('quest-1', 'player-1', (v) => seen.push(v.totalPoints));
+    const snapshots = new Set<unknown>();
+    qp.subscribe((s) => snapshots.add(s));
+    await until(() => seen.includes(10));
+    const before = qp.getSnapshot();
+    expect(qp.getSnapshot()).toBe(before); // stable between changes (useSyncExternalStore)
+    qp.award({ eventPoints: 5 });
+    await until(() => seen.includes(15));
+    await until(async () => (await qp.pending()).length === 0);
+    await qp.getPoints();
+    expect(Object.values(qp.getSnapshot().points)[0]).toMatchObject({ totalPoints: 15, confirmedPoints: 15, pendingPoints: 0 });
+    expect(snapshots.size).toBeGreaterThan(1);
+    stop();
+  });
+});
+
+describe('storage and environment', () => {
+  it('IndexedDB missing: keeps working in memory and says so', async () => {
+    const saved = globalThis.indexedDB;
+    // @ts-expect-error simulate a browser without IndexedDB
+    delete globalThis.indexedDB;
+    try {
+      const relay = fakeRelay();
+      const qp = client({ fetch: relay.fetch, storage: 'indexeddb' });
+      const degraded: string[] = [];
+      qp.on('storage:degraded', (e) => degraded.push(e.reason));
+      expect((await qp.award({ eventPoints: 1 }).settled).status).toBe('sent');
+      expect(degraded).toEqual(['unavailable']);
+      expect(qp.getSnapshot().storage).toBe('degraded');
+    } finally {
+      globalThis.indexedDB = saved;
+    }
+  });
+
+  it('a failing store (quota): storage:degraded, awards still sent from memory', async () => {
+    const relay = fakeRelay();
+    const qp = client({ fetch: relay.fetch });
+    const degraded: string[] = [];
+    qp.on('storage:degraded', (e) => degraded.push(e.reason));
+    const original = IDBObjectStore.prototype.put;
+    IDBObjectStore.prototype.put = function () {
+      throw Object.assign(new Error('full'), { name: 'QuotaExceededError' });
+    };
+    try {
+      expect((await qp.award({ eventPoints: 1 }).settled).status).toBe('sent');
+      expect(degraded).toEqual(['quota']);
+    } finally {
+      IDBObjectStore.prototype.put = original;
+    }
+  });
+
+  it('direct mode is refused in a browser unless dangerouslyAllowBrowser', () => {
+    const direct = { baseUrl: 'https://service.test', apiKey: 'k' };
+    expect(() => createQuestPoints({ direct })).toThrow(/refused in a browser/);
+    const qp = createQuestPoints({ direct, dangerouslyAllowBrowser: true, storage: 'memory' });
+    open.push(qp);
+  });
+
+  it('two tabs: one flusher, both see the queue', async () => {
+    const storageName = uniqueName();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const relay = fakeRelay(async () => (await gate, undefined));
+    const a = client({ fetch: relay.fetch, storageName });
+    const b = client({ fetch: relay.fetch, storageName });
+    const keys = [a.award({ eventPoints: 1 }).idempotencyKey, b.award({ eventPoints: 2 }).idempotencyKey];
+    await until(() => a.getSnapshot().queueSize === 2 && b.getSnapshot().queueSize === 2);
+    await Promise.all([a.flush(), b.flush(), (async () => (await new Promise((r) => setTimeout(r, 50)), release()))()]);
+    await until(async () => (await a.pending()).length === 0 && b.getSnapshot().queueSize === 0);
+    // Every key went out exactly once: no two tabs flushed the same award concurrently.
+    expect(relay.sentKeys().sort()).toEqual([...keys].sort());
+  });
+});
