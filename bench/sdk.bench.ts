@@ -1,0 +1,58 @@
+// npm run bench:sdk: the SDK entry's size (min+gzip, with its dependencies) and the cost of award() as the queue
+// grows. Node + fake-indexeddb here; the real-Chromium figures come from `npm run bench`.
+import 'fake-indexeddb/auto';
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+import { createQuestPoints } from '../src/client/index.js';
+import { measureBundle } from './lib/bundle.js';
+
+export const SDK_BUDGET_BYTES = 8 * 1024;
+
+export const sdkBundleSize = () => measureBundle({ file: 'src/client/index.ts' });
+
+/** Mean µs per award() with `queued` awards already in the outbox (the relay is down, so nothing drains). */
+async function awardCost(queued: number, samples: number): Promise<number> {
+  const qp = createQuestPoints({
+    relayUrl: 'http://relay.invalid',
+    getToken: () => 'token',
+    questId: 'bench',
+    serviceUserId: 'player',
+    storageName: `bench-${queued}-${Math.random()}`,
+    maxQueue: queued + samples + 1,
+    pollIntervalMs: 3_600_000,
+    backoff: { baseMs: 3_600_000, maxMs: 3_600_000 },
+    fetch: async () => new Response('{}', { status: 503 }),
+  });
+  for (let i = 0; i < queued; i += 500) {
+    for (let j = i; j < Math.min(queued, i + 500); j++) qp.award({ eventPoints: 1 });
+    await new Promise((r) => setTimeout(r, 0));
+  }
+  await qp.pending();
+  let total = 0;
+  for (let i = 0; i < samples; i++) {
+    const start = performance.now();
+    qp.award({ eventPoints: 1, eventName: 'bench' });
+    total += performance.now() - start;
+    // One award per tick, as a game does: each pays its own transaction.
+    if (i % 10 === 9) await new Promise((r) => setTimeout(r, 0));
+  }
+  await qp.close();
+  return (total / samples) * 1000;
+}
+
+export async function runSdkBench(): Promise<Record<string, number | string>> {
+  const size = await sdkBundleSize();
+  const result: Record<string, number | string> = {
+    'bundle min (B)': size.min,
+    'bundle min+gzip (B)': size.gzip,
+    'budget (B)': SDK_BUDGET_BYTES,
+    'within budget': size.gzip <= SDK_BUDGET_BYTES ? 'yes' : 'NO',
+  };
+  for (const queued of [0, 1_000, 10_000]) result[`award() µs, ${queued} queued`] = Number((await awardCost(queued, 1_000)).toFixed(1));
+  return result;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const result = await runSdkBench();
+  for (const [k, v] of Object.entries(result)) console.log(`${k.padEnd(28)} ${v}`);
+}
