@@ -1,6 +1,5 @@
 import type { EnrolledUser, EnrollmentStatus, PointsSummary } from '../protocol/responses.js';
-import { IDEMPOTENCY_KEY_HEADER } from '../protocol/headers.js';
-import { BATCH_MAX_AWARDS, DEFAULT_EVENT_NAME } from '../protocol/limits.js';
+import { BATCH_MAX_AWARDS } from '../protocol/limits.js';
 import { paths } from '../protocol/paths.js';
 import { createEmitter } from './emitter.js';
 import { QuestPointsError } from './errors.js';
@@ -60,7 +59,6 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
   const post = (message: Message) => closed || channel?.postMessage(message);
 
   const settle = new Map<string, (outcome: AwardOutcome) => void>();
-  const attempts = new Map<string, number>();
   const confirmed = new Map<string, { summary: PointsSummary; at: number; stale: boolean }>();
   const watchers = new Map<string, Set<(view: PointsView) => void>>();
   const subscribers = new Set<(snapshot: Snapshot) => void>();
@@ -130,17 +128,7 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
       totalPoints: round(confirmedPoints + pendingPoints),
       confirmedPoints,
       pendingPoints,
-      history: [
-        ...pending.map((a) => ({
-          createdAt: new Date(a.queuedAt).toISOString(),
-          eventPoints: a.eventPoints,
-          eventName: a.eventName ?? DEFAULT_EVENT_NAME,
-          eventDescription: a.eventDescription ?? '',
-          pending: true,
-          idempotencyKey: a.idempotencyKey,
-        })),
-        ...(known?.summary.history ?? []).map((h) => ({ ...h, pending: false })),
-      ],
+      history: known?.summary.history ?? [],
       pending,
       confirmedAt: known?.at ?? null,
       stale: known?.stale ?? false,
@@ -179,12 +167,7 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
       const pair = pairOf(award);
       const known = confirmed.get(pair);
       // Count it as confirmed until the next read, so the total never dips between acknowledgement and refresh.
-      if (known) {
-        const { eventPoints, eventName = DEFAULT_EVENT_NAME, eventDescription = '' } = award;
-        const entry = { createdAt: new Date().toISOString(), eventPoints, eventName, eventDescription };
-        setConfirmed(pair, { totalPoints: round(known.summary.totalPoints + eventPoints), history: [entry, ...known.summary.history] }, known.stale);
-      }
-      attempts.delete(award.idempotencyKey);
+      if (known) setConfirmed(pair, { ...known.summary, totalPoints: round(known.summary.totalPoints + award.eventPoints) }, known.stale);
       settle.get(award.idempotencyKey)?.({ status: 'sent', idempotencyKey: award.idempotencyKey });
       settle.delete(award.idempotencyKey);
       emitter.emit('award:sent', { award });
@@ -238,11 +221,7 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
         retryAt = Date.now() + delayMs;
         clearTimeout(retryTimer);
         retryTimer = unref(setTimeout(() => void run(true), delayMs));
-        for (const [award, r] of retries) {
-          const attempt = (attempts.get(award.idempotencyKey) ?? 0) + 1;
-          attempts.set(award.idempotencyKey, attempt);
-          emitter.emit('award:retrying', { award, reason: r.reason, status: r.status, attempt, delayMs });
-        }
+        for (const [award, r] of retries) emitter.emit('award:retrying', { award, reason: r.reason, status: r.status, attempt: backoffAttempt, delayMs });
         return;
       }
       backoffAttempt = 0;
@@ -325,11 +304,7 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
   listen(g, 'pagehide', () => {
     void outbox.commit();
     const head = [...outbox.mirror.values()].sort((a, b) => a.seq - b.seq).slice(0, PAGEHIDE_AWARDS);
-    if (head.length > 1 && transport.batch) transport.beacon(paths.batch(), { awards: head.map(toWire) });
-    else if (head[0]) {
-      const { questId, idempotencyKey, ...body } = toWire(head[0]);
-      transport.beacon(paths.points(questId), body, { [IDEMPOTENCY_KEY_HEADER]: idempotencyKey });
-    }
+    if (head.length && transport.batch) transport.beacon(paths.batch(), { awards: head.map(toWire) });
   });
   const poll = unref(
     setInterval(async () => {

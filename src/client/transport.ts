@@ -23,7 +23,7 @@ export function createTransport(options: QuestPointsOptions) {
   const { direct, timeoutMs = 10_000 } = options;
   const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
   if (direct && isBrowser() && !options.dangerouslyAllowBrowser)
-    throw new QuestPointsError('direct mode sends the API key: it is refused in a browser (use a relay)', 'config');
+    throw new QuestPointsError('direct (API key) is refused in a browser', 'config');
   const base = (direct ? direct.baseUrl : options.relayUrl)?.replace(/\/+$/, '');
   if (base === undefined) throw new QuestPointsError('relayUrl is required', 'config');
   if (!direct && typeof options.getToken !== 'function') throw new QuestPointsError('getToken is required', 'config');
@@ -66,6 +66,6 @@ export function createTransport(options: QuestPointsOptions) {
       return again;
     },
     /** pagehide: fire and forget; the page may be gone before any answer. */
-    beacon: (path: string, body: unknown, extra?: Record<string, string>) => void once('POST', path, body, extra, true).catch(() => {}),
+    beacon: (path: string, body: unknown) => void once('POST', path, body, {}, true).catch(() => {}),
   };
 }

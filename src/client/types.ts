@@ -41,13 +41,6 @@ export interface AwardHandle {
   settled: Promise<AwardOutcome>;
 }
 
-/** One history line: confirmed by the service, or still in the outbox (pending: true, newest first). */
-export interface HistoryEntry extends PointsEvent {
-  pending: boolean;
-  /** Only on pending entries. */
-  idempotencyKey?: string;
-}
-
 export interface PointsView {
   questId: string;
   serviceUserId: string;
@@ -57,8 +50,9 @@ export interface PointsView {
   confirmedPoints: number;
   /** Sum of the awards still in the outbox for this quest and user. */
   pendingPoints: number;
-  /** Pending entries first (newest first), then the confirmed history (newest first). */
-  history: HistoryEntry[];
+  /** The confirmed history as last read, newest first. */
+  history: PointsEvent[];
+  /** The awards still in the outbox for this quest and user, newest first. */
   pending: PendingAward[];
   /** Epoch ms of the last successful read, or null if never read. */
   confirmedAt: number | null;
@@ -87,6 +81,7 @@ export type RetryReason = 'network' | 'timeout' | 'status' | 'auth' | string;
 export interface QuestPointsEvents {
   'award:queued': (e: { award: PendingAward; queueSize: number }) => void;
   'award:sent': (e: { award: PendingAward }) => void;
+  /** attempt: the queue's consecutive failed attempts (the whole queue backs off together, to keep order). */
   'award:retrying': (e: { award: PendingAward; reason: RetryReason; status?: number; attempt: number; delayMs: number }) => void;
   'award:rejected': (e: { deadLetter: DeadLetter }) => void;
   'points:changed': (e: { view: PointsView }) => void;
