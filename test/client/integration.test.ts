@@ -1,0 +1,115 @@
+// The SDK against the real relay and emulator (in-process, Web-standard fetch handlers), with fault injection.
+import { afterEach, describe, expect, it } from 'vitest';
+import { createEmulator } from '../../src/emulator/index.js';
+import { createRelay, signPlayerToken } from '../../src/relay/index.js';
+import { createQuestPoints, type QuestPoints } from '../../src/client/index.js';
+import { until } from './fake-relay.js';
+
+const SECRET = 'integration-test-secret-of-32-chars!!';
+const open: QuestPoints[] = [];
+afterEach(async () => void (await Promise.all(open.splice(0).map((c) => c.close()))));
+
+function stack() {
+  const emulator = createEmulator({ admin: true });
+  const relay = createRelay({
+    upstream: { url: 'http://emulator.test', apiKey: 'dev-api-key', retries: 0, timeoutMs: 2000, fetch: (req) => Promise.resolve(emulator.fetch(req)) },
+    secret: SECRET,
+    policy: { allowUnknownEvents: true, maxPointsPerAward: 1000, rateLimits: { perPlayer: { limit: 100_000, windowSeconds: 60 }, perIp: { limit: 100_000, windowSeconds: 60 } } },
+    logger: () => {},
+  });
+  const admin = async (method: string, path: string, body?: unknown) => {
+    const res = await emulator.fetch(new Request(`http://emulator.test/__emulator/${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }));
+    return (await res.json()) as any;
+  };
+  const client = (sub: string, extra: Record<string, unknown> = {}) => {
+    const qp = createQuestPoints({
+      relayUrl: 'http://relay.test',
+      getToken: () => signPlayerToken({ sub }, { secret: SECRET, ttl: '5m' }),
+      fetch: (input, init) => Promise.resolve(relay.fetch(new Request(String(input), init))),
+      questId: 'quest-1',
+      serviceUserId: sub,
+      storage: 'memory',
+      flushDelayMs: 1,
+      backoff: { baseMs: 5, maxMs: 40 },
+      ...extra,
+    });
+    open.push(qp);
+    return qp;
+  };
+  return { admin, client };
+}
+
+/** Ledger entries per idempotency key, from the emulator's state export. */
+async function ledgerCounts(admin: ReturnType<typeof stack>['admin']) {
+  const state = (await admin('GET', 'state')).data;
+  const counts = new Map<string, number>();
+  for (const e of state.ledger) if (e.idempotencyKey) counts.set(e.idempotencyKey.toLowerCase(), (counts.get(e.idempotencyKey.toLowerCase()) ?? 0) + 1);
+  return counts;
+}
+
+describe('SDK + relay + emulator', () => {
+  it('awards reach the ledger; reads see them', async () => {
+    const { admin, client } = stack();
+    const qp = client('player-a');
+    const handles = [3, 4.5, 0.1, 0.2].map((n) => qp.award({ eventPoints: n, eventName: 'coin' }));
+    expect((await Promise.all(handles.map((h) => h.settled))).map((o) => o.status)).toEqual(['sent', 'sent', 'sent', 'sent']);
+    const view = await qp.getPoints();
+    expect(view).toMatchObject({ confirmedPoints: 7.8, pendingPoints: 0, totalPoints: 7.8 });
+    expect(view.history).toHaveLength(4);
+    expect(await qp.getEnrollment()).toMatchObject({ serviceUserId: 'player-a', enrolled: true, currentPoints: 7.8 });
+    await expect(qp.getEnrollment('quest-1', 'player-a-other')).rejects.toMatchObject({ status: 403 });
+    const counts = await ledgerCounts(admin);
+    expect(handles.map((h) => counts.get(h.idempotencyKey))).toEqual([1, 1, 1, 1]);
+  });
+
+  it('a policy refusal is dead-lettered, the rest are applied', async () => {
+    const { admin, client } = stack();
+    const qp = client('player-b');
+    const ok = qp.award({ eventPoints: 10 });
+    const tooMany = qp.award({ eventPoints: 5000 });
+    expect((await ok.settled).status).toBe('sent');
+    expect(await tooMany.settled).toMatchObject({ status: 'rejected', httpStatus: expect.any(Number) });
+    expect((await qp.deadLetters()).map((d) => d.idempotencyKey)).toEqual([tooMany.idempotencyKey]);
+    const counts = await ledgerCounts(admin);
+    expect(counts.get(ok.idempotencyKey)).toBe(1);
+    expect(counts.has(tooMany.idempotencyKey)).toBe(false);
+  });
+
+  it('with errors and lost acknowledgements injected, every award is in the ledger exactly once', async () => {
+    const { admin, client } = stack();
+    await admin('PUT', 'faults', { seed: 7, errorRate: 0.25, lostAckRate: 0.3, lostAckMode: 'mixed', retryAfterSeconds: 0 });
+    const qp = client('player-c');
+    const handles: { idempotencyKey: string }[] = [];
+    for (let round = 0; round < 6; round++) {
+      for (let i = 0; i < 8; i++) handles.push(qp.award({ eventPoints: 1, eventName: `r${round}` }));
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await until(async () => (await qp.pending()).length === 0, 15_000);
+    await admin('PUT', 'faults', {});
+    const counts = await ledgerCounts(admin);
+    expect(handles.filter((h) => counts.get(h.idempotencyKey) !== 1)).toEqual([]);
+    expect(counts.size).toBe(handles.length);
+    expect((await qp.getPoints()).confirmedPoints).toBe(handles.length);
+  });
+
+  it('a player may identify only the e-mail its token carries; identify is cached', async () => {
+    const { client } = stack();
+    const player = client('player-d', { getToken: () => signPlayerToken({ sub: 'player-d', email: 'd@example.com' }, { secret: SECRET, ttl: '5m' }) });
+    const id = await player.identify({ email: 'd@example.com' });
+    expect(typeof id).toBe('string');
+    expect(await player.identify({ email: 'd@example.com' })).toBe(id);
+    await expect(player.identify({ email: 'someone@example.com' })).rejects.toMatchObject({ status: 403 });
+  });
+
+  it('an admin lists enrolled users page by page', async () => {
+    const { client } = stack();
+    const players = ['p1', 'p2', 'p3', 'p4', 'p5'].map((sub) => client(sub));
+    await Promise.all(players.map((p) => p.award({ eventPoints: 1 }).settled));
+    const admin = client('boss', { getToken: () => signPlayerToken({ sub: 'boss', role: 'admin' }, { secret: SECRET, ttl: '5m' }) });
+    const pages: string[][] = [];
+    for await (const page of admin.enrolledUsers('quest-1', { limit: 2 })) pages.push(page.map((u) => u.serviceUserId));
+    expect(pages.map((p) => p.length)).toEqual([2, 2, 1]);
+    expect(pages.flat().sort()).toEqual(['p1', 'p2', 'p3', 'p4', 'p5']);
+    expect(await admin.getEnrollment('quest-1', 'nobody')).toBeNull();
+  });
+});
