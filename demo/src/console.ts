@@ -91,14 +91,13 @@ onSubmit('points-form', 'points-result', async () => {
   const pending = view.pendingPoints ? `, ${formatPoints(view.pendingPoints)} pending` : '';
   show('points-result', `Total ${formatPoints(view.totalPoints)} points (${formatPoints(view.confirmedPoints)} confirmed${pending}); ${view.history.length} events`, 'ok');
   byId('points-result').dataset.total = String(view.totalPoints);
+  // Pending awards (still in the outbox) first, marked, then the confirmed history; both newest first.
   byId('history-rows').replaceChildren(
+    ...view.pending.map((entry) =>
+      row(['pending', entry.eventName ?? 'DefaultPointsEvent', formatPoints(entry.eventPoints), entry.eventDescription ?? '']),
+    ),
     ...view.history.map((entry) =>
-      row([
-        entry.pending ? 'pending' : new Date(entry.createdAt).toLocaleString('en-GB'),
-        entry.eventName,
-        formatPoints(entry.eventPoints),
-        entry.eventDescription,
-      ]),
+      row([new Date(entry.createdAt).toLocaleString('en-GB'), entry.eventName, formatPoints(entry.eventPoints), entry.eventDescription]),
     ),
   );
 });
