@@ -11,6 +11,9 @@ export default defineConfig({
   root: demo,
   plugins: [questPoints()],
   server: { host: '127.0.0.1', port: 5173 },
+  // Pre-bundled at start-up, so the first visit of the Phaser page does not trigger a dependency re-optimisation
+  // and a full reload.
+  optimizeDeps: { include: ['phaser'] },
   build: {
     outDir: `${repo}dist/demo`,
     emptyOutDir: true,

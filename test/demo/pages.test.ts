@@ -79,7 +79,8 @@ async function ledgerOf(serviceUserId: string): Promise<LedgerEntry[]> {
 
 const uniqueId = (prefix: string) => `${prefix}-${Math.random().toString(36).slice(2, 10)}`;
 
-describe('demo pages in Chromium', () => {
+// Generous: the first visit of a page makes Vite transform its modules (Phaser is large), on 2 busy cores.
+describe('demo pages in Chromium', { timeout: 90_000 }, () => {
   it('the landing page links every demo page', async () => {
     const opened = await open('/');
     const links = await opened.page.locator('main a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
@@ -148,7 +149,7 @@ describe('demo pages in Chromium', () => {
     const player = uniqueId('phaser');
     const opened = await open(`/phaser.html?player=${player}&autoplay`);
     const { page } = opened;
-    await page.waitForFunction(() => (window as any).questPointsDemo?.game?.scene?.isActive('catch'), undefined, { timeout: 20_000 });
+    await page.waitForFunction(() => (window as any).questPointsDemo?.game?.scene?.isActive('catch'), undefined, { timeout: 60_000 });
     await waitForNumber(page, '#scene-points', 'v >= 2');
     await page.getByRole('switch', { name: 'Autoplay' }).uncheck();
     await waitForNumber(page, '#hud-queue', 'v === 0');
