@@ -6,7 +6,7 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { runBrowserBench, type BrowserSizes } from './browser/run-browser.js';
 import { measureBundle, repoRoot } from './lib/bundle.js';
-import { formatTable, row, type Row } from './lib/table.js';
+import { formatMarkdown, formatTable, row, type Row } from './lib/table.js';
 
 export const SECTIONS = ['bundle', 'browser', 'faces'] as const;
 export type Section = (typeof SECTIONS)[number];
@@ -117,6 +117,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   const outDir = options.outDir ?? join(repoRoot, 'bench', 'results');
   await mkdir(outDir, { recursive: true });
   await writeFile(join(outDir, 'bench.json'), JSON.stringify(report, null, 2) + '\n');
+  await writeFile(join(outDir, 'bench.md'), formatMarkdown(report.rows) + '\n');
   return report;
 }
 
@@ -132,5 +133,5 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const report = await runBench({ ...options, log: (line) => console.error(`… ${line}`) });
   console.log(formatTable(report.rows));
   for (const line of report.skipped) console.log(`not measured: ${line}`);
-  console.log(`\nwritten to bench/results/bench.json (${report.quick ? 'quick' : 'full'} run)`);
+  console.log(`\nwritten to bench/results/bench.json and bench.md (${report.quick ? 'quick' : 'full'} run)`);
 }

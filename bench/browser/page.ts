@@ -1,6 +1,6 @@
 // The benchmark page, bundled by esbuild with the SDK and served by bench/browser/server.ts. Every figure is timed
 // here, in the page, with performance.now(); the Node side only drives the phases (page.evaluate) and checks results.
-import { createStore, promisifyRequest, set, values, type UseStore } from 'idb-keyval';
+import { createStore, promisifyRequest, set, setMany, values, type UseStore } from 'idb-keyval';
 import { createQuestPoints, type AwardInput, type PendingAward, type QuestPoints, type QuestPointsOptions } from '../../src/client/index.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../../src/protocol/headers.js';
 import { paths } from '../../src/protocol/paths.js';
@@ -83,25 +83,37 @@ async function prefill(qp: QuestPoints, storageName: string, n: number) {
   await durableAt(outboxDb(storageName), n);
 }
 
-/** Figure 2: the synchronous cost of award() (ms each), with `queued` awards already durable in the outbox. */
-async function awardCost({ queued, samples, perTask }: { queued: number; samples: number; perTask: number }) {
+/**
+ * Figure 2: the synchronous cost of award() (ms each) for each level of awards already durable in the outbox. One
+ * client per level, prefilled first; then the levels take turns, `perTask` timed calls each, so machine noise
+ * (GC, other processes) falls on every level alike.
+ */
+async function awardCost({ levels, samples, perTask }: { levels: number[]; samples: number; perTask: number }) {
   offline = true;
-  const name = `bench-cost-${queued}-${Date.now()}`;
-  const qp = await ready(name, 'bench-cost');
-  await prefill(qp, name, queued);
-  await sleep(100);
-  const times: number[] = [];
-  for (let i = 0; i < samples; i++) {
-    const input = awardInput(i);
-    const started = performance.now();
-    qp.award(input);
-    times.push(performance.now() - started);
-    // A game awards a few times per frame, not thousands per task: let each group commit like a frame would.
-    if (i % perTask === perTask - 1) await nextTask();
+  const clients: { qp: QuestPoints; name: string; queued: number; times: number[] }[] = [];
+  for (const queued of levels) {
+    const name = `bench-cost-${queued}-${Date.now()}`;
+    const qp = await ready(name, 'bench-cost');
+    await prefill(qp, name, queued);
+    clients.push({ qp, name, queued, times: [] });
   }
-  await durableAt(outboxDb(name), queued + samples);
-  await qp.close();
-  return times;
+  await sleep(100);
+  for (let i = 0; i < samples; i += perTask)
+    for (const { qp, times } of clients) {
+      for (let j = i; j < Math.min(samples, i + perTask); j++) {
+        const input = awardInput(j);
+        const started = performance.now();
+        qp.award(input);
+        times.push(performance.now() - started);
+      }
+      // A game awards a few times per frame, not thousands per task: let each group commit like a frame would.
+      await nextTask();
+    }
+  for (const { qp, name, queued } of clients) {
+    await durableAt(outboxDb(name), queued + samples);
+    await qp.close();
+  }
+  return clients.map((c) => c.times);
 }
 
 /** What a naive writer pays per call: the synchronous cost of idb-keyval set() of the same record (ms each). */
@@ -162,6 +174,20 @@ async function baselineBurst({ count, questId, label }: { count: number; questId
   return { ms: durable - started, issuedMs };
 }
 
+/**
+ * Figure 3, the floor under ours: the same records in one transaction with no SDK around it (idb-keyval setMany,
+ * the call the outbox makes). What IndexedDB itself costs for one record per award.
+ */
+async function floorBurst({ count, questId, label }: { count: number; questId: string; label: string }) {
+  const db = `bench-floor-${label}`;
+  await countOf(db);
+  const started = performance.now();
+  const records = Array.from({ length: count }, (_, i) => record(i, questId));
+  await setMany(records.map((rec) => [rec.idempotencyKey, rec]), storeOf(db));
+  const durable = await durableAt(db, count);
+  return { ms: durable - started };
+}
+
 /** Figure 4, ours: the burst's outbox delivered by the SDK (batches through /api/batch/points) until it is empty. */
 async function drain({ label }: { label: string }) {
   const qp = kept.get(label);
@@ -199,6 +225,27 @@ async function baselineDrain({ label }: { label: string }) {
     if (!response.ok) failed++;
   }
   return { ms: performance.now() - started, sent: records.length, failed };
+}
+
+/**
+ * Figure 4, the floor under ours: the same number of awards posted by hand as 100-award batches to
+ * /api/batch/points, in sequence, with no SDK and no IndexedDB. What the relay path itself allows.
+ */
+async function floorDrain({ count, questId, batch }: { count: number; questId: string; batch: number }) {
+  const records = Array.from({ length: count }, (_, i) => record(i, questId));
+  const started = performance.now();
+  let failed = 0;
+  for (let i = 0; i < records.length; i += batch) {
+    const awards = records.slice(i, i + batch).map(({ queuedAt, seq, ...wire }) => wire);
+    const response = await fetch(`/api${paths.batch()}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${setup.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ awards }),
+    });
+    const body = (await response.json()) as { results?: { outcome: string }[] };
+    failed += body.results?.filter((r) => r.outcome !== 'ok').length ?? awards.length;
+  }
+  return { ms: performance.now() - started, failed };
 }
 
 /**
@@ -241,8 +288,10 @@ const bench = {
   setCost,
   burst,
   baselineBurst,
+  floorBurst,
   drain,
   baselineDrain,
+  floorDrain,
   frames,
 };
 

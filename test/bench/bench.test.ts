@@ -38,8 +38,12 @@ describe('npm run bench --quick', () => {
         'award() median, 100 queued',
         'award() p99, 1,000 queued',
         'burst of 300 awards until durable in IndexedDB',
+        'IndexedDB floor: the same 300 records in one transaction, no SDK',
         'drain 300 queued awards, relay -> emulator',
+        'drain 300 queued awards, time',
+        'relay floor: 300 awards posted as 100-award batches, no SDK',
         'frames over 16.7 ms in 1.5 s, award every frame',
+        'frame delta p99',
       ]),
     );
     expect(new Set(report.rows.map((r) => r.section))).toEqual(new Set(['1', '2', '3', '4', '5']));
