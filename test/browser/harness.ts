@@ -1,0 +1,306 @@
+// Real-browser harness for the SDK: emulator <- relay <- a same-origin front server (test page, SDK bundle, player
+// tokens, /api/* proxied to the relay and logged), and Chromium pages driving window.sdkPage.
+import { EventEmitter } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import type { Browser, BrowserContext, ConsoleMessage, Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { startEmulator, type FaultConfig, type RunningEmulator } from '../../src/emulator/index.js';
+import { signPlayerToken, startRelay, type RelayPolicy, type RunningServer } from '../../src/relay/index.js';
+import { launchChromium } from '../helpers/chromium.js';
+import type { SdkPage } from './pages/sdk-page.js';
+
+export type { SdkPage };
+export type { RecordedEvent } from './pages/sdk-page.js';
+
+const SECRET = 'browser-sdk-test-secret-0123456789abcdef';
+const API_KEY = 'browser-sdk-test-api-key';
+export const QUEST = 'browser-quest';
+
+/** The test's events pass: unknown events allowed, a high cap, rate limits far above what a test sends. */
+const POLICY: RelayPolicy = {
+  allowUnknownEvents: true,
+  maxPointsPerAward: 1000,
+  rateLimits: { perPlayer: { limit: 100_000, windowSeconds: 60 }, perIp: { limit: 100_000, windowSeconds: 60 } },
+};
+
+/** One award-carrying request (batch or single) as the front proxy saw it; times from performance.now(). */
+export interface ProxiedAward {
+  tab: string;
+  /** The page load that sent it (a reload is a new instance). */
+  instance: string;
+  path: string;
+  keys: string[];
+  start: number;
+  end?: number;
+  status?: number;
+}
+
+export interface Stack {
+  origin: string;
+  browser: Browser;
+  emulator: RunningEmulator;
+  /** Award requests seen by the proxy, in arrival order. */
+  awards: ProxiedAward[];
+  /** 'start' and 'end' with the ProxiedAward. */
+  proxyEvents: EventEmitter;
+  setFaults(faults: FaultConfig): Promise<void>;
+  /**
+   * While true the proxy drops every /api/* connection unanswered (a network error in the page). Unlike
+   * page.route, it also catches the keepalive request the SDK sends on pagehide.
+   */
+  blockApi(blocked: boolean): void;
+  /** /api/* requests dropped while blocked. */
+  dropped(): number;
+  /** The emulator's ledger entries of one user. */
+  ledgerOf(serviceUserId: string): Promise<LedgerEntry[]>;
+  close(): Promise<void>;
+}
+
+export interface LedgerEntry {
+  questId: string;
+  serviceUserId: string;
+  eventPoints: number;
+  idempotencyKey: string | null;
+}
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+
+function bundlePage(): Promise<string> {
+  return build({
+    entryPoints: [`${here}pages/sdk-page.ts`],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'browser',
+    target: 'chrome120',
+    logLevel: 'silent',
+  }).then((result) => result.outputFiles[0]!.text);
+}
+
+const PAGE_HTML =
+  '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>quest-points SDK</title><script type="module" src="/sdk-page.js"></script>';
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+const isAwardPath = (path: string) => path === '/batch/points' || /^\/group-quests\/[^/]+\/points$/.test(path);
+
+function keysOf(path: string, body: Buffer, req: IncomingMessage): string[] {
+  if (path !== '/batch/points') return [String(req.headers['idempotency_key'] ?? '')];
+  try {
+    return (JSON.parse(body.toString()) as { awards: { idempotencyKey: string }[] }).awards.map((a) => a.idempotencyKey);
+  } catch {
+    return [];
+  }
+}
+
+export async function startStack(): Promise<Stack> {
+  const [script, emulator] = await Promise.all([bundlePage(), startEmulator({ port: 0, admin: true, apiKeys: [API_KEY] })]);
+  const relay: RunningServer = await startRelay({
+    port: 0,
+    secret: SECRET,
+    policy: POLICY,
+    upstream: { url: emulator.url, apiKey: API_KEY },
+    logger: () => {},
+  });
+  const awards: ProxiedAward[] = [];
+  const proxyEvents = new EventEmitter();
+  /** Which tab and page load each token was issued to (the e-mail claim makes every token distinct). */
+  const tokenOwners = new Map<string, { tab: string; instance: string }>();
+  let blocked = false;
+  let dropped = 0;
+
+  // Same-origin gateway: the relay's answer goes back as is. A page that goes away does not abort the request
+  // upstream, so an award in flight at a reload is still applied: its acknowledgement is what gets lost.
+  async function proxy(req: IncomingMessage, res: ServerResponse, path: string) {
+    const body = await readBody(req);
+    const owner = tokenOwners.get(String(req.headers.authorization ?? '').replace(/^Bearer /, '')) ?? { tab: '?', instance: '?' };
+    const entry: ProxiedAward | undefined =
+      req.method === 'POST' && isAwardPath(path.split('?')[0]!) ? { ...owner, path, keys: keysOf(path, body, req), start: performance.now() } : undefined;
+    if (entry) awards.push(entry), proxyEvents.emit('start', entry);
+    const headers: Record<string, string> = {};
+    for (const name of ['authorization', 'content-type', 'idempotency_key', 'x-request-id'])
+      if (typeof req.headers[name] === 'string') headers[name] = req.headers[name];
+    let status = 502;
+    let answer: Buffer = Buffer.from(JSON.stringify({ success: false, message: 'relay unreachable' }));
+    const answerHeaders: Record<string, string> = { 'content-type': 'application/json' };
+    try {
+      const response = await fetch(`${relay.url}${path}`, { method: req.method, headers, body: body.length ? new Uint8Array(body) : undefined });
+      status = response.status;
+      answer = Buffer.from(await response.arrayBuffer());
+      for (const name of ['content-type', 'retry-after', 'www-authenticate', 'idempotent-replayed'])
+        if (response.headers.has(name)) answerHeaders[name] = response.headers.get(name)!;
+    } catch {}
+    res.on('error', () => {});
+    res.writeHead(status, answerHeaders);
+    res.end(answer, () => {
+      if (entry) (entry.end = performance.now()), (entry.status = status), proxyEvents.emit('end', entry);
+    });
+    // end's callback does not run when the page went away first.
+    res.on('close', () => {
+      if (entry && entry.end === undefined) (entry.end = performance.now()), (entry.status = 0), proxyEvents.emit('end', entry);
+    });
+  }
+
+  const server: Server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://front');
+    const send = (status: number, type: string, text: string) => {
+      res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
+      res.end(text);
+    };
+    if (url.pathname.startsWith('/api/') && blocked) return void (dropped++, req.socket.destroy());
+    if (url.pathname.startsWith('/api/')) return void proxy(req, res, url.pathname.slice(4) + url.search);
+    if (url.pathname === '/sdk.html') return send(200, 'text/html', PAGE_HTML);
+    if (url.pathname === '/sdk-page.js') return send(200, 'text/javascript', script);
+    if (url.pathname === '/token') {
+      const sub = url.searchParams.get('sub') ?? '';
+      const tab = url.searchParams.get('tab') ?? '?';
+      const instance = url.searchParams.get('instance') ?? '?';
+      const label = `${tab}-${instance}`.replace(/[^\w-]/g, '');
+      signPlayerToken({ sub, email: `${label}@tabs.example` }, { secret: SECRET, ttl: '10m' }).then(
+        (token) => (tokenOwners.set(token, { tab, instance }), send(200, 'text/plain', token)),
+        (error: Error) => send(400, 'application/json', JSON.stringify({ success: false, message: error.message })),
+      );
+      return;
+    }
+    send(404, 'application/json', JSON.stringify({ success: false, message: 'not found' }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const browser = await launchChromium();
+
+  async function admin(method: string, path: string, body?: unknown): Promise<any> {
+    const response = await fetch(`${emulator.url}/__emulator/${path}`, {
+      method,
+      ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+    });
+    const answer = (await response.json()) as { success: boolean; data?: unknown; message?: string };
+    if (!answer.success) throw new Error(`emulator ${method} ${path}: ${answer.message}`);
+    return answer.data;
+  }
+
+  return {
+    origin,
+    browser,
+    emulator,
+    awards,
+    proxyEvents,
+    setFaults: async (faults) => void (await admin('PUT', 'faults', faults)),
+    blockApi: (value) => void (blocked = value),
+    dropped: () => dropped,
+    async ledgerOf(serviceUserId) {
+      const state = (await admin('GET', 'state')) as { ledger: LedgerEntry[] };
+      return state.ledger.filter((entry) => entry.serviceUserId === serviceUserId);
+    },
+    async close() {
+      await browser.close().catch(() => {});
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await relay.close();
+      await emulator.close();
+    },
+  };
+}
+
+export interface OpenedPage {
+  page: Page;
+  /** Console errors and uncaught exceptions, except failed requests declared expected (pattern on "<message> (<url>)"). */
+  errors: string[];
+  expectNetworkErrors(pattern: RegExp): void;
+  /** Runs fn(window.sdkPage, arg) in the page. */
+  sdk<R, A = undefined>(fn: (page: SdkPage, arg: A) => R | Promise<R>, arg?: A): Promise<R>;
+  /** Waits until the page (after a load or reload) has its SDK on window. */
+  ready(): Promise<void>;
+}
+
+export interface PageOptions {
+  sub: string;
+  tab?: string;
+  storage?: string;
+  backoffBase?: number;
+  backoffMax?: number;
+  poll?: number;
+}
+
+/** Opens the test page in `context` and collects its errors. */
+export async function openSdkPage(stack: Stack, context: BrowserContext, options: PageOptions): Promise<OpenedPage> {
+  const page = await context.newPage();
+  const errors: string[] = [];
+  const expected: RegExp[] = [];
+  // Chromium logs every failed or non-2xx request as a console error naming the URL: only those a test provokes
+  // on purpose are allowed; a pattern is matched against "<message> (<url>)".
+  const describe = (message: ConsoleMessage) => `${message.text()} (${message.location().url})`;
+  const isExpected = (message: ConsoleMessage) =>
+    message.text().startsWith('Failed to load resource') && expected.some((pattern) => pattern.test(describe(message)));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !isExpected(message)) errors.push(describe(message));
+  });
+  page.on('pageerror', (error) => errors.push(`uncaught: ${error.message}`));
+  const query = new URLSearchParams(Object.entries(options).map(([k, v]) => [k, String(v)]));
+  const ready = () => page.waitForFunction(() => 'sdkPage' in window, undefined, { timeout: 10_000 }).then(() => {});
+  await page.goto(`${stack.origin}/sdk.html?${query}`);
+  await ready();
+  return {
+    page,
+    errors,
+    expectNetworkErrors: (pattern) => void expected.push(pattern),
+    sdk: (fn, arg) =>
+      page.evaluate(([source, a]) => new Function('page', 'arg', `return (${source})(page, arg)`)((window as any).sdkPage, a), [fn.toString(), arg] as const),
+    ready,
+  };
+}
+
+/** Resolves with the first award request the proxy sees for which `match` holds (already seen ones included). */
+export function nextAward(stack: Stack, match: (entry: ProxiedAward) => boolean, timeoutMs = 10_000): Promise<ProxiedAward> {
+  const seen = stack.awards.find(match);
+  if (seen) return Promise.resolve(seen);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => (stack.proxyEvents.off('start', onStart), reject(new Error('no such award request reached the proxy'))), timeoutMs);
+    const onStart = (entry: ProxiedAward) => {
+      if (!match(entry)) return;
+      clearTimeout(timer);
+      stack.proxyEvents.off('start', onStart);
+      resolve(entry);
+    };
+    stack.proxyEvents.on('start', onStart);
+  });
+}
+
+/**
+ * The verdict: the emulator's ledger holds each issued key exactly once with its points, and nothing else for this
+ * user.
+ */
+export async function expectExactlyOnce(stack: Stack, serviceUserId: string, issued: Map<string, number>) {
+  const ledger = await stack.ledgerOf(serviceUserId);
+  const byKey = new Map<string, number[]>();
+  for (const entry of ledger) {
+    const key = entry.idempotencyKey?.toLowerCase() ?? 'null';
+    byKey.set(key, [...(byKey.get(key) ?? []), entry.eventPoints]);
+  }
+  const expected = new Map([...issued].map(([key, points]) => [key.toLowerCase(), [points]]));
+  expect(Object.fromEntries(byKey)).toEqual(Object.fromEntries(expected));
+  return ledger;
+}
+
+export const uniqueId = (prefix: string) => `${prefix}-${Math.random().toString(36).slice(2, 10)}`;
+
+/** Polls until fn() is truthy (the SDK's work is asynchronous: flushes, channel messages, IndexedDB). */
+export async function until<T>(fn: () => Promise<T> | T, what: string, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -1,0 +1,103 @@
+// The outbox survives a page reload: in the middle of a flush (the batch in flight at the relay), and before any
+// flush (network blocked). The verdict reads the emulator's ledger: every issued key exactly once, with its points.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectExactlyOnce, nextAward, openSdkPage, startStack, uniqueId, until, type Stack } from './harness.js';
+
+let stack: Stack;
+
+beforeAll(async () => {
+  stack = await startStack();
+}, 60_000);
+
+afterAll(async () => {
+  await stack?.close();
+});
+
+describe('SDK in Chromium: durability across reloads', () => {
+  it('a reload while a batch is in flight: the new page resends the same keys; each is applied exactly once', async () => {
+    const sub = uniqueId('reload-mid');
+    const context = await stack.browser.newContext();
+    // Each award waits 700 ms at the service, one after the other for one player: the batch is outstanding ~3 s.
+    await stack.setFaults({ latencyMs: 700 });
+    try {
+      const tab = await openSdkPage(stack, context, { sub, storage: 'durable-mid', backoffBase: 200, backoffMax: 1000 });
+      // An award resent alone while the first request still holds its key is answered 409 (in flight): retried.
+      tab.expectNetworkErrors(/status of 409 .*\/api\/group-quests\/[^/]+\/points\)$/);
+      const points = [1, 2, 3.5, 4];
+      const keys = await tab.sdk((page, pts) => pts.map((p) => page.award(p)), points);
+      const issued = new Map(keys.map((key, i) => [key, points[i]!]));
+
+      const inFlight = await nextAward(stack, (entry) => keys.every((key) => entry.keys.includes(key)));
+      const stored = await tab.sdk((page) => page.storedOutbox());
+      expect(stored.map((r) => r.key).sort()).toEqual([...keys].sort());
+      expect(inFlight.end).toBeUndefined();
+
+      const firstInstance = await tab.sdk((page) => page.instance);
+      await tab.page.reload();
+      await tab.ready();
+      // Still outstanding when the new page came up: the reload really cut a flush.
+      expect(inFlight.end).toBeUndefined();
+      const secondInstance = await tab.sdk((page) => page.instance);
+      expect(secondInstance).not.toBe(firstInstance);
+
+      // The new page found the awards in IndexedDB and resends them under the same keys.
+      const resent = await nextAward(stack, (entry) => entry.instance === secondInstance);
+      expect(resent.keys.every((key) => issued.has(key))).toBe(true);
+      await until(async () => (await tab.sdk((page) => page.pendingKeys())).length === 0, 'the outbox to drain', 30_000);
+
+      await expectExactlyOnce(stack, sub, issued);
+      expect(await tab.sdk((page) => page.storedOutbox())).toEqual([]);
+      // The new page acknowledged awards it never queued: they leave its view as sent.
+      const events = await tab.sdk((page) => page.events);
+      expect(events.filter((e) => e.name === 'error')).toEqual([]);
+      expect(events.some((e) => e.name === 'queue:drained')).toBe(true);
+      // No award was sent by the reload under a key that was not issued.
+      const sentKeys = new Set(stack.awards.filter((a) => a.keys.some((k) => issued.has(k))).flatMap((a) => a.keys));
+      expect([...sentKeys].filter((key) => !issued.has(key))).toEqual([]);
+      expect(tab.errors).toEqual([]);
+    } finally {
+      await stack.setFaults({});
+      await context.close();
+    }
+  }, 45_000);
+
+  it('a reload before any flush, network blocked: the awards wait in IndexedDB and land once it is back', async () => {
+    const sub = uniqueId('reload-blocked');
+    const context = await stack.browser.newContext();
+    try {
+      const tab = await openSdkPage(stack, context, { sub, storage: 'durable-blocked', backoffBase: 100, backoffMax: 500 });
+      tab.expectNetworkErrors(/\/api\//);
+      stack.blockApi(true);
+      const points = [5, 6, 7];
+      const keys = await tab.sdk((page, pts) => pts.map((p) => page.award(p)), points);
+      const issued = new Map(keys.map((key, i) => [key, points[i]!]));
+      const persisted = await tab.sdk((page, k) => page.persisted(k), keys);
+      if (persisted) expect(persisted).toEqual([true, true, true]);
+      await until(async () => (await tab.sdk((page) => page.storedOutbox())).length === keys.length, 'the awards in IndexedDB');
+
+      await tab.page.reload();
+      await tab.ready();
+      const stored = await tab.sdk((page) => page.storedOutbox());
+      expect(new Map(stored.map((r) => [r.key, r.points]))).toEqual(issued);
+      // The new page shows them as pending from the store.
+      await until(async () => (await tab.sdk((page) => page.snapshot())).queueSize === keys.length, 'the reloaded queue');
+      expect((await tab.sdk((page) => page.snapshot())).points[0]).toMatchObject({ pendingPoints: 18 });
+      expect(stack.awards.filter((a) => a.keys.some((k) => issued.has(k)))).toEqual([]);
+
+      // Something was tried (and dropped) while blocked: the page did not just sit idle.
+      expect(stack.dropped()).toBeGreaterThan(0);
+      stack.blockApi(false);
+      // No flush() call: the SDK's own retry sends them.
+      await until(async () => (await tab.sdk((page) => page.pendingKeys())).length === 0, 'the outbox to drain');
+      await expectExactlyOnce(stack, sub, issued);
+      expect(await tab.sdk((page) => page.storedOutbox())).toEqual([]);
+      const sent = stack.awards.filter((a) => a.keys.some((k) => issued.has(k)));
+      expect(sent.flatMap((a) => a.keys).sort()).toEqual([...keys].sort());
+      expect((await tab.sdk((page) => page.events)).filter((e) => e.name === 'error')).toEqual([]);
+      expect(tab.errors).toEqual([]);
+    } finally {
+      stack.blockApi(false);
+      await context.close();
+    }
+  }, 30_000);
+});
