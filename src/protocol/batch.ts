@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { AwardBodySchema } from './bodies.js';
-import { IdempotencyKeySchema, QuestIdSchema } from './fields.js';
+import { QuestIdSchema } from './fields.js';
+import { IdempotencyKeySchema } from './params.js';
 import { BATCH_MAX_AWARDS } from './limits.js';
 
 // The relay's own endpoint for the SDK: POST /batch/points. Not part of the service interface.

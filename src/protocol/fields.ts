@@ -71,10 +71,4 @@ export const WalletSchema = v.object(
   'must be an object with address and chain',
 );
 
-/** IDEMPOTENCY_KEY: a UUID (any version), compared case-insensitively. */
-export const IdempotencyKeySchema = v.pipe(
-  v.string('must be a string'),
-  v.uuid('must be a UUID such as 3f2b8c1e-6d4a-4c8e-9b1a-2f6e5d4c3b2a'),
-);
-
 export type Wallet = v.InferOutput<typeof WalletSchema>;

@@ -2,6 +2,7 @@ export * from './limits.js';
 export * from './headers.js';
 export * from './fields.js';
 export * from './bodies.js';
+export * from './params.js';
 export * from './responses.js';
 export * from './batch.js';
 export * from './paths.js';
