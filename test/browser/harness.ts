@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import type { Browser, BrowserContext, ConsoleMessage, Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { startEmulator, type FaultConfig, type RunningEmulator } from '../../src/emulator/index.js';
+import { startEmulator, type FaultConfig, type RequestLogEntry, type RunningEmulator } from '../../src/emulator/index.js';
 import { signPlayerToken, startRelay, type RelayPolicy, type RunningServer } from '../../src/relay/index.js';
 import { launchChromium } from '../helpers/chromium.js';
 import type { SdkPage } from './pages/sdk-page.js';
@@ -55,6 +55,8 @@ export interface Stack {
   blockApi(blocked: boolean): void;
   /** /api/* requests dropped while blocked. */
   dropped(): number;
+  /** The emulator's request log (service requests, oldest first). */
+  serviceRequests(): Promise<RequestLogEntry[]>;
   /** The emulator's ledger entries of one user. */
   ledgerOf(serviceUserId: string): Promise<LedgerEntry[]>;
   close(): Promise<void>;
@@ -198,6 +200,7 @@ export async function startStack(): Promise<Stack> {
     setFaults: async (faults) => void (await admin('PUT', 'faults', faults)),
     blockApi: (value) => void (blocked = value),
     dropped: () => dropped,
+    serviceRequests: () => admin('GET', 'requests'),
     async ledgerOf(serviceUserId) {
       const state = (await admin('GET', 'state')) as { ledger: LedgerEntry[] };
       return state.ledger.filter((entry) => entry.serviceUserId === serviceUserId);

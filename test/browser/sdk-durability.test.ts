@@ -84,8 +84,10 @@ describe('SDK in Chromium: durability across reloads', () => {
       expect((await tab.sdk((page) => page.snapshot())).points[0]).toMatchObject({ pendingPoints: 18 });
       expect(stack.awards.filter((a) => a.keys.some((k) => issued.has(k)))).toEqual([]);
 
-      // Something was tried (and dropped) while blocked: the page did not just sit idle.
+      // Something was tried (and dropped) while blocked: the page did not just sit idle, and it knows it is cut off
+      // (a failed send, no `offline` event).
       expect(stack.dropped()).toBeGreaterThan(0);
+      await until(async () => (await tab.sdk((page) => page.snapshot())).online === false, 'the page to see itself offline');
       stack.blockApi(false);
       // No flush() call: the SDK's own retry sends them.
       await until(async () => (await tab.sdk((page) => page.pendingKeys())).length === 0, 'the outbox to drain');
@@ -93,10 +95,52 @@ describe('SDK in Chromium: durability across reloads', () => {
       expect(await tab.sdk((page) => page.storedOutbox())).toEqual([]);
       const sent = stack.awards.filter((a) => a.keys.some((k) => issued.has(k)));
       expect(sent.flatMap((a) => a.keys).sort()).toEqual([...keys].sort());
+      expect((await tab.sdk((page) => page.snapshot())).online).toBe(true);
       expect((await tab.sdk((page) => page.events)).filter((e) => e.name === 'error')).toEqual([]);
       expect(tab.errors).toEqual([]);
     } finally {
       stack.blockApi(false);
+      await context.close();
+    }
+  }, 30_000);
+
+  it('pagehide: the keepalive batch carries the queued awards; they stay queued and the next page\'s resend is a replay', async () => {
+    const sub = uniqueId('pagehide');
+    const context = await stack.browser.newContext();
+    try {
+      const tab = await openSdkPage(stack, context, { sub, storage: 'durable-pagehide', backoffBase: 100, backoffMax: 500 });
+      tab.expectNetworkErrors(/\/api\//);
+      // The page's own requests fail; a keepalive request sent while the page unloads is not the page's any more
+      // and goes out (Playwright's routing does not see it).
+      await tab.page.route('**/api/**', (route) => route.abort('internetdisconnected'));
+      const points = [8, 9];
+      const keys = await tab.sdk((page, pts) => pts.map((p) => page.award(p)), points);
+      const issued = new Map(keys.map((key, i) => [key, points[i]!]));
+      await until(async () => (await tab.sdk((page) => page.storedOutbox())).length === keys.length, 'the awards in IndexedDB');
+      const firstInstance = await tab.sdk((page) => page.instance);
+
+      await tab.page.reload();
+      await tab.ready();
+      const beacon = await nextAward(stack, (r) => r.instance === firstInstance);
+      expect(beacon).toMatchObject({ path: '/batch/points', keys });
+      await until(() => beacon.end !== undefined, 'the beacon to be answered');
+      expect(beacon.status).toBe(200);
+      // Applied by the beacon, yet still in the outbox: the new page only has its own evidence, the store.
+      expect((await stack.ledgerOf(sub)).map((e) => e.idempotencyKey)).toEqual(keys);
+      expect(new Set(await tab.sdk((page) => page.pendingKeys()))).toEqual(new Set(keys));
+
+      await tab.page.unroute('**/api/**');
+      await until(async () => (await tab.sdk((page) => page.pendingKeys())).length === 0, 'the outbox to drain');
+      await expectExactlyOnce(stack, sub, issued);
+      expect(await tab.sdk((page) => page.storedOutbox())).toEqual([]);
+      // The service saw each key twice: applied once (the beacon), replayed once (the new page).
+      const log = (await stack.serviceRequests()).filter((r) => r.idempotencyKey && issued.has(r.idempotencyKey));
+      for (const key of keys) expect(log.filter((r) => r.idempotencyKey === key).map((r) => r.replayed ?? false)).toEqual([false, true]);
+      // The new page reports them sent, though it never queued them itself.
+      const sentEvents = (await tab.sdk((page) => page.events)).filter((e) => e.name === 'award:sent');
+      expect(new Set(sentEvents.map((e) => e.data.key))).toEqual(new Set(keys));
+      expect(tab.errors).toEqual([]);
+    } finally {
       await context.close();
     }
   }, 30_000);
