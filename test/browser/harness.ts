@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import type { Browser, BrowserContext, ConsoleMessage, Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { startEmulator, type FaultConfig, type RequestLogEntry, type RunningEmulator } from '../../src/emulator/index.js';
 import { signPlayerToken, startRelay, type RelayPolicy, type RunningServer } from '../../src/relay/index.js';
 import { launchChromium } from '../helpers/chromium.js';
@@ -212,6 +212,31 @@ export async function startStack(): Promise<Stack> {
       await relay.close();
       await emulator.close();
     },
+  };
+}
+
+/**
+ * Starts the stack before the file's tests and stops it (browser included) after them. The returned function runs
+ * one test in a fresh browser context, with emulator faults if given; context, faults and blocking end with it.
+ */
+export function useBrowserStack() {
+  let stack: Stack | undefined;
+  beforeAll(async () => {
+    stack = await startStack();
+  }, 60_000);
+  afterAll(async () => {
+    await stack?.close();
+  });
+  return async function inContext(run: (stack: Stack, context: BrowserContext) => Promise<void>, faults?: FaultConfig): Promise<void> {
+    const context = await stack!.browser.newContext();
+    try {
+      if (faults) await stack!.setFaults(faults);
+      await run(stack!, context);
+    } finally {
+      stack!.blockApi(false);
+      if (faults) await stack!.setFaults({});
+      await context.close();
+    }
   };
 }
 

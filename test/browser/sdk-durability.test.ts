@@ -1,25 +1,15 @@
 // The outbox survives a page reload: in the middle of a flush (the batch in flight at the relay), and before any
 // flush (network blocked). The verdict reads the emulator's ledger: every issued key exactly once, with its points.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectExactlyOnce, nextAward, openSdkPage, startStack, uniqueId, until, type Stack } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { expectExactlyOnce, nextAward, openSdkPage, uniqueId, until, useBrowserStack } from './harness.js';
 
-let stack: Stack;
-
-beforeAll(async () => {
-  stack = await startStack();
-}, 60_000);
-
-afterAll(async () => {
-  await stack?.close();
-});
+const inContext = useBrowserStack();
 
 describe('SDK in Chromium: durability across reloads', () => {
-  it('a reload while a batch is in flight: the new page resends the same keys; each is applied exactly once', async () => {
-    const sub = uniqueId('reload-mid');
-    const context = await stack.browser.newContext();
-    // Each award waits 700 ms at the service, one after the other for one player: the batch is outstanding ~3 s.
-    await stack.setFaults({ latencyMs: 700 });
-    try {
+  it('a reload while a batch is in flight: the new page resends the same keys; each is applied exactly once', () =>
+    inContext(async (stack, context) => {
+      const sub = uniqueId('reload-mid');
+      // Each award waits 700 ms at the service, one after the other for one player: the batch is outstanding ~3 s.
       const tab = await openSdkPage(stack, context, { sub, storage: 'durable-mid', backoffBase: 200, backoffMax: 1000 });
       // An award resent alone while the first request still holds its key is answered 409 (in flight): retried.
       tab.expectNetworkErrors(/status of 409 .*\/api\/group-quests\/[^/]+\/points\)$/);
@@ -55,16 +45,11 @@ describe('SDK in Chromium: durability across reloads', () => {
       const sentKeys = new Set(stack.awards.filter((a) => a.keys.some((k) => issued.has(k))).flatMap((a) => a.keys));
       expect([...sentKeys].filter((key) => !issued.has(key))).toEqual([]);
       expect(tab.errors).toEqual([]);
-    } finally {
-      await stack.setFaults({});
-      await context.close();
-    }
-  }, 45_000);
+    }, { latencyMs: 700 }), 45_000);
 
-  it('a reload before any flush, network blocked: the awards wait in IndexedDB and land once it is back', async () => {
-    const sub = uniqueId('reload-blocked');
-    const context = await stack.browser.newContext();
-    try {
+  it('a reload before any flush, network blocked: the awards wait in IndexedDB and land once it is back', () =>
+    inContext(async (stack, context) => {
+      const sub = uniqueId('reload-blocked');
       const tab = await openSdkPage(stack, context, { sub, storage: 'durable-blocked', backoffBase: 100, backoffMax: 500 });
       tab.expectNetworkErrors(/\/api\//);
       stack.blockApi(true);
@@ -98,16 +83,11 @@ describe('SDK in Chromium: durability across reloads', () => {
       expect((await tab.sdk((page) => page.snapshot())).online).toBe(true);
       expect((await tab.sdk((page) => page.events)).filter((e) => e.name === 'error')).toEqual([]);
       expect(tab.errors).toEqual([]);
-    } finally {
-      stack.blockApi(false);
-      await context.close();
-    }
-  }, 30_000);
+    }), 30_000);
 
-  it('pagehide: the keepalive batch carries the queued awards; they stay queued and the next page\'s resend is a replay', async () => {
-    const sub = uniqueId('pagehide');
-    const context = await stack.browser.newContext();
-    try {
+  it('pagehide: the keepalive batch carries the queued awards; they stay queued and the next page\'s resend is a replay', () =>
+    inContext(async (stack, context) => {
+      const sub = uniqueId('pagehide');
       const tab = await openSdkPage(stack, context, { sub, storage: 'durable-pagehide', backoffBase: 100, backoffMax: 500 });
       tab.expectNetworkErrors(/\/api\//);
       // The page's own requests fail; a keepalive request sent while the page unloads is not the page's any more
@@ -140,8 +120,5 @@ describe('SDK in Chromium: durability across reloads', () => {
       const sentEvents = (await tab.sdk((page) => page.events)).filter((e) => e.name === 'award:sent');
       expect(new Set(sentEvents.map((e) => e.data.key))).toEqual(new Set(keys));
       expect(tab.errors).toEqual([]);
-    } finally {
-      await context.close();
-    }
-  }, 30_000);
+    }), 30_000);
 });

@@ -1,23 +1,14 @@
 // The browser goes offline (context.setOffline): awards queue and show as pending; back online, the `online` event
 // sends them, each exactly once.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectExactlyOnce, openSdkPage, startStack, uniqueId, until, type Stack } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { expectExactlyOnce, openSdkPage, uniqueId, until, useBrowserStack } from './harness.js';
 
-let stack: Stack;
-
-beforeAll(async () => {
-  stack = await startStack();
-}, 60_000);
-
-afterAll(async () => {
-  await stack?.close();
-});
+const inContext = useBrowserStack();
 
 describe('SDK in Chromium: offline -> online', () => {
-  it('awards queue while offline; the online event flushes them; each lands once; queue:drained', async () => {
-    const sub = uniqueId('offline');
-    const context = await stack.browser.newContext();
-    try {
+  it('awards queue while offline; the online event flushes them; each lands once; queue:drained', () =>
+    inContext(async (stack, context) => {
+      const sub = uniqueId('offline');
       // A backoff of up to 11 days: the retry timer cannot be what sends the awards once back online.
       const tab = await openSdkPage(stack, context, { sub, storage: 'offline', backoffBase: 1e9, backoffMax: 1e9 });
       await until(async () => (await tab.sdk((page) => page.snapshot())).points[0]?.confirmedAt, 'the first read of the points');
@@ -61,8 +52,5 @@ describe('SDK in Chromium: offline -> online', () => {
       expect((await tab.sdk((page) => page.snapshot())).points[0]).toMatchObject({ pendingPoints: 0, totalPoints: 25 });
       expect(after.filter((e) => e.name === 'error')).toEqual([]);
       expect(tab.errors).toEqual([]);
-    } finally {
-      await context.close();
-    }
-  }, 30_000);
+    }), 30_000);
 });

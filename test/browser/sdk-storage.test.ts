@@ -1,31 +1,22 @@
 // IndexedDB refused before the SDK loads (as in a context where storage is blocked): the SDK says so with
 // storage:degraded, keeps working in memory, and goes back to IndexedDB once it opens again.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectExactlyOnce, openSdkPage, startStack, uniqueId, until, type Stack } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { expectExactlyOnce, openSdkPage, uniqueId, until, useBrowserStack } from './harness.js';
 
-let stack: Stack;
-
-beforeAll(async () => {
-  stack = await startStack();
-}, 60_000);
-
-afterAll(async () => {
-  await stack?.close();
-});
+const inContext = useBrowserStack();
 
 describe('SDK in Chromium: storage degraded', () => {
-  it('indexedDB.open throws: storage:degraded, awards still land exactly once from memory; the poll recovers the store', async () => {
-    const sub = uniqueId('degraded');
-    const context = await stack.browser.newContext();
-    // What Chromium throws where IndexedDB is denied; the real open is kept to put back later.
-    await context.addInitScript(() => {
-      const realOpen = IDBFactory.prototype.open;
-      (window as any).restoreIndexedDB = () => void (IDBFactory.prototype.open = realOpen);
-      IDBFactory.prototype.open = () => {
-        throw new DOMException('access to the Indexed Database API is denied in this context', 'SecurityError');
-      };
-    });
-    try {
+  it('indexedDB.open throws: storage:degraded, awards still land exactly once from memory; the poll recovers the store', () =>
+    inContext(async (stack, context) => {
+      const sub = uniqueId('degraded');
+      // What Chromium throws where IndexedDB is denied; the real open is kept to put back later.
+      await context.addInitScript(() => {
+        const realOpen = IDBFactory.prototype.open;
+        (window as any).restoreIndexedDB = () => void (IDBFactory.prototype.open = realOpen);
+        IDBFactory.prototype.open = () => {
+          throw new DOMException('access to the Indexed Database API is denied in this context', 'SecurityError');
+        };
+      });
       const tab = await openSdkPage(stack, context, { sub, storage: 'degraded', poll: 300 });
       await until(async () => (await tab.sdk((page) => page.events)).some((e) => e.name === 'storage:degraded'), 'storage:degraded');
       const degraded = (await tab.sdk((page) => page.events)).filter((e) => e.name === 'storage:degraded');
@@ -53,8 +44,5 @@ describe('SDK in Chromium: storage degraded', () => {
       expect(await tab.sdk((page) => page.storedOutbox())).toEqual([]);
       expect((await tab.sdk((page) => page.events)).filter((e) => e.name === 'error')).toEqual([]);
       expect(tab.errors).toEqual([]);
-    } finally {
-      await context.close();
-    }
-  }, 30_000);
+    }), 30_000);
 });

@@ -1,17 +1,9 @@
 // Several tabs of one origin: one flusher per storage name (Web Locks), queue and totals shared over a
 // BroadcastChannel, and a second storage name that is a separate outbox flushed on its own.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectExactlyOnce, nextAward, openSdkPage, startStack, uniqueId, until, type OpenedPage, type ProxiedAward, type Stack } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { expectExactlyOnce, nextAward, openSdkPage, uniqueId, until, type OpenedPage, type ProxiedAward, useBrowserStack } from './harness.js';
 
-let stack: Stack;
-
-beforeAll(async () => {
-  stack = await startStack();
-}, 60_000);
-
-afterAll(async () => {
-  await stack?.close();
-});
+const inContext = useBrowserStack();
 
 const award = (tab: OpenedPage, points: number[]) => tab.sdk((page, pts) => pts.map((p) => page.award(p)), points);
 const drained = (tab: OpenedPage) => until(async () => (await tab.sdk((page) => page.pendingKeys())).length === 0, `tab to drain`);
@@ -29,12 +21,10 @@ function overlapping(requests: ProxiedAward[]): [ProxiedAward, ProxiedAward][] {
 }
 
 describe('SDK in Chromium: tabs', () => {
-  it('two tabs, one storage name: one flusher at a time, every award once, each tab sees the other\'s queue', async () => {
-    const sub = uniqueId('tabs');
-    const context = await stack.browser.newContext();
-    // Long enough requests that tabs awarding at once would send at once without the lock.
-    await stack.setFaults({ latencyMs: 150 });
-    try {
+  it('two tabs, one storage name: one flusher at a time, every award once, each tab sees the other\'s queue', () =>
+    inContext(async (stack, context) => {
+      const sub = uniqueId('tabs');
+      // Long enough requests that tabs awarding at once would send at once without the lock.
       const options = { sub, storage: 'tabs-shared', backoffBase: 100, backoffMax: 500 };
       const a = await openSdkPage(stack, context, { ...options, tab: 'A' });
       const b = await openSdkPage(stack, context, { ...options, tab: 'B' });
@@ -96,17 +86,11 @@ describe('SDK in Chromium: tabs', () => {
       const outcomesA = await a.sdk((page) => page.outcomes);
       const outcomesB = await b.sdk((page) => page.outcomes);
       expect(Object.keys(outcomesA).length + Object.keys(outcomesB).length).toBe(issued.size);
-    } finally {
-      await stack.setFaults({});
-      await context.close();
-    }
-  }, 45_000);
+    }, { latencyMs: 150 }), 45_000);
 
-  it('a second storage name on the same origin is its own outbox, flushed independently', async () => {
-    const sub = uniqueId('names');
-    const context = await stack.browser.newContext();
-    await stack.setFaults({ latencyMs: 800 });
-    try {
+  it('a second storage name on the same origin is its own outbox, flushed independently', () =>
+    inContext(async (stack, context) => {
+      const sub = uniqueId('names');
       const first = await openSdkPage(stack, context, { sub, tab: 'first', storage: 'game-one', backoffBase: 100, backoffMax: 500 });
       const second = await openSdkPage(stack, context, { sub, tab: 'second', storage: 'game-two', backoffBase: 100, backoffMax: 500 });
       const firstKeys = await award(first, [1, 2, 3]);
@@ -138,9 +122,5 @@ describe('SDK in Chromium: tabs', () => {
         expect(await tab.sdk((page) => page.storedOutbox())).toEqual([]);
         expect(tab.errors).toEqual([]);
       }
-    } finally {
-      await stack.setFaults({});
-      await context.close();
-    }
-  }, 30_000);
+    }, { latencyMs: 800 }), 30_000);
 });
