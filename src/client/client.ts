@@ -1,4 +1,4 @@
-import type { EnrolledUser, EnrollmentStatus, PointsSummary } from '../protocol/responses.js';
+import type { EnrolledUser, PointsSummary } from '../protocol/responses.js';
 import { BATCH_MAX_AWARDS } from '../protocol/limits.js';
 import { paths } from '../protocol/paths.js';
 import { createEmitter } from './emitter.js';
@@ -8,10 +8,8 @@ import { createOutbox, pointsKey } from './outbox.js';
 import { backoffDelay } from './retry.js';
 import { sendAwards, toWire } from './send.js';
 import { idbKV, memoryKV, type KV } from './store.js';
-import { createTransport, type Answer } from './transport.js';
+import { answerError, createTransport } from './transport.js';
 import type {
-  AwardHandle,
-  AwardInput,
   AwardOutcome,
   DeadLetter,
   PendingAward,
@@ -20,6 +18,7 @@ import type {
   QuestPointsEvents,
   QuestPointsOptions,
   Snapshot,
+  StorageDegradedReason,
 } from './types.js';
 import { parseAward, parseIdentify, parseIds } from './validate.js';
 
@@ -28,34 +27,38 @@ const round = (n: number) => Math.round(n * 1e6) / 1e6;
 /** A keepalive body must stay under 64 KiB: 20 awards of the largest allowed size fit. */
 const PAGEHIDE_AWARDS = 20;
 
+/** What tabs tell each other over the BroadcastChannel. */
 type Message =
   | { t: 'add'; recs: PendingAward[] }
   | { t: 'done'; ok: string[]; dead: DeadLetter[] }
   | { t: 'points'; pair: string; summary: PointsSummary };
 
+const pairOf = (ids: { questId: string; serviceUserId: string }) => pointsKey(ids.questId, ids.serviceUserId);
+/** Node timers must not keep a script alive. */
+const unref = <T>(timer: T): T => ((timer as any)?.unref?.(), timer);
+
 export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
-  const { storageName = 'quest-points', maxQueue = 10_000, pollIntervalMs = 30_000, flushDelayMs = 50 } = options;
-  const baseMs = options.backoff?.baseMs ?? 1000;
-  const maxMs = options.backoff?.maxMs ?? 60_000;
+  const { storageName = 'quest-points', maxQueue = 10_000, pollIntervalMs = 30_000, flushDelayMs = 50, backoff = {} } = options;
   const transport = createTransport(options);
-  const emitter = createEmitter<QuestPointsEvents>();
+  const { emit, ...events } = createEmitter<QuestPointsEvents>();
   const g = globalThis as any;
+  const name = 'quest-points:' + storageName;
 
   const hasIdb = typeof indexedDB !== 'undefined';
   const wantIdb = options.storage === 'indexeddb' || (options.storage !== 'memory' && (hasIdb || typeof document !== 'undefined'));
   const useIdb = wantIdb && hasIdb;
   let storage: Snapshot['storage'] = useIdb ? 'indexeddb' : 'memory';
   const kv = <T>(suffix: string): KV<T> => (useIdb ? idbKV<T>(`${storageName}:${suffix}`) : memoryKV<T>());
-  const cache = kv<any>('cache');
-  const outbox = createOutbox(kv('outbox'), kv('dead'), (reason, error) => {
+  const degrade = (reason: StorageDegradedReason, error?: unknown) => {
     storage = 'degraded';
     changed();
-    emitter.emit('storage:degraded', { reason, error });
-  });
-  if (wantIdb && !hasIdb)
-    queueMicrotask(() => ((storage = 'degraded'), changed(), emitter.emit('storage:degraded', { reason: 'unavailable' })));
-  const lock = createFlushLock(`quest-points:${storageName}`, useIdb ? (cache as KV<Lease>) : undefined);
-  const channel = useIdb && typeof BroadcastChannel !== 'undefined' ? new BroadcastChannel(`quest-points:${storageName}`) : undefined;
+    emit('storage:degraded', { reason, error });
+  };
+  const cache = kv<any>('cache');
+  const outbox = createOutbox(kv('outbox'), kv('dead'), degrade);
+  if (wantIdb && !hasIdb) queueMicrotask(() => degrade('unavailable'));
+  const lock = createFlushLock(name, useIdb ? (cache as KV<Lease>) : undefined);
+  const channel = useIdb && typeof BroadcastChannel !== 'undefined' ? new BroadcastChannel(name) : undefined;
   const post = (message: Message) => closed || channel?.postMessage(message);
 
   const settle = new Map<string, (outcome: AwardOutcome) => void>();
@@ -77,13 +80,11 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
   let tickPending = false;
   let snapshot: Snapshot | undefined;
   let flushing: Promise<void> | undefined;
-  let nextRun: Promise<void> | undefined;
+  let rerun: Promise<void> | undefined;
+  let rerunForced = false;
   let flushTimer: ReturnType<typeof setTimeout> | undefined;
   let retryTimer: ReturnType<typeof setTimeout> | undefined;
 
-  const pairOf = (a: PendingAward) => pointsKey(a.questId, a.serviceUserId);
-  /** Node timers must not keep a script alive. */
-  const unref = <T>(timer: T): T => ((timer as any)?.unref?.(), timer);
   const visible = () => g.document?.visibilityState !== 'hidden';
 
   /** Everything observable changes at most once per tick: one write, one round of events. */
@@ -97,14 +98,14 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
     tickPending = false;
     if (added.length) {
       const recs = added.splice(0);
-      void outbox.commit().then(() => outbox.degraded || post({ t: 'add', recs }));
+      void outbox.commit().then((written) => written && post({ t: 'add', recs }));
     }
-    if (queueChanged) (queueChanged = false), emitter.emit('queue:changed', { queueSize: outbox.mirror.size });
+    if (queueChanged) (queueChanged = false), emit('queue:changed', { queueSize: outbox.mirror.size });
     for (const pair of touched) {
       const cbs = watchers.get(pair);
-      if (!cbs && !emitter.count('points:changed')) continue;
+      if (!cbs && !events.count('points:changed')) continue;
       const current = view(pair);
-      emitter.emit('points:changed', { view: current });
+      emit('points:changed', { view: current });
       cbs?.forEach((cb) => cb(current));
     }
     touched.clear();
@@ -152,13 +153,19 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
     if (online === value) return;
     online = value;
     changed();
-    emitter.emit('connection:changed', { online });
+    emit('connection:changed', { online });
   }
 
   function setConfirmed(pair: string, summary: PointsSummary, stale = false, share = false) {
     confirmed.set(pair, { summary, at: Date.now(), stale });
     if (share) post({ t: 'points', pair, summary });
     changed(pair);
+  }
+
+  /** Resolves an award's `settled` promise. */
+  function resolve(outcome: AwardOutcome) {
+    settle.get(outcome.idempotencyKey)?.(outcome);
+    settle.delete(outcome.idempotencyKey);
   }
 
   /** Acknowledged and refused awards leave the outbox; `local`: this tab sent them (else another tab told us). */
@@ -168,18 +175,19 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
       const known = confirmed.get(pair);
       // Count it as confirmed until the next read, so the total never dips between acknowledgement and refresh.
       if (known) setConfirmed(pair, { ...known.summary, totalPoints: round(known.summary.totalPoints + award.eventPoints) }, known.stale);
-      settle.get(award.idempotencyKey)?.({ status: 'sent', idempotencyKey: award.idempotencyKey });
-      settle.delete(award.idempotencyKey);
-      emitter.emit('award:sent', { award });
+      resolve({ status: 'sent', idempotencyKey: award.idempotencyKey });
+      emit('award:sent', { award });
       changed(pair);
     }
-    outbox.remove(dead.map((d) => d.idempotencyKey), local);
-    for (const letter of dead) {
+    outbox.remove(
+      dead.map((d) => d.idempotencyKey),
+      local,
+    );
+    for (const deadLetter of dead) {
       deadCount++;
-      settle.get(letter.idempotencyKey)?.({ status: 'rejected', idempotencyKey: letter.idempotencyKey, httpStatus: letter.status, message: letter.message });
-      settle.delete(letter.idempotencyKey);
-      emitter.emit('award:rejected', { deadLetter: letter });
-      changed(pairOf(letter));
+      resolve({ status: 'rejected', idempotencyKey: deadLetter.idempotencyKey, httpStatus: deadLetter.status, message: deadLetter.message });
+      emit('award:rejected', { deadLetter });
+      changed(pairOf(deadLetter));
     }
     if (local && (ok.length || dead.length)) post({ t: 'done', ok, dead });
     queueChanged = true;
@@ -187,23 +195,22 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
   }
 
   async function drain(): Promise<void> {
-    for (;;) {
-      if (closed) return;
+    while (!closed) {
       const head = (await outbox.reload()).slice(0, BATCH_MAX_AWARDS);
-      if (!head.length) return void emitter.emit('queue:drained', { queueSize: 0 });
+      if (!head.length) return void emit('queue:drained', { queueSize: 0 });
       const results = await sendAwards(transport, head);
       const first = results[0]!;
       if (first.outcome !== 'auth') setOnline(!(first.outcome === 'retry' && first.status === undefined));
       const ok: string[] = [];
       const dead: DeadLetter[] = [];
-      const retries: [PendingAward, { reason: string; status?: number }][] = [];
+      const retries: { award: PendingAward; reason: string; status?: number }[] = [];
       let afterMs = 0;
       let authError: unknown;
       results.forEach((r, i) => {
         const award = head[i]!;
         if (r.outcome === 'ok') ok.push(award.idempotencyKey);
         else if (r.outcome === 'rejected') dead.push({ ...award, status: r.status, message: r.message, rejectedAt: Date.now() });
-        else if (r.outcome === 'retry') retries.push([award, r]), (afterMs = Math.max(afterMs, r.retryAfterMs ?? 0));
+        else if (r.outcome === 'retry') retries.push({ award, reason: r.reason, status: r.status }), (afterMs = Math.max(afterMs, r.retryAfterMs ?? 0));
         else if (r.outcome === 'auth') authError = r.error;
       });
       for (const letter of dead) await outbox.kill(letter);
@@ -214,68 +221,61 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
         retryAt = Date.now() + pollIntervalMs;
         authRequired = true;
         changed();
-        return void emitter.emit('auth:required', { error: authError });
+        return void emit('auth:required', { error: authError });
       }
       if (retries.length) {
-        const delayMs = backoffDelay(backoffAttempt++, baseMs, maxMs, afterMs);
+        const delayMs = backoffDelay(backoffAttempt++, backoff.baseMs ?? 1000, backoff.maxMs ?? 60_000, afterMs);
         retryAt = Date.now() + delayMs;
         clearTimeout(retryTimer);
         retryTimer = unref(setTimeout(() => void run(true), delayMs));
-        for (const [award, r] of retries) emitter.emit('award:retrying', { award, reason: r.reason, status: r.status, attempt: backoffAttempt, delayMs });
+        for (const retry of retries) emit('award:retrying', { ...retry, attempt: backoffAttempt, delayMs });
         return;
       }
-      backoffAttempt = 0;
+      retryAt = backoffAttempt = 0;
       if (authRequired) (authRequired = false), changed();
     }
   }
 
+  /** `force` ignores backoff and the auth pause: flush(), `online`, a visible tab, the retry timer. */
   function run(force: boolean): Promise<void> {
     if (closed || (!force && Date.now() < retryAt)) return Promise.resolve();
-    // A trigger during a flush (even while its lock is being released) runs once more right after it.
-    if (flushing) return (nextRun ??= flushing.then(() => ((nextRun = undefined), run(true))));
+    // A trigger during a flush (even while its lock is being released) runs once more right after it, forced only
+    // if a forced trigger asked: the flush that just ended may have set a backoff that the others must respect.
+    if (flushing) {
+      rerunForced ||= force;
+      return (rerun ??= flushing.then(() => {
+        const forced = rerunForced;
+        rerun = undefined;
+        rerunForced = false;
+        return run(forced);
+      }));
+    }
     // A degraded tab's awards exist only in its memory: it sends them itself, the service dedupes by key.
     return (flushing = (outbox.degraded ? drain() : lock(drain))
-      .catch((error) => void emitter.emit('error', { error, during: 'flush' }))
+      .catch((error) => void emit('error', { error, during: 'flush' }))
       .finally(() => (flushing = undefined)));
   }
 
-  function scheduleFlush() {
-    flushTimer ??= unref(setTimeout(() => ((flushTimer = undefined), void run(false)), flushDelayMs));
-  }
-
-  function enqueue(award: PendingAward): AwardHandle {
-    outbox.add(award);
-    added.push(award);
-    const settled = new Promise<AwardOutcome>((resolve) => settle.set(award.idempotencyKey, resolve));
-    emitter.emit('award:queued', { award, queueSize: outbox.mirror.size });
-    queueChanged = true;
-    changed(pairOf(award));
-    scheduleFlush();
-    return { idempotencyKey: award.idempotencyKey, settled };
-  }
-
-  /** The body of a 2xx answer; otherwise a QuestPointsError with the relay's message and status. */
-  function unwrap(answer: Answer): any {
-    setOnline(true);
-    if (answer.status < 300 && answer.body?.success === true) return answer.body;
-    const message = typeof answer.body?.message === 'string' ? answer.body.message : `HTTP ${answer.status}`;
-    throw new QuestPointsError(message, answer.status === 401 ? 'auth' : 'http', answer.status);
-  }
-
-  async function read(path: string, method = 'GET', body?: unknown): Promise<Answer> {
+  /** A read or identify: the body of a 2xx answer (null for a 404 when `absent` allows it); else a QuestPointsError. */
+  async function call(path: string, body?: unknown, absent = false): Promise<any> {
     try {
-      return await transport.request(method, path, body);
+      const answer = await transport.request(body ? 'POST' : 'GET', path, body);
+      setOnline(true);
+      if (answer.status < 300 && answer.body?.success === true) return answer.body;
+      if (absent && answer.status === 404) return null;
+      throw answerError(answer);
     } catch (error) {
-      if ((error as QuestPointsError).code !== 'auth') setOnline(false);
+      const code = (error as QuestPointsError).code;
+      if (code === 'network' || code === 'timeout') setOnline(false);
       throw error;
     }
   }
 
   async function getPoints(questId = options.questId, serviceUserId = options.serviceUserId): Promise<PointsView> {
     const p = parseIds(questId, serviceUserId);
-    const pair = pointsKey(p.questId, p.serviceUserId);
+    const pair = pairOf(p);
     try {
-      setConfirmed(pair, unwrap(await read(paths.pointsOf(p.questId, p.serviceUserId))).data, false, true);
+      setConfirmed(pair, (await call(paths.pointsOf(p.questId, p.serviceUserId))).data, false, true);
     } catch (error) {
       const known = confirmed.get(pair);
       if (!known) throw error;
@@ -285,11 +285,7 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
   }
 
   async function refreshWatched(pairs: Iterable<string> = watchers.keys()) {
-    for (const pair of [...pairs]) {
-      if (!watchers.has(pair)) continue;
-      const [q, u] = pair.split('\n');
-      await getPoints(q, u).catch(() => {});
-    }
+    for (const pair of [...pairs]) if (watchers.has(pair)) await getPoints(...(pair.split('\n') as [string, string])).catch(() => {});
   }
 
   const listen = (target: any, type: string, fn: () => void) => {
@@ -334,12 +330,21 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
   })();
 
   const api: QuestPoints = {
-    award(input: AwardInput): AwardHandle {
+    award(input) {
       if (closed) throw new QuestPointsError('the client is closed', 'closed');
-      const award = parseAward(input, options);
-      if (outbox.mirror.size >= maxQueue)
-        throw new QuestPointsError(`outbox full (maxQueue ${maxQueue}): award not queued`, 'queue-full');
-      return enqueue({ ...award, idempotencyKey: crypto.randomUUID(), queuedAt: Date.now(), seq: outbox.nextSeq() });
+      const parsed = parseAward(input, options);
+      if (outbox.mirror.size >= maxQueue) throw new QuestPointsError(`outbox full (maxQueue ${maxQueue}): award not queued`, 'queue-full');
+      const award: PendingAward = { ...parsed, idempotencyKey: crypto.randomUUID(), queuedAt: Date.now(), seq: outbox.nextSeq() };
+      const { idempotencyKey } = award;
+      // Written by the next tick's commit, with every other award of this tick.
+      const persisted = outbox.add(award).then((written) => written && useIdb);
+      added.push(award);
+      const settled = new Promise<AwardOutcome>((resolve) => settle.set(idempotencyKey, resolve));
+      emit('award:queued', { award, queueSize: outbox.mirror.size });
+      queueChanged = true;
+      changed(pairOf(award));
+      flushTimer ??= unref(setTimeout(() => ((flushTimer = undefined), void run(false)), flushDelayMs));
+      return { idempotencyKey, persisted, settled };
     },
     flush: () => run(true),
     async identify(input) {
@@ -348,23 +353,20 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
       // A serviceUserId never changes: once known it is answered offline, from memory or the store.
       const known = ids.get(key) ?? (await cache.get(key).catch(() => undefined));
       if (typeof known === 'string') return known;
-      const id: string = unwrap(await read(paths.identify(), 'POST', body)).data.serviceUserId;
+      const id: string = (await call(paths.identify(), body)).data.serviceUserId;
       ids.set(key, id);
       await cache.setMany([[key, id]]).catch(() => {});
       return id;
     },
     getPoints,
-    async getEnrollment(questId = options.questId, serviceUserId = options.serviceUserId): Promise<EnrollmentStatus | null> {
+    async getEnrollment(questId = options.questId, serviceUserId = options.serviceUserId) {
       const p = parseIds(questId, serviceUserId);
-      const answer = await read(paths.enrollment(p.questId, p.serviceUserId));
-      if (answer.status === 404) return setOnline(true), null;
-      return unwrap(answer).data;
+      return (await call(paths.enrollment(p.questId, p.serviceUserId), undefined, true))?.data ?? null;
     },
-    async *enrolledUsers(questId = options.questId, page = {}): AsyncIterableIterator<EnrolledUser[]> {
-      const q = parseIds(questId, false).questId;
-      let offset = page.offset ?? 0;
+    async *enrolledUsers(questId = options.questId, { limit, offset = 0 } = {}) {
+      const { questId: q } = parseIds(questId, false);
       for (;;) {
-        const body = unwrap(await read(paths.enrolledUsers(q, { limit: page.limit, offset })));
+        const body = await call(paths.enrolledUsers(q, { limit, offset }));
         const users: EnrolledUser[] = body.data;
         if (users.length) yield users;
         // Offset arithmetic, not nextPage: its shape is the service's business.
@@ -373,8 +375,7 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
       }
     },
     watchPoints(questId, serviceUserId, cb) {
-      const p = parseIds(questId, serviceUserId);
-      const pair = pointsKey(p.questId, p.serviceUserId);
+      const pair = pairOf(parseIds(questId, serviceUserId));
       const cbs = watchers.get(pair) ?? new Set();
       watchers.set(pair, cbs.add(cb));
       snapshot = undefined;
@@ -396,20 +397,20 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
     async retryDeadLetter(key) {
       const letter = (await outbox.deadLetters()).find((d) => d.idempotencyKey === key);
       if (!letter) throw new QuestPointsError(`idempotencyKey ${key} is not a dead letter`, 'invalid', undefined, 'idempotencyKey');
-      const { questId, serviceUserId, eventPoints, eventName, eventDescription } = letter;
       // A refused award was never applied, and the service may remember the refusal under the old key: new key.
-      const handle = api.award({ questId, serviceUserId, eventPoints, eventName, eventDescription });
+      // award() keeps only the award's own fields (the schema drops status, message and the old key).
+      const { idempotencyKey } = api.award(letter);
       await api.discardDeadLetter(key);
-      return handle.idempotencyKey;
+      return idempotencyKey;
     },
     async discardDeadLetter(key) {
       await outbox.dropDead(key);
       deadCount = Math.max(0, deadCount - 1);
       changed();
     },
-    on: (event, fn) => (emitter.on(event, fn), api),
-    off: (event, fn) => (emitter.off(event, fn), api),
-    once: (event, fn) => (emitter.once(event, fn), api),
+    on: (event, fn) => (events.on(event, fn), api),
+    off: (event, fn) => (events.off(event, fn), api),
+    once: (event, fn) => (events.once(event, fn), api),
     async close() {
       if (closed) return;
       closed = true;
@@ -419,9 +420,8 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
       channel?.close();
       await outbox.commit();
       await flushing;
-      for (const [idempotencyKey, resolve] of settle) resolve({ status: 'closed', idempotencyKey });
-      settle.clear();
-      emitter.clear();
+      for (const idempotencyKey of settle.keys()) resolve({ status: 'closed', idempotencyKey });
+      events.clear();
     },
   };
   return api;

@@ -21,35 +21,47 @@ export function createOutbox(queue: KV<PendingAward>, dead: KV<DeadLetter>, onDe
   const deletes = new Set<string>();
   const unwrittenDead = new Map<string, DeadLetter>();
   let degraded = false;
-  let writing: Promise<void> = Promise.resolve();
+  let writing: Promise<unknown> = Promise.resolve();
   let lastSeq = 0;
+  /** Settles for the awards added since the last write began: true once they are in the store. */
+  let nextWrite: Promise<boolean> | undefined;
+  let wrote = (_ok: boolean) => {};
 
   function degrade(error: unknown) {
     if (!degraded) onDegraded(storageFailure(error), error);
     degraded = true;
   }
 
+  /** A store operation that degrades the outbox instead of throwing; true when it worked. */
+  const attempt = async (op: () => Promise<unknown>) => {
+    if (degraded) return false;
+    try {
+      await op();
+      return true;
+    } catch (error) {
+      degrade(error);
+      return false;
+    }
+  };
+
   function keep(rec: PendingAward) {
     mirror.set(rec.idempotencyKey, rec);
     const pair = pointsKey(rec.questId, rec.serviceUserId);
-    let entries = byPair.get(pair);
-    if (!entries) byPair.set(pair, (entries = new Map()));
-    entries.set(rec.idempotencyKey, rec);
+    byPair.get(pair)?.set(rec.idempotencyKey, rec) ?? byPair.set(pair, new Map([[rec.idempotencyKey, rec]]));
     if (rec.seq > lastSeq) lastSeq = rec.seq;
   }
 
   function forget(key: string): PendingAward | undefined {
     const rec = mirror.get(key);
-    if (!rec) return;
     mirror.delete(key);
     remote.delete(key);
     unwritten.delete(key);
-    byPair.get(pointsKey(rec.questId, rec.serviceUserId))?.delete(key);
+    if (rec) byPair.get(pointsKey(rec.questId, rec.serviceUserId))?.delete(key);
     return rec;
   }
 
   /** Chains store work so reload() sees every earlier write. */
-  const chain = (work: () => Promise<void>) => (writing = writing.then(work, work));
+  const chain = (work: () => Promise<unknown>) => (writing = writing.then(work, work));
 
   return {
     mirror,
@@ -58,94 +70,66 @@ export function createOutbox(queue: KV<PendingAward>, dead: KV<DeadLetter>, onDe
     },
     /** Strictly increasing in this tab, and time-ordered across tabs and reloads. */
     nextSeq: () => (lastSeq = Math.max(lastSeq + 1, Date.now() * 1000)),
-    /** O(1): the write is done by commit(), once per tick. */
-    add(rec: PendingAward) {
+    /** O(1): the write is done by commit(), once per tick. Resolves true once the award is in the store. */
+    add(rec: PendingAward): Promise<boolean> {
       keep(rec);
       unwritten.set(rec.idempotencyKey, rec);
+      return (nextWrite ??= new Promise((resolve) => (wrote = resolve)));
     },
     /** Awards another tab wrote: shown, never written again by this tab. */
     addRemote(recs: PendingAward[]) {
       for (const rec of recs) if (!mirror.has(rec.idempotencyKey)) keep(rec), remote.add(rec.idempotencyKey);
     },
-    /** Writes what add() collected since the last commit, in one transaction. Resolves true when it is on disk. */
-    commit(): Promise<void> {
+    /** Writes what add() collected, in one transaction, after earlier store work. True when it is in the store. */
+    commit(): Promise<boolean> {
+      const written = nextWrite;
       return chain(async () => {
-        if (degraded || !unwritten.size) return;
-        // Kept in `unwritten` until written, so reload() never mistakes an award in flight for an acknowledged one.
+        // Taken together, so every award in this batch settles with this write (later ones wait for the next).
+        const done = wrote;
         const batch = [...unwritten];
-        try {
-          await queue.setMany(batch);
-          for (const [k, v] of batch) if (unwritten.get(k) === v) unwritten.delete(k);
-        } catch (error) {
-          degrade(error);
-        }
-      });
+        nextWrite = undefined;
+        // Kept in `unwritten` until written, so reload() never mistakes an award in flight for an acknowledged one.
+        const ok = batch.length > 0 && (await attempt(() => queue.setMany(batch)));
+        if (ok) for (const [k, v] of batch) if (unwritten.get(k) === v) unwritten.delete(k);
+        done(ok);
+      }).then(() => written ?? false);
     },
-    /** Acknowledged (or dead-lettered) awards leave the outbox. */
-    remove(keys: string[], local = true): PendingAward[] {
+    /** Acknowledged (or dead-lettered) awards leave the outbox. `local`: this tab deletes them from the store. */
+    remove(keys: string[], local: boolean): PendingAward[] {
       const removed = keys.map(forget).filter((r): r is PendingAward => !!r);
-      // Until deleted from the store, reload() must not bring them back.
-      if (local) keys.forEach((k) => deletes.add(k));
-      if (local)
-        void chain(async () => {
-          if (!degraded)
-            try {
-              await queue.delMany(keys);
-              keys.forEach((k) => deletes.delete(k));
-            } catch (error) {
-              degrade(error);
-            }
-        });
+      if (local) {
+        // Until deleted from the store, reload() must not bring them back.
+        keys.forEach((k) => deletes.add(k));
+        void chain(async () => (await attempt(() => queue.delMany(keys))) && keys.forEach((k) => deletes.delete(k)));
+      }
       return removed;
     },
     /** The dead letter is stored before the award leaves the queue: it is never in neither. */
-    async kill(letter: DeadLetter) {
-      await chain(async () => {
-        try {
-          if (degraded) throw new Error('degraded');
-          await dead.setMany([[letter.idempotencyKey, letter]]);
-        } catch (error) {
-          unwrittenDead.set(letter.idempotencyKey, letter);
-          if (!degraded) degrade(error);
-        }
-      });
-    },
+    kill: (letter: DeadLetter) =>
+      chain(async () => (await attempt(() => dead.setMany([[letter.idempotencyKey, letter]]))) || unwrittenDead.set(letter.idempotencyKey, letter)),
     async deadLetters(): Promise<DeadLetter[]> {
-      let stored: DeadLetter[] = [];
-      try {
-        stored = await dead.all();
-      } catch (error) {
-        degrade(error);
-      }
-      const all = new Map(stored.map((d) => [d.idempotencyKey, d]));
+      const all = new Map((await dead.all().catch((error) => (degrade(error), []))).map((d) => [d.idempotencyKey, d]));
       for (const [k, d] of unwrittenDead) all.set(k, d);
       return [...all.values()].sort((a, b) => a.seq - b.seq);
     },
-    async dropDead(key: string) {
-      unwrittenDead.delete(key);
-      await dead.delMany([key]).catch(degrade);
-    },
+    dropDead: (key: string) => (unwrittenDead.delete(key), dead.delMany([key]).catch(degrade)),
     /**
      * The queue as the store holds it now (another tab may have added or acknowledged awards), merged into the
      * mirror, oldest first. While degraded: this tab's own awards only.
      */
     async reload(): Promise<PendingAward[]> {
-      await chain(async () => {
-        if (degraded) return;
-        try {
-          const stored = await queue.all();
+      await chain(() =>
+        attempt(async () => {
           const seen = new Set<string>();
-          for (const rec of stored) {
+          for (const rec of await queue.all()) {
             if (deletes.has(rec.idempotencyKey)) continue;
             seen.add(rec.idempotencyKey);
             if (!mirror.has(rec.idempotencyKey)) keep(rec);
             remote.delete(rec.idempotencyKey);
           }
           for (const key of [...mirror.keys()]) if (!seen.has(key) && !unwritten.has(key)) forget(key);
-        } catch (error) {
-          degrade(error);
-        }
-      });
+        }),
+      );
       return [...mirror.values()].filter((r) => !degraded || !remote.has(r.idempotencyKey)).sort((a, b) => a.seq - b.seq);
     },
     pendingOf: (pair: string) => [...(byPair.get(pair)?.values() ?? [])],

@@ -1,9 +1,8 @@
-import { IDEMPOTENCY_KEY_HEADER } from '../protocol/headers.js';
 import { paths } from '../protocol/paths.js';
 import type { BatchResult, QueuedAward } from '../protocol/batch.js';
-import { QuestPointsError } from './errors.js';
+import type { QuestPointsError } from './errors.js';
 import { classify } from './retry.js';
-import type { Answer, Transport } from './transport.js';
+import { answerError, type Answer, type Transport } from './transport.js';
 
 /** What became of one award in one attempt. `skipped`: not tried, an earlier award must go first. */
 export type SendResult =
@@ -16,13 +15,13 @@ export type SendResult =
 /** Only the wire fields: the outbox record also carries queuedAt and seq. */
 export const toWire = ({ queuedAt, seq, ...wire }: QueuedAward & { queuedAt?: number; seq?: number }): QueuedAward => wire;
 
-function fromAnswer({ status, body, retryAfterMs }: Answer): SendResult {
+function fromAnswer(answer: Answer): SendResult {
+  const { status, retryAfterMs } = answer;
   const verdict = classify(status);
   if (verdict === 'ok') return { outcome: 'ok' };
   if (verdict === 'retry') return { outcome: 'retry', reason: 'status', status, retryAfterMs };
-  const message = typeof body?.message === 'string' ? body.message : `HTTP ${status}`;
-  if (verdict === 'auth') return { outcome: 'auth', error: new QuestPointsError(message, 'auth', status) };
-  return { outcome: 'rejected', status, message };
+  const error = answerError(answer);
+  return verdict === 'auth' ? { outcome: 'auth', error } : { outcome: 'rejected', status, message: error.message };
 }
 
 function fromError(error: unknown): SendResult {
@@ -32,15 +31,6 @@ function fromError(error: unknown): SendResult {
 
 const fromBatchResult = (r: BatchResult | undefined): SendResult =>
   !r ? { outcome: 'retry', reason: 'no result' } : r.outcome === 'retry' ? { ...r, retryAfterMs: r.retryAfter! * 1000 || 0 } : r;
-
-async function sendOne(transport: Transport, award: QueuedAward): Promise<SendResult> {
-  const { questId, idempotencyKey, ...body } = toWire(award);
-  try {
-    return fromAnswer(await transport.request('POST', paths.points(questId), body, { [IDEMPOTENCY_KEY_HEADER]: idempotencyKey }));
-  } catch (error) {
-    return fromError(error);
-  }
-}
 
 /**
  * One attempt for these awards, oldest first. Several go through the relay's batch endpoint; a batch refused as a
@@ -64,9 +54,13 @@ export async function sendAwards(transport: Transport, awards: QueuedAward[]): P
     if (whole.outcome !== 'rejected') return awards.map(() => whole);
   }
   const results: SendResult[] = [];
-  for (const award of awards) {
-    const result = results.some((r) => r.outcome === 'retry' || r.outcome === 'auth') ? ({ outcome: 'skipped' } as const) : await sendOne(transport, award);
-    results.push(result);
+  for (const { questId, idempotencyKey, ...body } of awards.map(toWire)) {
+    const waiting = results.some((r) => r.outcome === 'retry' || r.outcome === 'auth');
+    results.push(
+      waiting
+        ? { outcome: 'skipped' }
+        : await transport.request('POST', paths.points(questId), body, idempotencyKey).then(fromAnswer, fromError),
+    );
   }
   return results;
 }

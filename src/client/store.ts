@@ -1,7 +1,6 @@
-import { createStore, delMany, entries, get, setMany, update, type UseStore } from 'idb-keyval';
 import type { StorageDegradedReason } from './types.js';
 
-/** The few operations the SDK needs from a key-value store; IndexedDB (idb-keyval) or memory. */
+/** The few operations the SDK needs from a key-value store; IndexedDB or memory. */
 export interface KV<T> {
   get(key: string): Promise<T | undefined>;
   all(): Promise<T[]>;
@@ -22,36 +21,57 @@ export function memoryKV<T>(): KV<T> {
   };
 }
 
+const STORE = 'kv';
+const blocked = () => Object.assign(new Error('IndexedDB open blocked for 5 s'), { name: 'BlockedError' });
+
 /**
- * One database per store (idb-keyval opens each database with a single object store). After a failure the
- * connection is dropped, so the next operation (recover() on the poll) reopens it: Safari closes connections.
+ * One database per store, holding one object store 'kv' (the layout idb-keyval's createStore(db, 'kv') used, so
+ * outboxes written by earlier versions are read as they are). Every operation is one transaction and resolves when
+ * it is complete, so a resolved setMany is committed. After a failure the connection is dropped and the next
+ * operation (recover() on the poll) reopens it: Safari closes connections. A first open that answers neither way
+ * within 5 s means another connection blocks the database.
  */
 export function idbKV<T>(dbName: string): KV<T> {
-  let store: UseStore | undefined;
-  let opened = false;
-  async function run<R>(op: (s: UseStore) => Promise<R>): Promise<R> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
+  let db: Promise<IDBDatabase> | undefined;
+  const open = () =>
+    (db ??= new Promise((resolve, reject) => {
+      const request = indexedDB.open(dbName);
+      const timer = setTimeout(() => reject(blocked()), 5000);
+      request.onupgradeneeded = () => request.result.createObjectStore(STORE);
+      request.onsuccess = () => {
+        clearTimeout(timer);
+        request.result.onclose = () => (db = undefined);
+        resolve(request.result);
+      };
+      request.onerror = () => (clearTimeout(timer), reject(request.error));
+    }));
+
+  /** Runs fn in one transaction; resolves with the result of the request fn returns once the transaction commits. */
+  async function run<R>(mode: IDBTransactionMode, fn: (store: IDBObjectStore) => IDBRequest<R> | void): Promise<R> {
     try {
-      // A first open that never answers means another connection blocks the database.
-      const result = await Promise.race([
-        op((store ??= createStore(dbName, 'kv'))),
-        new Promise<never>((_, reject) => opened || (timer = setTimeout(reject, 5000, Object.assign(new Error('blocked'), { name: 'BlockedError' })))),
-      ]);
-      opened = true;
-      return result;
+      const tx = (await open()).transaction(STORE, mode);
+      const request = fn(tx.objectStore(STORE));
+      return await new Promise<R>((resolve, reject) => {
+        tx.oncomplete = () => resolve(request?.result as R);
+        // A failed request aborts the transaction; tx.error says why (QuotaExceededError, ...).
+        tx.onabort = () => reject(tx.error);
+      });
     } catch (error) {
-      store = undefined;
+      db = undefined;
       throw error;
-    } finally {
-      clearTimeout(timer);
     }
   }
+
   return {
-    get: (key) => run((s) => get<T>(key, s)),
-    all: () => run(async (s) => (await entries<string, T>(s)).map(([, v]) => v)),
-    setMany: (pairs) => run((s) => setMany(pairs, s)),
-    delMany: (keys) => run((s) => delMany(keys, s)),
-    update: (key, fn) => run((s) => update<T>(key, (old) => fn(old), s)),
+    get: (key) => run('readonly', (s) => s.get(key)),
+    all: () => run('readonly', (s) => s.getAll()),
+    setMany: (pairs) => run('readwrite', (s) => pairs.forEach(([k, v]) => s.put(v, k))),
+    delMany: (keys) => run('readwrite', (s) => keys.forEach((k) => s.delete(k))),
+    update: (key, fn) =>
+      run('readwrite', (s) => {
+        const request = s.get(key);
+        request.onsuccess = () => s.put(fn(request.result), key);
+      }),
   };
 }
 

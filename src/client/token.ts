@@ -18,8 +18,6 @@ export function createTokenCache(getToken: () => string | Promise<string>, now =
   let until = 0;
   let inFlight: Promise<string> | undefined;
   return {
-    /** The cached token if it is still good, without calling getToken (pagehide cannot wait). */
-    peek: () => (token && now() < until ? token : undefined),
     get(): Promise<string> {
       if (token && now() < until) return Promise.resolve(token);
       return (inFlight ??= (async () => {

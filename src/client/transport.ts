@@ -1,4 +1,4 @@
-import { API_KEY_HEADER } from '../protocol/headers.js';
+import { API_KEY_HEADER, IDEMPOTENCY_KEY_HEADER } from '../protocol/headers.js';
 import { QuestPointsError } from './errors.js';
 import { retryAfterMs } from './retry.js';
 import { createTokenCache } from './token.js';
@@ -13,40 +13,42 @@ export interface Answer {
 
 export type Transport = ReturnType<typeof createTransport>;
 
-const isBrowser = () => typeof window !== 'undefined' && typeof document !== 'undefined';
+/** The error an answer that is not a success stands for: the relay's message when it sent one. */
+export function answerError({ status, body }: Answer): QuestPointsError {
+  const message = typeof body?.message === 'string' ? body.message : `HTTP ${status}`;
+  return new QuestPointsError(message, status === 401 ? 'auth' : 'http', status);
+}
 
 /**
  * Relay mode: `Authorization: Bearer <token>`, a 401 answered by one retry with a fresh token.
  * Direct mode: the service's API_KEY header, no batch endpoint; refused in browsers unless explicitly allowed.
  */
 export function createTransport(options: QuestPointsOptions) {
-  const { direct, timeoutMs = 10_000 } = options;
+  const { direct, timeoutMs = 10_000, getToken } = options;
   const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
-  if (direct && isBrowser() && !options.dangerouslyAllowBrowser)
-    throw new QuestPointsError('direct (API key) is refused in a browser', 'config');
+  const config = (message: string) => new QuestPointsError(message, 'config');
+  if (direct && typeof window !== 'undefined' && typeof document !== 'undefined' && !options.dangerouslyAllowBrowser)
+    throw config('direct (API key) is refused in a browser');
   const base = (direct ? direct.baseUrl : options.relayUrl)?.replace(/\/+$/, '');
-  if (base === undefined) throw new QuestPointsError('relayUrl is required', 'config');
-  if (!direct && typeof options.getToken !== 'function') throw new QuestPointsError('getToken is required', 'config');
-  const tokens = createTokenCache(options.getToken ?? (() => ''));
+  if (base === undefined) throw config('relayUrl is required');
+  if (!direct && typeof getToken !== 'function') throw config('getToken is required');
+  const tokens = createTokenCache(getToken!);
 
-  async function headers(extra?: Record<string, string>): Promise<Record<string, string>> {
-    if (direct) return { ...extra, [API_KEY_HEADER]: direct.apiKey };
-    let token: string;
-    try {
-      token = await tokens.get();
-    } catch (error) {
-      throw new QuestPointsError(`getToken() failed: ${(error as Error)?.message ?? error}`, 'auth');
-    }
-    return { ...extra, authorization: `Bearer ${token}` };
-  }
-
-  async function once(method: string, path: string, body?: unknown, extra?: Record<string, string>, keepalive = false): Promise<Answer> {
-    const init: RequestInit = { method, keepalive, headers: await headers(body === undefined ? extra : { ...extra, 'content-type': 'application/json' }) };
-    if (body !== undefined) init.body = JSON.stringify(body);
-    init.signal = AbortSignal.timeout(timeoutMs);
+  /** One request. `key`: the award's IDEMPOTENCY_KEY. */
+  async function once(method: string, path: string, body?: unknown, key?: string, keepalive = false): Promise<Answer> {
+    const headers: Record<string, string> = {};
+    if (direct) headers[API_KEY_HEADER] = direct.apiKey;
+    else
+      try {
+        headers.authorization = `Bearer ${await tokens.get()}`;
+      } catch (error) {
+        throw new QuestPointsError(`getToken() failed: ${(error as Error)?.message ?? error}`, 'auth');
+      }
+    if (key) headers[IDEMPOTENCY_KEY_HEADER] = key;
+    if (body !== undefined) headers['content-type'] = 'application/json';
     let res: Response;
     try {
-      res = await doFetch(base + path, init);
+      res = await doFetch(base + path, { method, headers, keepalive, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
     } catch (error) {
       const timeout = (error as Error)?.name === 'TimeoutError';
       throw new QuestPointsError(timeout ? `no answer within ${timeoutMs} ms` : 'network error', timeout ? 'timeout' : 'network');
@@ -56,16 +58,16 @@ export function createTransport(options: QuestPointsOptions) {
 
   return {
     batch: !direct,
-    async request(method: string, path: string, body?: unknown, extra?: Record<string, string>): Promise<Answer> {
-      const answer = await once(method, path, body, extra);
+    async request(method: string, path: string, body?: unknown, key?: string): Promise<Answer> {
+      const answer = await once(method, path, body, key);
       if (answer.status !== 401 || direct) return answer;
       tokens.invalidate();
-      const again = await once(method, path, body, extra);
+      const again = await once(method, path, body, key);
       // A fresh token refused too: ask getToken again next time rather than reuse it.
       if (again.status === 401) tokens.invalidate();
       return again;
     },
     /** pagehide: fire and forget; the page may be gone before any answer. */
-    beacon: (path: string, body: unknown) => void once('POST', path, body, {}, true).catch(() => {}),
+    beacon: (path: string, body: unknown) => void once('POST', path, body, undefined, true).catch(() => {}),
   };
 }

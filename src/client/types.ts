@@ -38,6 +38,12 @@ export type AwardOutcome =
 
 export interface AwardHandle {
   idempotencyKey: string;
+  /**
+   * The durability signal: true once the award is committed to IndexedDB (it survives a reload, a crash or a closed
+   * tab, and is sent by the next page); false when it could only be kept in memory (memory storage, or storage
+   * degraded): then it is lost if the page goes away before the service acknowledges it. Never rejects.
+   */
+  persisted: Promise<boolean>;
   settled: Promise<AwardOutcome>;
 }
 
@@ -77,8 +83,9 @@ export interface Snapshot {
 export type StorageDegradedReason = 'unavailable' | 'blocked' | 'quota' | 'connection-lost' | 'error';
 export type RetryReason = 'network' | 'timeout' | 'status' | 'auth' | string;
 
-/** Event map (eventemitter3). Every listener receives one payload object. */
+/** Event map. Every listener receives one payload object. */
 export interface QuestPointsEvents {
+  /** Synchronously inside award(), before the award is committed to storage (see AwardHandle.persisted). */
   'award:queued': (e: { award: PendingAward; queueSize: number }) => void;
   'award:sent': (e: { award: PendingAward }) => void;
   /** attempt: the queue's consecutive failed attempts (the whole queue backs off together, to keep order). */
