@@ -2,7 +2,7 @@
 // printed and written to bench/results/bench.json. QP_BENCH_QUICK=1 is the same as --quick (small sizes, for the
 // smoke test). Figures 2-5 run in real Chromium; see BENCHMARKS.md for what each baseline stands for.
 import { mkdir, writeFile } from 'node:fs/promises';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { runBrowserBench, type BrowserSizes } from './browser/run-browser.js';
 import { measureBundle, repoRoot } from './lib/bundle.js';
@@ -24,7 +24,7 @@ export interface BenchOptions {
 export interface BenchReport {
   date: string;
   quick: boolean;
-  machine: { cpus: number; memoryGiB: number; node: string; platform: string };
+  machine: { cpus: number; memoryGiB: number; node: string; platform: string; loadAverageAtStart: number; loadAverageAtEnd?: number };
   environment: Record<string, string | number | boolean>;
   rows: Row[];
   /** Figures that could not be gathered (a face's benchmark missing or failing), with the reason. */
@@ -96,7 +96,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   const report: BenchReport = {
     date: new Date().toISOString(),
     quick,
-    machine: { cpus: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, platform: `${process.platform} ${process.arch}` },
+    machine: { cpus: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, platform: `${process.platform} ${process.arch}`, loadAverageAtStart: Number(loadavg()[0]!.toFixed(2)) },
     environment: {},
     rows: [],
     skipped: [],
@@ -114,6 +114,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     log('relay and emulator benchmarks');
     report.rows.push(...(await faceRows(options.faces ?? FACES, report.skipped)));
   }
+  // The machine may be shared: the 1-minute load average says how quiet it was.
+  report.machine.loadAverageAtEnd = Number(loadavg()[0]!.toFixed(2));
   const outDir = options.outDir ?? join(repoRoot, 'bench', 'results');
   await mkdir(outDir, { recursive: true });
   await writeFile(join(outDir, 'bench.json'), JSON.stringify(report, null, 2) + '\n');
