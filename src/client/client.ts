@@ -252,7 +252,10 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
     }
     // A degraded tab's awards exist only in its memory: it sends them itself, the service dedupes by key.
     return (flushing = (outbox.degraded ? drain() : lock(drain))
-      .catch((error) => void emit('error', { error, during: 'flush' }))
+      .then(
+        () => {},
+        (error) => emit('error', { error, during: 'flush' }),
+      )
       .finally(() => (flushing = undefined)));
   }
 

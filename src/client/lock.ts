@@ -12,28 +12,26 @@ const LEASE_MS = 10_000;
  * Web Locks where they exist (released even when a tab crashes); else a lease in IndexedDB renewed while held
  * (a crashed holder blocks for at most LEASE_MS); with a memory store there is nobody to exclude.
  */
-export function createFlushLock(name: string, lease?: KV<Lease>): (fn: () => Promise<void>) => Promise<void> {
+export function createFlushLock(name: string, lease?: KV<Lease>): (fn: () => Promise<void>) => Promise<unknown> {
   const locks = typeof navigator !== 'undefined' ? navigator.locks : undefined;
-  if (locks && lease) return async (fn) => void (await locks.request(name, { ifAvailable: true }, async (lock) => (lock ? fn() : undefined)));
   if (!lease) return (fn) => fn();
+  if (locks) return (fn) => locks.request(name, { ifAvailable: true }, (lock) => lock && fn());
   const me = crypto.randomUUID();
-  const claim = () => {
+  /** Takes, renews (until in the future) or releases (until 0) the lease if it is free, expired or ours; true if so. */
+  const claim = (until: number) => {
     let mine = false;
     return lease
-      .update('lease', (old) => {
-        mine = !old || old.until < Date.now() || old.owner === me;
-        return mine ? { owner: me, until: Date.now() + LEASE_MS } : old!;
-      })
-      .then(() => mine);
+      .update('lease', (old) => ((mine = !old || old.until < Date.now() || old.owner === me) ? { owner: me, until } : old))
+      .then(() => mine, () => false);
   };
   return async (fn) => {
-    if (!(await claim().catch(() => false))) return;
-    const renew = setInterval(() => claim().catch(() => {}), LEASE_MS / 3);
+    if (!(await claim(Date.now() + LEASE_MS))) return;
+    const renew = setInterval(() => claim(Date.now() + LEASE_MS), LEASE_MS / 3);
     try {
       await fn();
     } finally {
       clearInterval(renew);
-      await lease.update('lease', (old) => (old?.owner === me ? { owner: me, until: 0 } : old!)).catch(() => {});
+      await claim(0);
     }
   };
 }

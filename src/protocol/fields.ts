@@ -14,12 +14,18 @@ import {
 // eslint-disable-next-line no-control-regex
 const NO_CONTROL_CHARS = /^[^\u0000-\u001f\u007f-\u009f]*$/u;
 
+// Every rule is a v.check: each kind of valibot action adds its own code to the browser bundle, a check does not.
+const rule = (ok: (s: string) => boolean, message: string) => v.check(ok, message);
+const maxChars = (max: number) => rule((s) => s.length <= max, `must be at most ${max} characters`);
+const notEmpty = () => rule((s) => s.length > 0, 'must not be empty');
+const matches = (pattern: RegExp, message = 'must not contain control characters') => rule((s) => pattern.test(s), message);
+
 const boundedText = (min: number, max: number) =>
   v.pipe(
     v.string('must be a string'),
-    v.minLength(min, `must be at least ${min} character${min === 1 ? '' : 's'}`),
-    v.maxLength(max, `must be at most ${max} characters`),
-    v.regex(NO_CONTROL_CHARS, 'must not contain control characters'),
+    rule((s) => s.length >= min, `must be at least ${min} character${min === 1 ? '' : 's'}`),
+    maxChars(max),
+    matches(NO_CONTROL_CHARS),
   );
 
 /**
@@ -28,32 +34,28 @@ const boundedText = (min: number, max: number) =>
  */
 export const IdSchema = v.pipe(
   boundedText(1, ID_MAX_LENGTH),
-  v.check((id) => id !== '.' && id !== '..', 'must not be "." or ".." (they cannot be a URL path segment)'),
+  rule((id) => id !== '.' && id !== '..', 'must not be "." or ".." (they cannot be a URL path segment)'),
 );
 export const QuestIdSchema = IdSchema;
 export const ServiceUserIdSchema = IdSchema;
 
 /** Any finite number, integer or float. JSON has no NaN or Infinity; strings are refused. */
-export const EventPointsSchema = v.pipe(v.number('must be a number'), v.finite('must be a finite number'));
+export const EventPointsSchema = v.pipe(v.number('must be a number'), v.check((n: number) => Number.isFinite(n), 'must be a finite number'));
 
-export const EventNameSchema = v.pipe(
-  v.string('must be a string'),
-  v.maxLength(EVENT_NAME_MAX_LENGTH, `must be at most ${EVENT_NAME_MAX_LENGTH} characters`),
-  v.regex(NO_CONTROL_CHARS, 'must not contain control characters'),
-);
+export const EventNameSchema = v.pipe(v.string('must be a string'), maxChars(EVENT_NAME_MAX_LENGTH), matches(NO_CONTROL_CHARS));
 
 /** Free text: newlines and tabs are allowed, other control characters are not. */
 export const EventDescriptionSchema = v.pipe(
   v.string('must be a string'),
-  v.maxLength(EVENT_DESCRIPTION_MAX_LENGTH, `must be at most ${EVENT_DESCRIPTION_MAX_LENGTH} characters`),
+  maxChars(EVENT_DESCRIPTION_MAX_LENGTH),
   // eslint-disable-next-line no-control-regex
-  v.regex(/^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/u, 'must not contain control characters'),
+  matches(/^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/u),
 );
 
 export const EmailSchema = v.pipe(
   v.string('must be a string'),
   v.trim(),
-  v.maxLength(EMAIL_MAX_LENGTH, `must be at most ${EMAIL_MAX_LENGTH} characters`),
+  maxChars(EMAIL_MAX_LENGTH),
   v.email('must be a valid e-mail address'),
 );
 
@@ -62,11 +64,11 @@ export const WalletSchema = v.object(
     address: v.pipe(
       v.string('must be a string'),
       v.trim(),
-      v.minLength(1, 'must not be empty'),
-      v.maxLength(WALLET_ADDRESS_MAX_LENGTH, `must be at most ${WALLET_ADDRESS_MAX_LENGTH} characters`),
-      v.regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
+      notEmpty(),
+      maxChars(WALLET_ADDRESS_MAX_LENGTH),
+      matches(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
     ),
-    chain: v.pipe(boundedText(1, CHAIN_MAX_LENGTH), v.trim(), v.minLength(1, 'must not be empty')),
+    chain: v.pipe(boundedText(1, CHAIN_MAX_LENGTH), v.trim(), notEmpty()),
   },
   'must be an object with address and chain',
 );
