@@ -1,0 +1,255 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { PageReport, PlannedAward } from './pages/protocol.js';
+import { chaosFaults, planChaos, SLOTS, type ChaosSize, type Sender } from './plan.js';
+import { createRng } from './rng.js';
+import { QUEST, type Stack } from './stack.js';
+import { judge, type LedgerEntry, type Verdict } from './verdict.js';
+
+export interface ChaosOptions extends ChaosSize {
+  sender: Sender;
+  seed: number;
+  /** How long the end phase may take to empty every queue. */
+  drainTimeoutMs: number;
+  log?: (line: string) => void;
+}
+
+/** What the harness saw of one award, outside the page. */
+export interface Issued {
+  award: PlannedAward;
+  user: string;
+  storage: string;
+  /** Set once the page reported it durably queued. */
+  key?: string;
+  accepted: boolean;
+}
+
+export interface ChaosRun {
+  sender: Sender;
+  seed: number;
+  verdict: Verdict;
+  chaos: {
+    reloads: number;
+    closes: number;
+    /** Reloads and closes that hit a page while one of its award requests was in flight. */
+    midFlush: number;
+    offlineToggles: number;
+    relayRestarts: number;
+  };
+  faults: Record<string, number>;
+  serviceRequests: number;
+  /** Share of the service's requests answered with an injected fault. */
+  faultRate: number;
+  proxyStatuses: Record<string, number>;
+  pageErrors: string[];
+  wallMs: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Tab {
+  slot: (typeof SLOTS)[number];
+  page: Page;
+  ready: boolean;
+}
+
+export async function runChaos(stack: Stack, browser: Browser, options: ChaosOptions): Promise<ChaosRun> {
+  const { sender, seed, log = () => {} } = options;
+  const started = performance.now();
+  const rng = createRng(seed ^ 0x5eed);
+  await stack.admin('POST', '/reset');
+  stack.statuses.clear();
+  await stack.setFaults(chaosFaults(seed));
+
+  const issued = new Map<number, Issued>();
+  const answers = new Map<number, number[]>();
+  const pageErrors: string[] = [];
+  const chaos = { reloads: 0, closes: 0, midFlush: 0, offlineToggles: 0, relayRestarts: 0 };
+  const tokens = new Map(await Promise.all(SLOTS.map(async (s) => [s.user, await stack.token(s.user)] as const)));
+  const context: BrowserContext = await browser.newContext();
+  const tabs: Tab[] = [];
+
+  await context.exposeBinding('qpReport', ({ page }, message: PageReport) => {
+    const tab = tabs.find((t) => t.page === page);
+    if (message.t === 'ready') return void (tab && (tab.ready = true));
+    const entry = issued.get(message.n);
+    if (!entry) return;
+    if (message.t === 'accepted') (entry.accepted = true), (entry.key = message.key);
+    else if (message.t === 'answer') answers.set(message.n, [...(answers.get(message.n) ?? []), message.status]);
+  });
+
+  const url = (slot: Tab['slot']) =>
+    `${stack.origin}/${sender}.html?` +
+    new URLSearchParams({ slot: slot.id, storage: slot.storage, user: slot.user, quest: QUEST, token: tokens.get(slot.user)! });
+
+  async function waitReady(tab: Tab, timeoutMs = 15_000) {
+    for (const until = Date.now() + timeoutMs; !tab.ready; await sleep(10))
+      if (Date.now() > until) throw new Error(`tab ${tab.slot.id} did not load within ${timeoutMs} ms`);
+  }
+
+  /** Loads (or reloads) the tab's page; a load that fails (the browser is offline) is tried again until online. */
+  async function load(tab: Tab, how: 'goto' | 'reload') {
+    tab.ready = false;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await (how === 'reload' && attempt === 0 ? tab.page.reload() : tab.page.goto(url(tab.slot)));
+        return await waitReady(tab);
+      } catch (error) {
+        if (attempt >= 100) throw new Error(`tab ${tab.slot.id} could not load: ${String((error as Error).message).split('\n')[0]!.replace(/\?\S*/, '?...')}`);
+        await sleep(200);
+      }
+    }
+  }
+
+  async function openPage(tab: Omit<Tab, 'page'> & { page?: Page }) {
+    const page = await context.newPage();
+    page.on('pageerror', (error) => pageErrors.push(`${tab.slot.id}: ${error.message}`));
+    tab.page = page;
+    await load(tab as Tab, 'goto');
+  }
+
+  for (const slot of SLOTS) {
+    const tab = { slot, ready: false } as Tab;
+    tabs.push(tab);
+    await openPage(tab);
+  }
+
+  /** A tab with an award request in flight (waiting up to timeoutMs for one), else undefined. */
+  async function tabInFlight(timeoutMs: number): Promise<Tab | undefined> {
+    const find = () => {
+      const busy = new Set(stack.inFlight().map((f) => f.slot));
+      return tabs.find((t) => t.ready && busy.has(t.slot.id));
+    };
+    for (const until = Date.now() + timeoutMs; Date.now() < until; await sleep(5)) {
+      const tab = find();
+      if (tab) return tab;
+    }
+    return undefined;
+  }
+
+  async function disrupt(kind: 'reload' | 'close') {
+    const busy = await tabInFlight(1500);
+    const tab = busy ?? tabs.find((t) => t.ready) ?? tabs[0]!;
+    if (busy) chaos.midFlush++;
+    tab.ready = false;
+    if (kind === 'reload') {
+      chaos.reloads++;
+      await load(tab, 'reload');
+    } else {
+      chaos.closes++;
+      await tab.page.close().catch(() => {});
+      await sleep(rng.int(50, 600));
+      await openPage(tab);
+    }
+  }
+
+  // Reloads run one after another (never two on one tab); offline toggles and the relay restart beside them.
+  let disruptions = Promise.resolve();
+  let offline = Promise.resolve();
+  let restart = Promise.resolve();
+  const chain = (p: Promise<void>, work: () => Promise<void>) =>
+    p.then(work).catch((error) => void pageErrors.push(`harness: ${(error as Error).message}`));
+
+  async function issue(slotIndex: number, awards: PlannedAward[]) {
+    let tab = tabs[slotIndex]!;
+    for (const until = Date.now() + 20_000; !tab.ready; await sleep(10)) {
+      tab = tabs.find((t) => t.ready) ?? tab;
+      if (Date.now() > until) throw new Error('no tab ready to issue into for 20 s');
+    }
+    for (const award of awards) issued.set(award.n, { award, user: tab.slot.user, storage: tab.slot.storage, accepted: false });
+    // A tab reloaded under this call loses the awards it had not made durable: "never accepted", counted apart.
+    await tab.page.evaluate((list) => (globalThis as any).chaos.issue(list), awards).catch(() => {});
+  }
+
+  const steps = planChaos(seed, options, sender);
+  let issuedSteps = 0;
+  for (const step of steps) {
+    if (step.kind === 'issue') {
+      await issue(step.slot, step.awards);
+      if (++issuedSteps % 200 === 0) log(`${sender}: ${issued.size} awards issued, ${chaos.reloads + chaos.closes} reloads/closes`);
+      await sleep(rng.int(0, options.stepMs * 2));
+    } else if (step.kind === 'reload' || step.kind === 'close') {
+      const { kind } = step;
+      disruptions = chain(disruptions, () => disrupt(kind));
+    } else if (step.kind === 'offline') {
+      offline = chain(offline, async () => {
+        chaos.offlineToggles++;
+        await context.setOffline(true);
+        await sleep(step.ms);
+        await context.setOffline(false);
+      });
+    } else if (step.kind === 'restart-relay') {
+      const { downMs } = step;
+      restart = chain(restart, async () => {
+        chaos.relayRestarts++;
+        await stack.restartRelay(downMs);
+      });
+    }
+  }
+  const at = () => `${((performance.now() - started) / 1000).toFixed(1)} s`;
+  log(`${sender}: issue steps done at ${at()}`);
+  await Promise.all([disruptions, offline, restart]);
+  await context.setOffline(false);
+  log(`${sender}: chaos done at ${at()} (${issued.size} awards); draining`);
+
+  // End: every page closed, then one page per storage name reopened to drain what is left.
+  for (const tab of tabs) await tab.page.close().catch(() => {});
+  const drainers: Tab[] = [];
+  for (const slot of SLOTS) {
+    if (drainers.some((t) => t.slot.storage === slot.storage)) continue;
+    const tab = { slot, ready: false } as Tab;
+    tabs.push(tab);
+    drainers.push(tab);
+    await openPage(tab);
+  }
+  const stored = async () => {
+    let left = 0;
+    for (const tab of drainers) left += await tab.page.evaluate(() => (globalThis as any).chaos.stored() as Promise<number>);
+    return left;
+  };
+  let left = await stored();
+  for (const until = Date.now() + options.drainTimeoutMs; left > 0 && Date.now() < until; left = await stored()) {
+    await Promise.all(drainers.map((t) => t.page.evaluate(() => (globalThis as any).chaos.flush()).catch(() => {})));
+    await sleep(250);
+  }
+  log(`${sender}: drained at ${at()} (${left} left)`);
+  await quiescent(stack);
+  log(`${sender}: quiescent at ${at()}`);
+
+  const deadLetters = [];
+  for (const tab of drainers)
+    deadLetters.push(...(await tab.page.evaluate(() => (globalThis as any).chaos.deadLetters() as Promise<{ key: string; description: string; status: number }[]>)));
+  await context.close();
+
+  const state = (await stack.admin('GET', '/state')) as { ledger: LedgerEntry[] };
+  const requests = (await stack.admin('GET', '/requests')) as { fault?: string; path: string; status: number; replayed?: true; idempotencyKey?: string }[];
+  if (process.env.CHAOS_DUMP) (await import('node:fs')).writeFileSync(process.env.CHAOS_DUMP + sender + '.json', JSON.stringify(requests));
+  const faults: Record<string, number> = {};
+  for (const r of requests) if (r.fault) faults[r.fault] = (faults[r.fault] ?? 0) + 1;
+  const faulted = Object.values(faults).reduce((a, b) => a + b, 0);
+  await stack.setFaults({});
+
+  const verdict = judge({ sender, issued: [...issued.values()], ledger: state.ledger.filter((e) => e.questId === QUEST), deadLetters, answers, queueLeft: left });
+  return {
+    sender,
+    seed,
+    verdict,
+    chaos,
+    faults,
+    serviceRequests: requests.length,
+    faultRate: requests.length ? faulted / requests.length : 0,
+    proxyStatuses: Object.fromEntries([...stack.statuses].sort(([a], [b]) => a - b)),
+    pageErrors,
+    wallMs: Math.round(performance.now() - started),
+  };
+}
+
+/** Requests cut by a closed page may still be at work in the relay: wait until the service sees nothing new. */
+async function quiescent(stack: Stack, quietMs = 1500, timeoutMs = 30_000) {
+  let last = -1;
+  let since = Date.now();
+  for (const until = Date.now() + timeoutMs; Date.now() < until; await sleep(250)) {
+    const count = ((await stack.admin('GET', '/requests')) as unknown[]).length;
+    if (count !== last || stack.inFlight().length) (last = count), (since = Date.now());
+    else if (Date.now() - since >= quietMs) return;
+  }
+}

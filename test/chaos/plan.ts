@@ -1,0 +1,71 @@
+import type { FaultConfig } from '../../src/emulator/index.js';
+import type { PlannedAward } from './pages/protocol.js';
+import { createRng } from './rng.js';
+import { AWARD_EVENT, FORBIDDEN_EVENT } from './stack.js';
+
+export type Sender = 'ours' | 'naive';
+
+/** Three tabs of one origin: two share a storage name (and a player), the third has its own. */
+export const SLOTS = [
+  { id: 't0', storage: 'game-a', user: 'chaos-player-a' },
+  { id: 't1', storage: 'game-a', user: 'chaos-player-a' },
+  { id: 't2', storage: 'game-b', user: 'chaos-player-b' },
+] as const;
+export type Slot = (typeof SLOTS)[number];
+
+export interface ChaosSize {
+  awards: number;
+  /** Reloads and closes, each aimed at a page with an award request in flight. */
+  disruptions: number;
+  offlineToggles: number;
+  /** Pause between two issue steps (a step issues 1-6 awards into one tab). */
+  stepMs: number;
+}
+
+export type Step =
+  | { kind: 'issue'; slot: number; awards: PlannedAward[] }
+  | { kind: 'reload' | 'close' }
+  | { kind: 'offline'; ms: number }
+  | { kind: 'restart-relay'; downMs: number };
+
+const POINTS = [1, 2, 3, 5, 10, 0.5, 2.5, 7.25, 0.1, 0.2] as const;
+/** Share of awards the policy refuses on purpose (their dead letters are the only ones expected). */
+const FORBIDDEN_SHARE = 0.02;
+
+/** The fault mix: about a third of requests fail before anything is applied, 20 % of applied awards lose their answer. */
+export const chaosFaults = (seed: number): FaultConfig => ({
+  seed,
+  latencyMs: 2,
+  jitterMs: 30,
+  errorRate: 0.32,
+  errorStatuses: [500, 503, 429],
+  retryAfterSeconds: 1,
+  lostAckRate: 0.2,
+  lostAckMode: 'mixed',
+});
+
+/** The whole run from one seed: same seed, same awards, same tabs, same chaos at the same steps. */
+export function planChaos(seed: number, size: ChaosSize, sender: Sender): Step[] {
+  const rng = createRng(seed);
+  const issues: Step[] = [];
+  for (let n = 0; n < size.awards; ) {
+    const count = Math.min(rng.int(1, 6), size.awards - n);
+    const awards: PlannedAward[] = [];
+    for (let i = 0; i < count; i++, n++) {
+      const forbidden = rng.chance(FORBIDDEN_SHARE);
+      awards.push({ n, points: rng.pick(POINTS), eventName: forbidden ? FORBIDDEN_EVENT : AWARD_EVENT, description: `${sender}-${seed}-${n}` });
+    }
+    issues.push({ kind: 'issue', slot: rng.int(0, SLOTS.length - 1), awards });
+  }
+  // Chaos goes between issue steps, spread over the first 90 % of the run.
+  const at = new Map<number, Step[]>();
+  const place = (step: Step) => {
+    const index = rng.int(1, Math.max(1, Math.floor(issues.length * 0.9)));
+    at.set(index, [...(at.get(index) ?? []), step]);
+  };
+  for (let i = 0; i < size.disruptions; i++) place({ kind: rng.chance(0.7) ? 'reload' : 'close' });
+  for (let i = 0; i < size.offlineToggles; i++) place({ kind: 'offline', ms: rng.int(300, 1500) });
+  const restartAt = Math.max(1, Math.floor(issues.length * (0.4 + rng.next() * 0.2)));
+  at.set(restartAt, [...(at.get(restartAt) ?? []), { kind: 'restart-relay', downMs: rng.int(800, 2000) }]);
+  return issues.flatMap((step, index) => [...(at.get(index) ?? []), step]);
+}

@@ -1,0 +1,157 @@
+import { EventEmitter } from 'node:events';
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startEmulator, type FaultConfig, type RunningEmulator } from '../../src/emulator/index.js';
+import { signPlayerToken, startRelay, type RelayPolicy, type RunningServer } from '../../src/relay/index.js';
+import { pageBundle } from './bundle.js';
+
+export const SECRET = 'chaos-relay-secret-0123456789abcdef-0123456789';
+export const API_KEY = 'chaos-api-key-7d1f0c2b9e8a';
+export const QUEST = 'chaos-quest';
+export const AWARD_EVENT = 'chaos_award';
+/** The policy refuses this event (422): the only awards the verdict expects in a dead-letter store. */
+export const FORBIDDEN_EVENT = 'cheat_code';
+export const MAX_POINTS = 10;
+
+const POLICY: RelayPolicy = {
+  quests: [QUEST],
+  events: { [AWARD_EVENT]: { maxPoints: MAX_POINTS } },
+  allowUnknownEvents: false,
+  maxPointsPerAward: MAX_POINTS,
+  // No rate limits: the 429s of this run are the service's (fault injection), not the relay's.
+  rateLimits: {},
+};
+
+/** An award or batch request from a page, seen by the front proxy. */
+export interface InFlight {
+  slot: string;
+  path: string;
+}
+
+export interface Stack {
+  emulator: RunningEmulator;
+  /** The page origin: pages, bundles, and /api/s/<slot>/* proxied to the relay. */
+  origin: string;
+  relayUp(): boolean;
+  /** Stops the relay (in-flight requests are cut) and starts it again on the same port after `downMs`. */
+  restartRelay(downMs: number): Promise<void>;
+  /** Award requests in flight now, per slot. */
+  inFlight(): InFlight[];
+  /** Emits 'start' (InFlight) for every award request entering the proxy. */
+  events: EventEmitter;
+  /** Status codes the proxy returned to pages (0: the page went away first). */
+  statuses: Map<number, number>;
+  admin(method: string, path: string, body?: unknown): Promise<any>;
+  setFaults(faults: FaultConfig): Promise<void>;
+  token(sub: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+const json = (res: ServerResponse, status: number, body: unknown) => {
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+  res.end(JSON.stringify(body));
+};
+
+const html = (script: string) =>
+  `<!doctype html><meta charset="utf-8"><title>chaos</title><body><script type="module" src="/${script}.js"></script></body>`;
+
+export async function startStack(): Promise<Stack> {
+  const emulator = await startEmulator({ port: 0, admin: true, apiKeys: [API_KEY], requestLogSize: 5_000_000 });
+  let relay: RunningServer | undefined;
+  let relayPort = 0;
+
+  const events = new EventEmitter();
+  const statuses = new Map<number, number>();
+  const live = new Set<InFlight>();
+  const count = (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1);
+
+  function proxy(req: IncomingMessage, res: ServerResponse, slot: string, path: string) {
+    const isAward = req.method === 'POST' && (path.startsWith('/batch/points') || /^\/group-quests\/[^/]+\/points$/.test(path));
+    const entry: InFlight = { slot, path };
+    if (isAward) live.add(entry), events.emit('start', entry);
+    const done = (status: number) => (live.delete(entry), count(status));
+    const upstream = httpRequest(
+      { host: '127.0.0.1', port: relayPort, method: req.method, path, headers: { ...req.headers, host: `127.0.0.1:${relayPort}` } },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+        answer.on('end', () => done(answer.statusCode ?? 502));
+        answer.on('error', () => (done(0), res.destroy()));
+      },
+    );
+    // The relay is down or cut the connection: what a real gateway answers then.
+    upstream.on('error', () => {
+      if (!res.headersSent) json(res, 502, { success: false, message: 'relay unreachable' }), done(502);
+      else res.destroy(), done(0);
+    });
+    // A page that goes away aborts its request upstream too (as nginx does by default).
+    res.on('close', () => {
+      if (!res.writableFinished) upstream.destroy(), live.has(entry) && done(0);
+    });
+    req.pipe(upstream);
+  }
+
+  const front: Server = createServer(async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://front');
+    const api = /^\/api\/s\/([\w-]{1,32})(\/.*)$/.exec(url.pathname);
+    if (api) return proxy(req, res, api[1]!, api[2]! + url.search);
+    if (url.pathname === '/ours.html' || url.pathname === '/naive.html') {
+      res.writeHead(200, { 'content-type': 'text/html', 'cache-control': 'no-store' });
+      return res.end(html(url.pathname.slice(1, -5)));
+    }
+    if (url.pathname === '/ours.js' || url.pathname === '/naive.js') {
+      const code = await pageBundle(url.pathname === '/ours.js' ? 'ours' : 'naive');
+      res.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'max-age=3600' });
+      return res.end(code);
+    }
+    json(res, 404, { success: false, message: 'not found' });
+  });
+  front.keepAliveTimeout = 1000;
+  await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
+  // The pages' origin is the one browser origin the relay accepts (the operator's corsOrigins).
+  const relayOptions = {
+    secret: SECRET,
+    policy: POLICY,
+    corsOrigins: [origin],
+    upstream: { url: emulator.url, apiKey: API_KEY, retryDelayMs: 50 },
+    logger: () => {},
+  };
+  relay = await startRelay({ ...relayOptions, port: 0 });
+  relayPort = relay.port;
+
+  async function admin(method: string, path: string, body?: unknown) {
+    const response = await fetch(`${emulator.url}/__emulator${path}`, {
+      method,
+      ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}),
+    });
+    const answer = (await response.json()) as { success: boolean; data?: unknown; message?: string };
+    if (!answer.success) throw new Error(`emulator ${method} ${path}: ${answer.message}`);
+    return answer.data;
+  }
+
+  return {
+    emulator,
+    origin,
+    relayUp: () => relay !== undefined,
+    async restartRelay(downMs) {
+      const running = relay;
+      relay = undefined;
+      await running?.close();
+      await new Promise((resolve) => setTimeout(resolve, downMs));
+      relay = await startRelay({ ...relayOptions, port: relayPort });
+    },
+    inFlight: () => [...live],
+    events,
+    statuses,
+    admin,
+    setFaults: async (faults) => void (await admin('PUT', '/faults', faults)),
+    token: (sub) => signPlayerToken({ sub, quests: [QUEST] }, { secret: SECRET, ttl: '6h' }),
+    async close() {
+      front.closeAllConnections();
+      await new Promise((resolve) => front.close(resolve));
+      await relay?.close();
+      await emulator.close();
+    },
+  };
+}

@@ -1,0 +1,45 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { ChaosRun } from './harness.js';
+
+export const RESULTS_DIR = fileURLToPath(new URL('../../test-results/chaos/', import.meta.url));
+
+const percent = (x: number) => `${(x * 100).toFixed(1)} %`;
+
+/** The rows of the summary table, one column per sender. */
+export function summaryRows(runs: ChaosRun[]): [string, ...string[]][] {
+  const kinds = [...new Set(runs.flatMap((r) => Object.keys(r.faults)))].sort();
+  const row = (label: string, cell: (r: ChaosRun) => string | number): [string, ...string[]] => [label, ...runs.map((r) => String(cell(r)))];
+  return [
+    row('sender', (r) => (r.sender === 'ours' ? 'quest-points SDK' : 'naive background sync')),
+    row('issued (accepted by the sender)', (r) => r.verdict.issued),
+    row('acknowledged', (r) => r.verdict.acknowledged),
+    row('lost', (r) => r.verdict.lost),
+    row('duplicated (extra applications)', (r) => `${r.verdict.duplicated} (${r.verdict.extraApplications})`),
+    row('dead-lettered (all meant)', (r) => `${r.verdict.deadLettered}${r.verdict.unexpectedDeadLetters ? ` + ${r.verdict.unexpectedDeadLetters} unexpected` : ''}`),
+    row('never accepted (page gone) / applied anyway', (r) => `${r.verdict.neverAccepted} / ${r.verdict.neverAcceptedApplied}`),
+    row('totals equal', (r) => (r.verdict.totalsEqual ? 'yes' : 'no')),
+    row('left in queues at the end', (r) => r.verdict.queueLeft),
+    row('reloads / closes (mid-flush)', (r) => `${r.chaos.reloads} / ${r.chaos.closes} (${r.chaos.midFlush})`),
+    row('offline toggles', (r) => r.chaos.offlineToggles),
+    row('relay restarts', (r) => r.chaos.relayRestarts),
+    row('service requests / faulted', (r) => `${r.serviceRequests} / ${percent(r.faultRate)}`),
+    ...kinds.map((k) => row(`  fault ${k}`, (r) => r.faults[k] ?? 0)),
+    row('relay unreachable (502 at the proxy)', (r) => r.proxyStatuses['502'] ?? 0),
+    row('wall time', (r) => `${(r.wallMs / 1000).toFixed(1)} s`),
+  ];
+}
+
+/** A Markdown table (readable in a terminal too). */
+export function formatTable(runs: ChaosRun[]): string {
+  const [head = [''], ...rows] = summaryRows(runs);
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  return [line(['', ...head.slice(1)]), line(head.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+export function writeResults(name: string, payload: unknown): string {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const file = `${RESULTS_DIR}${name}.json`;
+  writeFileSync(file, JSON.stringify(payload, null, 2));
+  return file;
+}
