@@ -123,4 +123,34 @@ describe('SDK in Chromium: tabs', () => {
         expect(tab.errors).toEqual([]);
       }
     }, { latencyMs: 800 }), 30_000);
+
+  it('awards queued in tab B while tab A flushes are sent by A; B\'s handles settle, refusals reach B\'s dead letters', () =>
+    inContext(async (stack, context) => {
+      const sub = uniqueId('relayed');
+      const options = { sub, storage: 'tabs-relayed', backoffBase: 100, backoffMax: 500 };
+      const a = await openSdkPage(stack, context, { ...options, tab: 'A' });
+      const b = await openSdkPage(stack, context, { ...options, tab: 'B' });
+      const aKeys = await award(a, [1, 2]);
+      const aBatch = await nextAward(stack, (r) => r.tab === 'A' && aKeys.every((key) => r.keys.includes(key)));
+      // While A holds the lock: one award the policy accepts, one over its cap (maxPointsPerAward 1000).
+      const [good, refused] = await award(b, [7, 5000]);
+      expect(aBatch.end).toBeUndefined();
+      b.expectNetworkErrors(/status of 422 .*\/api\/group-quests\//);
+      a.expectNetworkErrors(/status of 422 .*\/api\/group-quests\//);
+      await until(async () => Object.keys(await b.sdk((page) => page.outcomes)).length === 2, 'B\'s awards to settle');
+
+      expect(await b.sdk((page) => page.outcomes)).toEqual({ [good!]: 'sent', [refused!]: 'rejected' });
+      // Only A sent anything: B never held the lock.
+      const requests = stack.awards.filter((r) => r.keys.some((key) => key === good || key === refused || aKeys.includes(key)));
+      expect(new Set(requests.map((r) => r.tab))).toEqual(new Set(['A']));
+      await expectExactlyOnce(stack, sub, new Map([[aKeys[0]!, 1], [aKeys[1]!, 2], [good!, 7]]));
+      const rejected = (await b.sdk((page) => page.events)).filter((e) => e.name === 'award:rejected');
+      expect(rejected.map((e) => [e.data.key, e.data.status])).toEqual([[refused, 422]]);
+      for (const tab of [a, b]) {
+        expect((await tab.sdk(async (page) => (await page.qp.deadLetters()).map((d) => d.idempotencyKey)))).toEqual([refused]);
+        expect((await tab.sdk((page) => page.snapshot())).deadLetterCount).toBe(1);
+        expect(await tab.sdk((page) => page.storedOutbox())).toEqual([]);
+        expect(tab.errors).toEqual([]);
+      }
+    }, { latencyMs: 600 }), 30_000);
 });
