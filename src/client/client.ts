@@ -203,17 +203,16 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
       if (first.outcome !== 'auth') setOnline(!(first.outcome === 'retry' && first.status === undefined));
       const ok: string[] = [];
       const dead: DeadLetter[] = [];
-      const retries: { award: PendingAward; reason: string; status?: number }[] = [];
       let afterMs = 0;
       let authError: unknown;
       results.forEach((r, i) => {
         const award = head[i]!;
         if (r.outcome === 'ok') ok.push(award.idempotencyKey);
-        else if (r.outcome === 'rejected') dead.push({ ...award, status: r.status, message: r.message, rejectedAt: Date.now() });
-        else if (r.outcome === 'retry') retries.push({ award, reason: r.reason, status: r.status }), (afterMs = Math.max(afterMs, r.retryAfterMs ?? 0));
-        else if (r.outcome === 'auth') authError = r.error;
+        if (r.outcome === 'rejected') dead.push({ ...award, status: r.status!, message: r.message!, rejectedAt: Date.now() });
+        if (r.outcome === 'retry') afterMs = Math.max(afterMs, r.retryAfterMs ?? 0);
+        if (r.outcome === 'auth') authError = r.error;
       });
-      for (const letter of dead) await outbox.kill(letter);
+      if (dead.length) await outbox.kill(dead);
       finish(ok, dead, true);
       void refreshWatched(new Set(head.filter((a) => ok.includes(a.idempotencyKey)).map(pairOf)));
       if (authError) {
@@ -223,12 +222,15 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
         changed();
         return void emit('auth:required', { error: authError });
       }
-      if (retries.length) {
+      if (results.some((r) => r.outcome === 'retry')) {
         const delayMs = backoffDelay(backoffAttempt++, backoff.baseMs ?? 1000, backoff.maxMs ?? 60_000, afterMs);
         retryAt = Date.now() + delayMs;
         clearTimeout(retryTimer);
         retryTimer = unref(setTimeout(() => void run(true), delayMs));
-        for (const retry of retries) emit('award:retrying', { ...retry, attempt: backoffAttempt, delayMs });
+        results.forEach(
+          ({ outcome, reason, status }, i) =>
+            outcome === 'retry' && emit('award:retrying', { award: head[i]!, reason: reason!, status, attempt: backoffAttempt, delayMs }),
+        );
         return;
       }
       retryAt = backoffAttempt = 0;

@@ -105,8 +105,10 @@ export function createOutbox(queue: KV<PendingAward>, dead: KV<DeadLetter>, onDe
       return removed;
     },
     /** The dead letter is stored before the award leaves the queue: it is never in neither. */
-    kill: (letter: DeadLetter) =>
-      chain(async () => (await attempt(() => dead.setMany([[letter.idempotencyKey, letter]]))) || unwrittenDead.set(letter.idempotencyKey, letter)),
+    kill(letters: DeadLetter[]) {
+      const entries = letters.map((d): [string, DeadLetter] => [d.idempotencyKey, d]);
+      return chain(async () => (await attempt(() => dead.setMany(entries))) || entries.forEach(([k, d]) => unwrittenDead.set(k, d)));
+    },
     async deadLetters(): Promise<DeadLetter[]> {
       const all = new Map((await dead.all().catch((error) => (degrade(error), []))).map((d) => [d.idempotencyKey, d]));
       for (const [k, d] of unwrittenDead) all.set(k, d);

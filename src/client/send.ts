@@ -1,36 +1,35 @@
 import { paths } from '../protocol/paths.js';
 import type { BatchResult, QueuedAward } from '../protocol/batch.js';
 import type { QuestPointsError } from './errors.js';
-import { classify } from './retry.js';
+import { classify, type Verdict } from './retry.js';
 import { answerError, type Answer, type Transport } from './transport.js';
 
 /** What became of one award in one attempt. `skipped`: not tried, an earlier award must go first. */
-export type SendResult =
-  | { outcome: 'ok' }
-  | { outcome: 'rejected'; status: number; message: string }
-  | { outcome: 'retry'; reason: string; status?: number; retryAfterMs?: number }
-  | { outcome: 'auth'; error: unknown }
-  | { outcome: 'skipped' };
+export interface SendResult {
+  outcome: Verdict | 'skipped';
+  /** The HTTP status, when there was an answer. */
+  status?: number;
+  /** rejected: the relay's or the service's message. */
+  message?: string;
+  /** retry: 'status', 'network', 'timeout', or the relay's reason. */
+  reason?: string;
+  retryAfterMs?: number;
+  /** auth: why no token could be had, or the refusal. */
+  error?: unknown;
+}
 
 /** Only the wire fields: the outbox record also carries queuedAt and seq. */
 export const toWire = ({ queuedAt, seq, ...wire }: QueuedAward & { queuedAt?: number; seq?: number }): QueuedAward => wire;
 
 function fromAnswer(answer: Answer): SendResult {
-  const { status, retryAfterMs } = answer;
-  const verdict = classify(status);
-  if (verdict === 'ok') return { outcome: 'ok' };
-  if (verdict === 'retry') return { outcome: 'retry', reason: 'status', status, retryAfterMs };
   const error = answerError(answer);
-  return verdict === 'auth' ? { outcome: 'auth', error } : { outcome: 'rejected', status, message: error.message };
+  return { outcome: classify(answer.status), status: answer.status, reason: 'status', message: error.message, error, retryAfterMs: answer.retryAfterMs };
 }
 
 function fromError(error: unknown): SendResult {
   const code = (error as QuestPointsError)?.code;
-  return code === 'auth' ? { outcome: 'auth', error } : { outcome: 'retry', reason: code === 'timeout' ? 'timeout' : 'network' };
+  return { outcome: code === 'auth' ? code : 'retry', reason: code === 'timeout' ? code : 'network', error };
 }
-
-const fromBatchResult = (r: BatchResult | undefined): SendResult =>
-  !r ? { outcome: 'retry', reason: 'no result' } : r.outcome === 'retry' ? { ...r, retryAfterMs: r.retryAfter! * 1000 || 0 } : r;
 
 /**
  * One attempt for these awards, oldest first. Several go through the relay's batch endpoint; a batch refused as a
@@ -49,7 +48,10 @@ export async function sendAwards(transport: Transport, awards: QueuedAward[]): P
     if (whole.outcome === 'ok') {
       const results: BatchResult[] = Array.isArray(answer.body?.results) ? answer.body.results : [];
       const byKey = new Map(results.map((r) => [r?.idempotencyKey?.toLowerCase(), r]));
-      return awards.map((a) => fromBatchResult(byKey.get(a.idempotencyKey.toLowerCase())));
+      return awards.map((a) => {
+        const r = byKey.get(a.idempotencyKey.toLowerCase());
+        return r ? { ...r, retryAfterMs: (r.outcome === 'retry' && r.retryAfter! * 1000) || 0 } : { outcome: 'retry', reason: 'no result' };
+      });
     }
     if (whole.outcome !== 'rejected') return awards.map(() => whole);
   }

@@ -56,7 +56,8 @@ export const EmailSchema = v.pipe(
   v.string('must be a string'),
   v.trim(),
   maxChars(EMAIL_MAX_LENGTH),
-  v.email('must be a valid e-mail address'),
+  // valibot's own e-mail pattern, as v.email uses it.
+  matches(v.EMAIL_REGEX, 'must be a valid e-mail address'),
 );
 
 export const WalletSchema = v.object(

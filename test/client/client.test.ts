@@ -361,6 +361,73 @@ describe('reads', () => {
 });
 
 describe('storage and environment', () => {
+  it('persisted: true once the award is committed to IndexedDB (read back without the SDK)', async () => {
+    const storageName = uniqueName();
+    const qp = client({ fetch: fakeRelay(() => json(503, {})).fetch, storageName });
+    const { idempotencyKey, persisted } = qp.award({ eventPoints: 3 });
+    expect(await persisted).toBe(true);
+    const stored = await new Promise<unknown>((resolve, reject) => {
+      const open = indexedDB.open(`${storageName}:outbox`);
+      open.onerror = () => reject(open.error);
+      open.onsuccess = () => {
+        const get = open.result.transaction('kv').objectStore('kv').get(idempotencyKey);
+        get.onsuccess = () => (resolve(get.result), open.result.close());
+        get.onerror = () => reject(get.error);
+      };
+    });
+    expect(stored).toMatchObject({ idempotencyKey, eventPoints: 3 });
+  });
+
+  it('award:queued is emitted synchronously inside award(), before the commit', async () => {
+    const qp = client({ fetch: fakeRelay(() => json(503, {})).fetch });
+    const seen: string[] = [];
+    qp.on('award:queued', ({ award }) => seen.push(`queued ${award.eventPoints}`));
+    const { persisted } = qp.award({ eventPoints: 4 });
+    seen.push('returned');
+    void persisted.then((ok) => seen.push(`persisted ${ok}`));
+    expect(seen).toEqual(['queued 4', 'returned']);
+    await persisted;
+    expect(seen).toEqual(['queued 4', 'returned', 'persisted true']);
+  });
+
+  it('persisted: false with memory storage', async () => {
+    const qp = client({ fetch: fakeRelay().fetch, storage: 'memory' });
+    const { persisted, settled } = qp.award({ eventPoints: 1 });
+    expect(await persisted).toBe(false);
+    expect((await settled).status).toBe('sent');
+  });
+
+  it('persisted: false when IndexedDB is missing (storage degraded)', async () => {
+    const saved = globalThis.indexedDB;
+    // @ts-expect-error simulate a browser without IndexedDB
+    delete globalThis.indexedDB;
+    try {
+      const qp = client({ fetch: fakeRelay().fetch, storage: 'indexeddb' });
+      expect(await qp.award({ eventPoints: 1 }).persisted).toBe(false);
+    } finally {
+      globalThis.indexedDB = saved;
+    }
+  });
+
+  it('persisted: false when the store fails the write; true again after it recovers', async () => {
+    const qp = client({ fetch: fakeRelay(() => json(503, {})).fetch, pollIntervalMs: 20 });
+    const degraded: string[] = [];
+    qp.on('storage:degraded', (e) => degraded.push(e.reason));
+    const original = IDBObjectStore.prototype.put;
+    IDBObjectStore.prototype.put = function () {
+      throw Object.assign(new Error('full'), { name: 'QuotaExceededError' });
+    };
+    try {
+      expect(await qp.award({ eventPoints: 1 }).persisted).toBe(false);
+      expect(await qp.award({ eventPoints: 2 }).persisted).toBe(false);
+      expect(degraded).toEqual(['quota']);
+    } finally {
+      IDBObjectStore.prototype.put = original;
+    }
+    await until(() => qp.getSnapshot().storage === 'indexeddb');
+    expect(await qp.award({ eventPoints: 3 }).persisted).toBe(true);
+  });
+
   it('IndexedDB missing: keeps working in memory and says so', async () => {
     const saved = globalThis.indexedDB;
     // @ts-expect-error simulate a browser without IndexedDB
