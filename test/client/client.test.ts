@@ -360,6 +360,31 @@ describe('reads', () => {
   });
 });
 
+/** Runs fn in a browser without IndexedDB. */
+async function withoutIndexedDB(fn: () => Promise<void>) {
+  const saved = globalThis.indexedDB;
+  // @ts-expect-error simulate a browser without IndexedDB
+  delete globalThis.indexedDB;
+  try {
+    await fn();
+  } finally {
+    globalThis.indexedDB = saved;
+  }
+}
+
+/** Runs fn while every IndexedDB write fails as over quota. */
+async function withFullDisk(fn: () => Promise<void>) {
+  const original = IDBObjectStore.prototype.put;
+  IDBObjectStore.prototype.put = function () {
+    throw Object.assign(new Error('full'), { name: 'QuotaExceededError' });
+  };
+  try {
+    await fn();
+  } finally {
+    IDBObjectStore.prototype.put = original;
+  }
+}
+
 describe('storage and environment', () => {
   it('persisted: true once the award is committed to IndexedDB (read back without the SDK)', async () => {
     const storageName = uniqueName();
@@ -398,41 +423,27 @@ describe('storage and environment', () => {
   });
 
   it('persisted: false when IndexedDB is missing (storage degraded)', async () => {
-    const saved = globalThis.indexedDB;
-    // @ts-expect-error simulate a browser without IndexedDB
-    delete globalThis.indexedDB;
-    try {
+    await withoutIndexedDB(async () => {
       const qp = client({ fetch: fakeRelay().fetch, storage: 'indexeddb' });
       expect(await qp.award({ eventPoints: 1 }).persisted).toBe(false);
-    } finally {
-      globalThis.indexedDB = saved;
-    }
+    });
   });
 
   it('persisted: false when the store fails the write; true again after it recovers', async () => {
     const qp = client({ fetch: fakeRelay(() => json(503, {})).fetch, pollIntervalMs: 20 });
     const degraded: string[] = [];
     qp.on('storage:degraded', (e) => degraded.push(e.reason));
-    const original = IDBObjectStore.prototype.put;
-    IDBObjectStore.prototype.put = function () {
-      throw Object.assign(new Error('full'), { name: 'QuotaExceededError' });
-    };
-    try {
+    await withFullDisk(async () => {
       expect(await qp.award({ eventPoints: 1 }).persisted).toBe(false);
       expect(await qp.award({ eventPoints: 2 }).persisted).toBe(false);
       expect(degraded).toEqual(['quota']);
-    } finally {
-      IDBObjectStore.prototype.put = original;
-    }
+    });
     await until(() => qp.getSnapshot().storage === 'indexeddb');
     expect(await qp.award({ eventPoints: 3 }).persisted).toBe(true);
   });
 
   it('IndexedDB missing: keeps working in memory and says so', async () => {
-    const saved = globalThis.indexedDB;
-    // @ts-expect-error simulate a browser without IndexedDB
-    delete globalThis.indexedDB;
-    try {
+    await withoutIndexedDB(async () => {
       const relay = fakeRelay();
       const qp = client({ fetch: relay.fetch, storage: 'indexeddb' });
       const degraded: string[] = [];
@@ -440,9 +451,7 @@ describe('storage and environment', () => {
       expect((await qp.award({ eventPoints: 1 }).settled).status).toBe('sent');
       expect(degraded).toEqual(['unavailable']);
       expect(qp.getSnapshot().storage).toBe('degraded');
-    } finally {
-      globalThis.indexedDB = saved;
-    }
+    });
   });
 
   it('a failing store (quota): storage:degraded, awards still sent from memory', async () => {
@@ -450,16 +459,10 @@ describe('storage and environment', () => {
     const qp = client({ fetch: relay.fetch });
     const degraded: string[] = [];
     qp.on('storage:degraded', (e) => degraded.push(e.reason));
-    const original = IDBObjectStore.prototype.put;
-    IDBObjectStore.prototype.put = function () {
-      throw Object.assign(new Error('full'), { name: 'QuotaExceededError' });
-    };
-    try {
+    await withFullDisk(async () => {
       expect((await qp.award({ eventPoints: 1 }).settled).status).toBe('sent');
       expect(degraded).toEqual(['quota']);
-    } finally {
-      IDBObjectStore.prototype.put = original;
-    }
+    });
   });
 
   it('direct mode is refused in a browser unless dangerouslyAllowBrowser', () => {
