@@ -90,7 +90,7 @@ export async function runFuzz({ seed, requests }: { seed: number; requests: numb
     policy: POLICY,
     corsOrigins: [ORIGIN],
     logger: () => {},
-    upstream: { url: 'http://service.fuzz', apiKey: API_KEY, retryDelayMs: 0, fetch: (request) => emulator.app.fetch(request) },
+    upstream: { url: 'http://service.fuzz', apiKey: API_KEY, retryDelayMs: 0, fetch: async (request) => emulator.app.fetch(request) },
   });
   const tokens = await tokenShapes();
   const report: FuzzReport = { requests: 0, relayRequests: 0, emulatorRequests: 0, ms: 0, statuses: {}, unbuildable: 0, failures: [], ledgerEntries: 0 };

@@ -202,16 +202,17 @@ export async function runChaos(stack: Stack, browser: Browser, options: ChaosOpt
     await openPage(tab);
   }
   const stored = async () => {
-    let left = 0;
-    for (const tab of drainers) left += await tab.page.evaluate(() => (globalThis as any).chaos.stored() as Promise<number>);
+    const left: string[] = [];
+    for (const tab of drainers) left.push(...(await tab.page.evaluate(() => (globalThis as any).chaos.stored() as Promise<string[]>)));
     return left;
   };
   let left = await stored();
-  for (const until = Date.now() + options.drainTimeoutMs; left > 0 && Date.now() < until; left = await stored()) {
+  for (let until = Date.now() + options.drainTimeoutMs, n = 0; left.length > 0 && Date.now() < until; left = await stored(), n++) {
+    if (n % 40 === 0) log(`${sender}: ${left.length} still queued at ${at()}`);
     await Promise.all(drainers.map((t) => t.page.evaluate(() => (globalThis as any).chaos.flush()).catch(() => {})));
     await sleep(250);
   }
-  log(`${sender}: drained at ${at()} (${left} left)`);
+  log(`${sender}: drained at ${at()} (${left.length} left)`);
   await quiescent(stack);
   log(`${sender}: quiescent at ${at()}`);
 
@@ -228,7 +229,7 @@ export async function runChaos(stack: Stack, browser: Browser, options: ChaosOpt
   const faulted = Object.values(faults).reduce((a, b) => a + b, 0);
   await stack.setFaults({});
 
-  const verdict = judge({ sender, issued: [...issued.values()], ledger: state.ledger.filter((e) => e.questId === QUEST), deadLetters, answers, queueLeft: left });
+  const verdict = judge({ sender, issued: [...issued.values()], ledger: state.ledger.filter((e) => e.questId === QUEST), deadLetters, answers, stillQueued: new Set(left) });
   return {
     sender,
     seed,

@@ -16,7 +16,7 @@ const size = {
   disruptions: Math.max(24, Math.round(awards / 100)),
   offlineToggles: Math.max(8, Math.round(awards / 250)),
   stepMs: 25,
-  drainTimeoutMs: 300_000,
+  drainTimeoutMs: 900_000,
 };
 
 const stack = await startStack();

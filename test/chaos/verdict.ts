@@ -32,7 +32,7 @@ export interface Verdict {
   foreign: number;
   /** Per player: the ledger's total equals the points of every award it should hold. */
   totalsEqual: boolean;
-  /** Awards still queued in a page's storage at the end. */
+  /** Awards still queued in a page's storage at the end (a failure of the run, but not counted as lost). */
   queueLeft: number;
   lostKeys: string[];
   duplicatedKeys: string[];
@@ -52,9 +52,11 @@ export function judge(input: {
   ledger: LedgerEntry[];
   deadLetters: { key: string; description: string; status: number }[];
   answers: Map<number, number[]>;
-  queueLeft: number;
+  /** Keys (ours) or descriptions (naive) still in a queue at the end: undelivered, not lost. */
+  stillQueued: Set<string>;
 }): Verdict {
-  const { sender, issued, ledger, deadLetters, answers, queueLeft } = input;
+  const { sender, issued, ledger, deadLetters, answers, stillQueued } = input;
+  const queueLeft = stillQueued.size;
   const byKey = new Map<string, LedgerEntry[]>();
   const byDescription = new Map<string, LedgerEntry[]>();
   for (const e of ledger) {
@@ -91,12 +93,12 @@ export function judge(input: {
       else if (sender === 'ours') v.problems.push(`${id}: a refused award is not in the dead-letter store`);
       continue;
     }
-    if (!mine.length) v.lost++, v.lostKeys.push(id);
+    const queued = stillQueued.has(it.key ?? '') || stillQueued.has(award.description);
+    if (!mine.length && !queued) v.lost++, v.lostKeys.push(id);
     if (sender === 'naive') {
       if ((answers.get(award.n) ?? []).some((s) => s >= 200 && s < 300)) v.acknowledged++;
-    } else if (!deadByDescription.has(award.description)) v.acknowledged++;
+    } else if (!deadByDescription.has(award.description) && !queued) v.acknowledged++;
   }
-  if (sender === 'ours') v.acknowledged = Math.max(0, v.acknowledged - queueLeft);
 
   const issuedDescriptions = new Map(issued.map((it) => [it.award.description, it]));
   for (const d of deadLetters) {

@@ -57,7 +57,8 @@ soon();
   },
   flush: () => replay(),
   pending: async () => load().length,
-  stored: async () => load().length,
+  /** Descriptions of the items still queued. */
+  stored: async () => load().map((item) => item.description),
   deadLetters: async () => [],
 };
 report({ t: 'ready' });

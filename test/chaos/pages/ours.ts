@@ -1,5 +1,5 @@
 // The page of "our" sender: the quest-points SDK as a game would use it.
-import { createStore, get } from 'idb-keyval';
+import { createStore, get, keys } from 'idb-keyval';
 import { createQuestPoints, type AwardHandle, type AwardOutcome } from '../../../src/client/index.js';
 import { pageParams, report, type PlannedAward } from './protocol.js';
 
@@ -46,10 +46,8 @@ async function confirmDurable(n: number, handle: AwardHandle) {
   flush: () => qp.flush(),
   pending: async () => (await qp.pending()).length,
   /** Straight from IndexedDB: what would survive this page. */
-  stored: async () => {
-    const { keys } = await import('idb-keyval');
-    return (await keys(outbox)).length;
-  },
+  /** Idempotency keys straight from IndexedDB: what would survive this page. */
+  stored: async () => (await keys(outbox)).map(String),
   deadLetters: async () => (await qp.deadLetters()).map((d) => ({ key: d.idempotencyKey, description: d.eventDescription ?? '', status: d.status, message: d.message })),
 };
 report({ t: 'ready' });
