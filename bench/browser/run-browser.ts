@@ -88,6 +88,7 @@ export async function runBrowserBench(sizes: BrowserSizes, log: (line: string) =
     log('burst durability');
     const ours: number[] = [];
     const issued: number[] = [];
+    const signalled: number[] = [];
     const naive: number[] = [];
     const floor: number[] = [];
     for (let i = 0; i < sizes.burstRepeats; i++) {
@@ -95,6 +96,7 @@ export async function runBrowserBench(sizes: BrowserSizes, log: (line: string) =
       const burst = await call(page, 'burst', { count: sizes.burst, questId: 'bench-drain', label: `r${i}`, keep: last });
       ours.push(burst.ms);
       issued.push(burst.issuedMs);
+      signalled.push(burst.persistedMs);
       naive.push((await call(page, 'baselineBurst', { count: sizes.burst, questId: 'bench-baseline-drain', label: `r${i}` })).ms);
       floor.push((await call(page, 'floorBurst', { count: sizes.burst, questId: 'bench-floor', label: `r${i}` })).ms);
     }
@@ -113,7 +115,9 @@ export async function runBrowserBench(sizes: BrowserSizes, log: (line: string) =
         ratio: burstRatio,
         target: '>= 10x faster, ours <= 500 ms',
         pass: burstRatio >= 10 && burstMs <= 500,
-        note: `median of ${sizes.burstRepeats}; the award() calls themselves took ${median(issued).toFixed(0)} ms`,
+        note:
+          `median of ${sizes.burstRepeats}, read back from IndexedDB; the award() calls themselves took ${median(issued).toFixed(0)} ms; ` +
+          `the SDK's persisted promises all resolved at ${median(signalled).toFixed(0)} ms`,
       }),
       row({
         section: '3',
@@ -142,7 +146,16 @@ export async function runBrowserBench(sizes: BrowserSizes, log: (line: string) =
     const naiveRate = replayed.sent / (replayed.ms / 1000);
     rows.push(
       row({ section: '4', figure: `drain ${n} queued awards, relay -> emulator`, unit: 'awards/s', ours: oursRate, baseline: naiveRate, ratio: oursRate / naiveRate, target: '>= 10x', pass: oursRate / naiveRate >= 10 }),
-      row({ section: '4', figure: `drain ${n} queued awards, time`, unit: 'ms', ours: drained.ms, baseline: replayed.ms, ratio: replayed.ms / drained.ms, target: 'info' }),
+      row({
+        section: '4',
+        figure: `drain ${n} queued awards, time`,
+        unit: 'ms',
+        ours: drained.ms,
+        baseline: replayed.ms,
+        ratio: replayed.ms / drained.ms,
+        target: 'info',
+        note: `one re-read of the full ${n}-award outbox (qp.pending()) took ${drained.rereadMs.toFixed(0)} ms; the flusher re-reads before each 100-award batch`,
+      }),
       row({
         section: '4',
         figure: `relay floor: ${n} awards posted as 100-award batches, no SDK`,
