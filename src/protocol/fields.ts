@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { entriesOf, type FieldTable } from './field-table.js';
 import {
   CHAIN_MAX_LENGTH,
   EMAIL_MAX_LENGTH,
@@ -60,18 +61,22 @@ export const EmailSchema = v.pipe(
   matches(v.EMAIL_REGEX, 'must be a valid e-mail address'),
 );
 
-export const WalletSchema = v.object(
-  {
-    address: v.pipe(
-      v.string('must be a string'),
-      v.trim(),
-      notEmpty(),
-      maxChars(WALLET_ADDRESS_MAX_LENGTH),
-      matches(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
-    ),
-    chain: v.pipe(boundedText(1, CHAIN_MAX_LENGTH), v.trim(), notEmpty()),
-  },
-  'must be an object with address and chain',
+export const WalletAddressSchema = v.pipe(
+  v.string('must be a string'),
+  v.trim(),
+  notEmpty(),
+  maxChars(WALLET_ADDRESS_MAX_LENGTH),
+  matches(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
 );
+export const WalletChainSchema = v.pipe(boundedText(1, CHAIN_MAX_LENGTH), v.trim(), notEmpty());
+
+/** The wallet's fields and rule, once: WalletSchema is built from them, and the SDK checks them one by one. */
+export const WALLET_FIELDS = {
+  address: { schema: WalletAddressSchema },
+  chain: { schema: WalletChainSchema },
+} as const satisfies FieldTable;
+export const WALLET_MESSAGE = 'must be an object with address and chain';
+// Pure: the SDK imports this module but not WalletSchema, and the bundler must be free to drop it (and v.object).
+export const WalletSchema = /* @__PURE__ */ v.object(/* @__PURE__ */ entriesOf(WALLET_FIELDS), WALLET_MESSAGE);
 
 export type Wallet = v.InferOutput<typeof WalletSchema>;

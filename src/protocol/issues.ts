@@ -1,13 +1,15 @@
 import * as v from 'valibot';
 
+/** The rule an issue states. A missing key reports the key's own schema failing on undefined: say "is required". */
+export const ruleOf = (issue: v.BaseIssue<unknown>): string =>
+  issue.input === undefined && issue.kind === 'schema' ? 'is required' : issue.message;
+
 /** "wallet.chain must be a string": the dotted path of the first issue, then its rule. */
 export function formatIssues(issues: readonly v.BaseIssue<unknown>[]): string {
   const issue = issues[0];
   if (!issue) return 'invalid input';
   const path = v.getDotPath(issue);
-  // A missing key reports the key's own schema failing on undefined: say "is required" instead.
-  const missing = issue.input === undefined && issue.kind === 'schema';
-  const rule = missing ? 'is required' : issue.message;
+  const rule = ruleOf(issue);
   if (!path) return rule;
   return `${path} ${rule}`;
 }
