@@ -20,6 +20,7 @@ import type {
   Snapshot,
   StorageDegradedReason,
 } from './types.js';
+import { createRescue } from './rescue.js';
 import { parseAward, parseIdentify, parseIds } from './validate.js';
 
 /** Totals are exact to 6 decimals (0.1 + 0.2 shows 0.3), as the service reports them. */
@@ -55,7 +56,7 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
     emit('storage:degraded', { reason, error });
   };
   const cache = kv<any>('cache');
-  const outbox = createOutbox(kv('outbox'), kv('dead'), degrade);
+  const outbox = createOutbox(kv('outbox'), kv('dead'), degrade, useIdb ? createRescue(storageName) : undefined);
   if (wantIdb && !hasIdb) queueMicrotask(() => degrade('unavailable'));
   const lock = createFlushLock(name, useIdb ? (cache as KV<Lease>) : undefined);
   const channel = useIdb && typeof BroadcastChannel !== 'undefined' ? new BroadcastChannel(name) : undefined;
@@ -304,6 +305,7 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
   // Best effort: the page may be gone before any answer. The awards stay queued; the next load resends the same keys.
   listen(g, 'pagehide', () => {
     void outbox.commit();
+    outbox.rescue();
     const head = [...outbox.mirror.values()].sort((a, b) => a.seq - b.seq).slice(0, PAGEHIDE_AWARDS);
     if (head.length && transport.batch) transport.beacon(paths.batch(), { awards: head.map(toWire) });
   });

@@ -1,3 +1,4 @@
+import type { Rescue } from './rescue.js';
 import type { KV } from './store.js';
 import { storageFailure } from './store.js';
 import type { DeadLetter, PendingAward, StorageDegradedReason } from './types.js';
@@ -12,7 +13,12 @@ export type Outbox = ReturnType<typeof createOutbox>;
  * copy so award() never reads the store. Writes of one tick go in one setMany (one transaction). While the store
  * fails, everything stays in memory and `unwritten`/`deletes` are replayed by recover().
  */
-export function createOutbox(queue: KV<PendingAward>, dead: KV<DeadLetter>, onDegraded: (reason: StorageDegradedReason, error: unknown) => void) {
+export function createOutbox(
+  queue: KV<PendingAward>,
+  dead: KV<DeadLetter>,
+  onDegraded: (reason: StorageDegradedReason, error: unknown) => void,
+  rescue?: Rescue,
+) {
   const mirror = new Map<string, PendingAward>();
   const byPair = new Map<string, Map<string, PendingAward>>();
   /** Awards known from another tab's message, not written by this tab. */
@@ -23,6 +29,7 @@ export function createOutbox(queue: KV<PendingAward>, dead: KV<DeadLetter>, onDe
   let degraded = false;
   let writing: Promise<unknown> = Promise.resolve();
   let lastSeq = 0;
+  let rescued = false;
   /** Settles for the awards added since the last write began: true once they are in the store. */
   let nextWrite: Promise<boolean> | undefined;
   let wrote = (_ok: boolean) => {};
@@ -63,6 +70,21 @@ export function createOutbox(queue: KV<PendingAward>, dead: KV<DeadLetter>, onDe
   /** Chains store work so reload() sees every earlier write. */
   const chain = (work: () => Promise<unknown>) => (writing = writing.then(work, work));
 
+  /** This tab's rescue holds what is not known committed (added, or in a commit still in flight); none: removed. */
+  const stash = () => rescue?.save([...unwritten.values()]);
+
+  // Start-up: awards an earlier page rescued join the store, unless known there (queued or dead-lettered); their
+  // rescues are removed once that write is committed (a failing store leaves them for a later page).
+  const found = rescue?.found();
+  if (found?.keys.length)
+    void chain(async () => {
+      const merged = await attempt(async () => {
+        const known = new Set([...(await queue.all()), ...(await dead.all())].map((r) => r.idempotencyKey));
+        await queue.setMany(found.awards.filter((r) => !known.has(r.idempotencyKey)).map((r) => [r.idempotencyKey, r]));
+      });
+      if (merged) rescue!.drop(found.keys);
+    });
+
   return {
     mirror,
     get degraded() {
@@ -91,6 +113,8 @@ export function createOutbox(queue: KV<PendingAward>, dead: KV<DeadLetter>, onDe
         // Kept in `unwritten` until written, so reload() never mistakes an award in flight for an acknowledged one.
         const ok = batch.length > 0 && (await attempt(() => queue.setMany(batch)));
         if (ok) for (const [k, v] of batch) if (unwritten.get(k) === v) unwritten.delete(k);
+        // The page survived its pagehide (back/forward cache): the rescue shrinks to what is still uncommitted.
+        if (ok && rescued) stash();
         done(ok);
       }).then(() => written ?? false);
     },
@@ -133,6 +157,11 @@ export function createOutbox(queue: KV<PendingAward>, dead: KV<DeadLetter>, onDe
         }),
       );
       return [...mirror.values()].filter((r) => !degraded || !remote.has(r.idempotencyKey)).sort((a, b) => a.seq - b.seq);
+    },
+    /** On pagehide, synchronously: the awards this page could still lose go to its rescue. */
+    rescue() {
+      rescued = true;
+      stash();
     },
     pendingOf: (pair: string) => [...(byPair.get(pair)?.values() ?? [])],
     /** Replays what failed while degraded; true when the store works again. */

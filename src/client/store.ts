@@ -47,10 +47,13 @@ export function idbKV<T>(dbName: string): KV<T> {
     }));
 
   /** Runs fn in one transaction; resolves with the result of the request fn returns once the transaction commits. */
-  async function run<R>(mode: IDBTransactionMode, fn: (store: IDBObjectStore) => IDBRequest<R> | void): Promise<R> {
+  async function run<R>(mode: IDBTransactionMode, fn: (store: IDBObjectStore) => IDBRequest<R> | void, commit?: boolean): Promise<R> {
     try {
       const tx = (await open()).transaction(STORE, mode);
       const request = fn(tx.objectStore(STORE));
+      // Writes issued at once ask for the commit now rather than at auto-commit: a page torn down meanwhile drops
+      // the transaction. (Not update(): its put is issued later, in a request callback.)
+      if (commit) tx.commit?.();
       return await new Promise<R>((resolve, reject) => {
         tx.oncomplete = () => resolve(request?.result as R);
         // A failed request aborts the transaction; tx.error says why (QuotaExceededError, ...).
@@ -65,8 +68,8 @@ export function idbKV<T>(dbName: string): KV<T> {
   return {
     get: (key) => run('readonly', (s) => s.get(key)),
     all: () => run('readonly', (s) => s.getAll()),
-    setMany: (pairs) => run('readwrite', (s) => pairs.forEach(([k, v]) => s.put(v, k))),
-    delMany: (keys) => run('readwrite', (s) => keys.forEach((k) => s.delete(k))),
+    setMany: (pairs) => run('readwrite', (s) => pairs.forEach(([k, v]) => s.put(v, k)), true),
+    delMany: (keys) => run('readwrite', (s) => keys.forEach((k) => s.delete(k)), true),
     update: (key, fn) =>
       run('readwrite', (s) => {
         const request = s.get(key);

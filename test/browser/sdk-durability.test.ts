@@ -139,10 +139,10 @@ describe('SDK in Chromium: durability across reloads', () => {
       );
     }), 30_000);
 
-  // Known failure (SDK bug): award() writes to IndexedDB asynchronously (next microtask, one transaction), and Chromium
-  // drops a write transaction that has not committed when the page is torn down. With the network down the pagehide
-  // beacon cannot save the awards either, so awards award() accepted are gone. A synchronous stash of the unwritten
-  // awards on pagehide (localStorage), merged into the outbox at start-up, would close the window.
+  // Fixed (was a known failure): award() writes to IndexedDB asynchronously (next microtask, one transaction), and
+  // Chromium drops a write transaction that has not committed when the page is torn down; with the network down the
+  // pagehide beacon cannot save the awards either. The SDK now stashes the awards not known committed in localStorage
+  // on pagehide and merges them into the outbox at start-up (the pagehide rescue, docs/sdk.md).
   it('awards made in the very task that navigates away (nothing awaited, network down) are in the next page\'s outbox', () =>
     inContext(async (stack, context) => {
       const sub = uniqueId('same-task');

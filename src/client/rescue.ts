@@ -1,0 +1,32 @@
+import type { PendingAward } from './types.js';
+
+export type Rescue = ReturnType<typeof createRescue>;
+
+/**
+ * The pagehide rescue. A page torn down in the same task as award() (location.reload(), a link) drops the IndexedDB
+ * transaction still in flight, so on pagehide the awards whose commit is not known complete are written
+ * synchronously to localStorage under this tab's key; the next page merges every rescue of this storage name into
+ * the outbox (same idempotency keys: the service dedupes). localStorage may be missing or throw (disabled storage,
+ * quota, opaque origin): every access is guarded, and the rescue is then simply not there.
+ */
+export function createRescue(storageName: string) {
+  const prefix = `quest-points:${storageName}:rescue:`;
+  const own = prefix + crypto.randomUUID();
+  const use = <R>(fn: (ls: Storage) => R): R | undefined => {
+    try {
+      return fn(localStorage);
+    } catch {
+      return undefined;
+    }
+  };
+  return {
+    /** Replaces this tab's rescue with `awards`; none removes it. */
+    save: (awards: PendingAward[]) => use((ls) => (awards.length ? ls.setItem(own, JSON.stringify(awards)) : ls.removeItem(own))),
+    /** Every rescue of this storage name: the keys (to remove once merged) and the awards (unreadable ones skipped). */
+    found() {
+      const keys = use((ls) => Object.keys(ls).filter((k) => k.startsWith(prefix))) ?? [];
+      return { keys, awards: keys.flatMap((k): PendingAward[] => use((ls) => JSON.parse(ls.getItem(k)!)) ?? []) };
+    },
+    drop: (keys: string[]) => use((ls) => keys.forEach((k) => ls.removeItem(k))),
+  };
+}

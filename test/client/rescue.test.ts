@@ -1,0 +1,124 @@
+// @vitest-environment happy-dom
+// The pagehide rescue: awards whose IndexedDB commit is not known complete when the page hides go to localStorage,
+// and the next page merges them into the outbox.
+import 'fake-indexeddb/auto';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createQuestPoints, type PendingAward, type QuestPoints } from '../../src/client/index.js';
+import { fakeRelay, json, jwt, uniqueName, until } from './fake-relay.js';
+
+const open: QuestPoints[] = [];
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await Promise.all(open.splice(0).map((c) => c.close()));
+  localStorage.clear();
+});
+
+const down = () => fakeRelay(() => json(503, { success: false, message: 'down' }));
+
+function client(storageName: string, relay = down()) {
+  const qp = createQuestPoints({
+    relayUrl: '/api',
+    getToken: () => jwt('player-1', Date.now() / 1000 + 3600),
+    questId: 'quest-1',
+    serviceUserId: 'player-1',
+    storageName,
+    flushDelayMs: 1,
+    backoff: { baseMs: 60_000, maxMs: 60_000 },
+    fetch: relay.fetch,
+  });
+  open.push(qp);
+  return qp;
+}
+
+const rescueKeys = (name: string) => Object.keys(localStorage).filter((k) => k.startsWith(`quest-points:${name}:rescue:`));
+const rescued = (key: string): PendingAward[] => JSON.parse(localStorage.getItem(key)!);
+const record = (idempotencyKey: string, eventPoints: number, seq = Date.now() * 1000): PendingAward => ({
+  questId: 'quest-1',
+  serviceUserId: 'player-1',
+  eventPoints,
+  idempotencyKey,
+  queuedAt: Date.now(),
+  seq,
+});
+
+describe('pagehide rescue', () => {
+  it('pagehide in the award() task writes the uncommitted awards to this tab\'s key; the completed commit removes it', async () => {
+    const name = uniqueName();
+    const qp = client(name);
+    const a = qp.award({ eventPoints: 1 });
+    const b = qp.award({ eventPoints: 2, eventName: 'boss' });
+    window.dispatchEvent(new Event('pagehide'));
+    const [key, ...others] = rescueKeys(name);
+    expect(others).toEqual([]);
+    expect(key).toMatch(/:rescue:[0-9a-f-]{36}$/);
+    expect(rescued(key!).map((r) => [r.idempotencyKey, r.eventPoints, r.eventName])).toEqual([
+      [a.idempotencyKey, 1, undefined],
+      [b.idempotencyKey, 2, 'boss'],
+    ]);
+    // The page survived (back/forward cache): once the commit completed, nothing is left to rescue.
+    expect(await a.persisted).toBe(true);
+    await until(() => rescueKeys(name).length === 0);
+  });
+
+  it('a pagehide after the commit completed writes no rescue', async () => {
+    const name = uniqueName();
+    const qp = client(name);
+    expect(await qp.award({ eventPoints: 1 }).persisted).toBe(true);
+    window.dispatchEvent(new Event('pagehide'));
+    expect(rescueKeys(name)).toEqual([]);
+  });
+
+  it('start-up merges every rescue of its storage name into the outbox, skipping known keys, then removes them', async () => {
+    const name = uniqueName();
+    // An award already queued and one already dead-lettered, by an earlier page.
+    let refuse = true;
+    const first = client(name, fakeRelay(() => json(refuse ? 422 : 503, { success: false, message: 'refused' })));
+    const refused = first.award({ eventPoints: 13 });
+    expect(await refused.settled).toMatchObject({ status: 'rejected' });
+    refuse = false;
+    const queued = first.award({ eventPoints: 5 });
+    expect(await queued.persisted).toBe(true);
+    await first.close();
+
+    const other = `quest-points:${uniqueName()}:rescue:x`;
+    localStorage.setItem(`quest-points:${name}:rescue:tab-1`, JSON.stringify([record('lost-1', 7, 1), { ...record(queued.idempotencyKey, 99) }]));
+    localStorage.setItem(`quest-points:${name}:rescue:tab-2`, JSON.stringify([record('lost-2', 8, 2), { ...record(refused.idempotencyKey, 13) }]));
+    localStorage.setItem(`quest-points:${name}:rescue:tab-3`, 'not json');
+    localStorage.setItem(other, JSON.stringify([record('elsewhere', 1)]));
+
+    const next = client(name);
+    const pending = await next.pending();
+    expect(pending.map((r) => [r.idempotencyKey, r.eventPoints])).toEqual([
+      ['lost-1', 7],
+      ['lost-2', 8],
+      [queued.idempotencyKey, 5], // as queued, not the rescue's copy
+    ]);
+    expect((await next.deadLetters()).map((d) => d.idempotencyKey)).toEqual([refused.idempotencyKey]);
+    await until(() => rescueKeys(name).length === 0);
+    expect(localStorage.getItem(other)).not.toBeNull();
+  });
+
+  it('localStorage throwing: award() and pagehide work, the award is committed as usual', async () => {
+    const name = uniqueName();
+    vi.spyOn(Storage.prototype, 'setItem').mockImplementation(() => {
+      throw new DOMException('quota', 'QuotaExceededError');
+    });
+    vi.spyOn(Storage.prototype, 'key').mockImplementation(() => {
+      throw new DOMException('denied', 'SecurityError');
+    });
+    const qp = client(name);
+    const { persisted } = qp.award({ eventPoints: 1 });
+    expect(() => window.dispatchEvent(new Event('pagehide'))).not.toThrow();
+    expect(await persisted).toBe(true);
+    expect((await qp.pending()).length).toBe(1);
+  });
+
+  it('the memory store writes no rescue', async () => {
+    const name = uniqueName();
+    const qp = createQuestPoints({ relayUrl: '/api', getToken: () => 't', questId: 'q', serviceUserId: 'p', storageName: name, storage: 'memory', fetch: down().fetch });
+    open.push(qp);
+    qp.award({ eventPoints: 1 });
+    window.dispatchEvent(new Event('pagehide'));
+    expect(rescueKeys(name)).toEqual([]);
+  });
+});
