@@ -196,8 +196,10 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
   }
 
   async function drain(): Promise<void> {
-    while (!closed) {
-      const head = (await outbox.reload()).slice(0, BATCH_MAX_AWARDS);
+    // The store is read once per drain (other tabs' awards and acknowledgements); after that the mirror, which
+    // BroadcastChannel keeps current, gives each next batch. Reading the store per batch made a drain quadratic.
+    for (let fromStore = true; !closed; fromStore = false) {
+      const head = (fromStore ? await outbox.reload() : outbox.queued()).slice(0, BATCH_MAX_AWARDS);
       if (!head.length) return void emit('queue:drained', { queueSize: 0 });
       const results = await sendAwards(transport, head);
       const first = results[0]!;

@@ -156,8 +156,10 @@ export function createOutbox(
           for (const key of [...mirror.keys()]) if (!seen.has(key) && !unwritten.has(key)) forget(key);
         }),
       );
-      return [...mirror.values()].filter((r) => !degraded || !remote.has(r.idempotencyKey)).sort((a, b) => a.seq - b.seq);
+      return this.queued();
     },
+    /** The mirror, oldest first, without reading the store. While degraded: this tab's own awards only. */
+    queued: (): PendingAward[] => [...mirror.values()].filter((r) => !degraded || !remote.has(r.idempotencyKey)).sort((a, b) => a.seq - b.seq),
     /** On pagehide, synchronously: the awards this page could still lose go to its rescue. */
     rescue() {
       rescued = true;
