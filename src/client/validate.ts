@@ -1,50 +1,55 @@
-import * as v from 'valibot';
 import type { AwardBody, IdentifyBody } from '../protocol/bodies.js';
-import { AWARD_FIELDS, IDENTIFY_ONE_OF_MESSAGE } from '../protocol/body-fields.js';
-import type { FieldTable } from '../protocol/field-table.js';
-import { EmailSchema, QuestIdSchema, WALLET_FIELDS, WALLET_MESSAGE } from '../protocol/fields.js';
-import { ruleOf } from '../protocol/issues.js';
+import {
+  AWARD_RULES,
+  checkRule,
+  EMAIL_RULE,
+  ID_RULE,
+  IDENTIFY_ONE_OF_MESSAGE,
+  WALLET_MESSAGE,
+  WALLET_RULES,
+  type FieldRule,
+  type RuleTable,
+} from '../protocol/rules.js';
 import { QuestPointsError } from './errors.js';
 import type { AwardInput } from './types.js';
 
-// Fields are checked one by one with the protocol's field schemas (the same rules and messages as the servers' body
-// schemas, which are built from the same tables): no v.object in the bundle. Imports name single modules (not
-// protocol/index) so the bundle carries only these schemas.
+// Fields are checked one by one with the protocol's rules (protocol/rules.ts): the same steps and messages the
+// servers' valibot schemas run, without a validation library in the bundle.
 
 const invalid = (message: string, field?: string) => new QuestPointsError(message, 'invalid', undefined, field);
 
-/** One field's value, parsed; throws naming `path` (and `field`, the top-level key) and the rule. */
-function check<S extends v.GenericSchema>(schema: S, value: unknown, path: string, field = path): v.InferOutput<S> {
-  const result = v.safeParse(schema, value);
-  if (result.success) return result.output;
-  throw invalid(`${path} ${ruleOf(result.issues[0])}`, field);
+/** One field's value, checked; throws naming `path` (and `field`, the top-level key) and the rule. */
+function check(rule: FieldRule, value: unknown, path: string, field = path): any {
+  const checked = checkRule(rule, value);
+  if (checked.ok) return checked.value;
+  throw invalid(`${path} ${checked.message}`, field);
 }
 
 type Input = Record<string, unknown>;
 
-/** The fields of a table present in `input` (required ones must be), parsed; unknown keys are dropped. */
-function checkFields(fields: FieldTable, input: Input, parent?: string) {
+/** The fields of a table present in `input` (required ones must be), checked; unknown keys are dropped. */
+function checkFields(fields: RuleTable, input: Input, parent?: string) {
   const out: Input = {};
-  for (const [key, { schema, optional }] of Object.entries(fields))
-    if (!optional || input[key] !== undefined) out[key] = check(schema, input[key], parent ? `${parent}.${key}` : key, parent);
+  for (const [key, { rule, optional }] of Object.entries(fields))
+    if (!optional || input[key] !== undefined) out[key] = check(rule, input[key], parent ? `${parent}.${key}` : key, parent);
   return out;
 }
 
 /** The award as it goes on the wire, defaults applied; throws QuestPointsError('invalid') naming the field and rule. */
 export function parseAward(input: AwardInput, defaults: { questId?: string; serviceUserId?: string }): AwardBody & { questId: string } {
   const { questId = defaults.questId, serviceUserId = defaults.serviceUserId, ...rest } = (input ?? {}) as AwardInput;
-  const body = checkFields(AWARD_FIELDS, { ...rest, serviceUserId }) as AwardBody;
-  return { ...body, questId: check(QuestIdSchema, questId, 'questId') };
+  const body = checkFields(AWARD_RULES, { ...rest, serviceUserId }) as AwardBody;
+  return { ...body, questId: check(ID_RULE, questId, 'questId') };
 }
 
 /** Exactly one of email or wallet, as IdentifyBodySchema says. */
 export function parseIdentify(input: unknown): IdentifyBody {
   const { email, wallet } = (input ?? {}) as Input;
   const body: IdentifyBody = {};
-  if (email !== undefined) body.email = check(EmailSchema, email, 'email');
+  if (email !== undefined) body.email = check(EMAIL_RULE, email, 'email');
   if (wallet !== undefined) {
     if (!wallet || typeof wallet !== 'object') throw invalid(`wallet ${WALLET_MESSAGE}`, 'wallet');
-    body.wallet = checkFields(WALLET_FIELDS, wallet as Input, 'wallet') as IdentifyBody['wallet'];
+    body.wallet = checkFields(WALLET_RULES, wallet as Input, 'wallet') as IdentifyBody['wallet'];
   }
   if ((email === undefined) === (wallet === undefined)) throw invalid(IDENTIFY_ONE_OF_MESSAGE);
   return body;
@@ -53,7 +58,7 @@ export function parseIdentify(input: unknown): IdentifyBody {
 /** questId / serviceUserId of a read, defaults applied. */
 export function parseIds(questId: string | undefined, serviceUserId?: string | undefined | false) {
   return {
-    questId: check(QuestIdSchema, questId, 'questId'),
-    serviceUserId: serviceUserId === false ? '' : check(QuestIdSchema, serviceUserId, 'serviceUserId'),
+    questId: check(ID_RULE, questId, 'questId'),
+    serviceUserId: serviceUserId === false ? '' : check(ID_RULE, serviceUserId, 'serviceUserId'),
   };
 }

@@ -1,16 +1,16 @@
 import type { FieldTable } from './field-table.js';
 import { EventDescriptionSchema, EventNameSchema, EventPointsSchema, ServiceUserIdSchema } from './fields.js';
+import { AWARD_RULES, IDENTIFY_ONE_OF_MESSAGE } from './rules.js';
 
-// The request bodies' fields and rules, written once: the servers' body schemas (bodies.ts) are built from them and
-// the browser SDK checks the same fields one by one (see field-table.ts).
-
-/** POST /group-quests/<questId>/points — the body's fields, in the order they are checked. */
+/**
+ * POST /group-quests/<questId>/points — the body's fields as schemas, for the servers' v.object (bodies.ts).
+ * The same fields, optional flags and order as AWARD_RULES, which the browser SDK checks.
+ */
 export const AWARD_FIELDS = {
   serviceUserId: { schema: ServiceUserIdSchema },
   eventPoints: { schema: EventPointsSchema },
-  eventName: { schema: EventNameSchema, optional: true },
-  eventDescription: { schema: EventDescriptionSchema, optional: true },
+  eventName: { schema: EventNameSchema, optional: AWARD_RULES.eventName.optional },
+  eventDescription: { schema: EventDescriptionSchema, optional: AWARD_RULES.eventDescription.optional },
 } as const satisfies FieldTable;
 
-/** POST /users/identify — the rule across its two fields. */
-export const IDENTIFY_ONE_OF_MESSAGE = 'exactly one of email or wallet is required (not both, not neither)';
+export { IDENTIFY_ONE_OF_MESSAGE };

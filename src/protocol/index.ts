@@ -1,4 +1,5 @@
 export * from './limits.js';
+export * from './rules.js';
 export * from './headers.js';
 export * from './field-table.js';
 export * from './fields.js';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import * as p from '../../src/protocol/index.js';
 import * as fc from 'fast-check';
 import {
   AwardBodySchema,
@@ -120,5 +121,45 @@ describe('paths', () => {
       }),
     );
     expect(paths.points('../users/identify')).toBe('/group-quests/..%2Fusers%2Fidentify/points');
+  });
+});
+
+describe('rules.ts is the one source of the field rules', () => {
+  const pairs = [
+    [p.ID_RULE, p.IdSchema],
+    [p.EVENT_POINTS_RULE, p.EventPointsSchema],
+    [p.EVENT_NAME_RULE, p.EventNameSchema],
+    [p.EVENT_DESCRIPTION_RULE, p.EventDescriptionSchema],
+    [p.EMAIL_RULE, p.EmailSchema],
+    [p.WALLET_ADDRESS_RULE, p.WalletAddressSchema],
+    [p.WALLET_CHAIN_RULE, p.WalletChainSchema],
+  ] as const;
+  const value = fc.oneof(
+    fc.string(),
+    fc.string({ unit: 'binary', maxLength: 300 }),
+    fc.constantFrom('', ' ', '.', '..', ' a@b.co ', '0xAbC', 'x'.repeat(129), 'x'.repeat(2049), 'tab\there', 'nl\nx'),
+    fc.double(),
+    fc.integer(),
+    fc.anything(),
+  );
+
+  it('the SDK (checkRule) and the servers (valibot) accept and refuse the same values with the same message', () => {
+    fc.assert(
+      fc.property(value, (input) => {
+        for (const [rule, schema] of pairs) {
+          const sdk = p.checkRule(rule, input);
+          const server = p.parseWith(schema, input);
+          expect(sdk.ok).toBe(server.ok);
+          if (sdk.ok && server.ok) expect(sdk.value).toBe(server.value);
+          if (!sdk.ok && !server.ok) expect(sdk.message).toBe(server.message);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('the servers\' award body has the fields, order and optional flags of AWARD_RULES', () => {
+    const flags = (table: Record<string, { optional?: true }>) => Object.entries(table).map(([key, f]) => [key, !!f.optional]);
+    expect(flags(p.AWARD_FIELDS)).toEqual(flags(p.AWARD_RULES));
   });
 });

@@ -1,0 +1,83 @@
+import { EMAIL_REGEX } from 'valibot';
+import {
+  CHAIN_MAX_LENGTH,
+  EMAIL_MAX_LENGTH,
+  EVENT_DESCRIPTION_MAX_LENGTH,
+  EVENT_NAME_MAX_LENGTH,
+  ID_MAX_LENGTH,
+  WALLET_ADDRESS_MAX_LENGTH,
+} from './limits.js';
+
+// The field rules of the service interface, written once as data. The servers' valibot schemas (fields.ts) run them
+// through valibot; the browser SDK runs the very same steps with checkRule() and carries no validation library (the
+// 8 KB budget). Messages are written without the field name: the caller prefixes the dotted path, so
+// "wallet.chain must be a string" reads right wherever the field is nested.
+
+/** One step: a test with the message stating its rule, or 'trim' (the value goes on trimmed). */
+export type Step<T> = readonly [test: (value: T) => boolean, message: string] | 'trim';
+export type FieldRule =
+  | { readonly type: 'string'; readonly steps: readonly Step<string>[] }
+  | { readonly type: 'number'; readonly steps: readonly Step<number>[] };
+export type RuleTable = Record<string, { readonly rule: FieldRule; readonly optional?: true }>;
+
+// eslint-disable-next-line no-control-regex
+const NO_CONTROL_CHARS = /^[^\u0000-\u001f\u007f-\u009f]*$/u;
+const noControl: Step<string> = [(s) => NO_CONTROL_CHARS.test(s), 'must not contain control characters'];
+const maxChars = (max: number): Step<string> => [(s) => s.length <= max, `must be at most ${max} characters`];
+const notEmpty: Step<string> = [(s) => s.length > 0, 'must not be empty'];
+const text = (...steps: Step<string>[]): FieldRule => ({ type: 'string', steps });
+const oneCharAtLeast: Step<string> = [(s) => s.length >= 1, 'must be at least 1 character'];
+
+/**
+ * questId and serviceUserId: 1-128 characters, no control characters, and not "." or "..":
+ * URL parsers resolve those as dot-segments even when percent-encoded (%2E%2E), so they cannot be a path segment.
+ */
+export const ID_RULE = text(oneCharAtLeast, maxChars(ID_MAX_LENGTH), noControl, [
+  (id) => id !== '.' && id !== '..',
+  'must not be "." or ".." (they cannot be a URL path segment)',
+]);
+
+/** Any finite number, integer or float. JSON has no NaN or Infinity; strings are refused. */
+export const EVENT_POINTS_RULE: FieldRule = { type: 'number', steps: [[(n) => Number.isFinite(n), 'must be a finite number']] };
+export const EVENT_NAME_RULE = text(maxChars(EVENT_NAME_MAX_LENGTH), noControl);
+/** Free text: newlines and tabs are allowed, other control characters are not. */
+export const EVENT_DESCRIPTION_RULE = text(maxChars(EVENT_DESCRIPTION_MAX_LENGTH), [
+  // eslint-disable-next-line no-control-regex
+  (s) => /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/u.test(s),
+  'must not contain control characters',
+]);
+/** valibot's own e-mail pattern, as v.email uses it. */
+export const EMAIL_RULE = text('trim', maxChars(EMAIL_MAX_LENGTH), [(s) => EMAIL_REGEX.test(s), 'must be a valid e-mail address']);
+export const WALLET_ADDRESS_RULE = text('trim', notEmpty, maxChars(WALLET_ADDRESS_MAX_LENGTH), [
+  (s) => /^[\x21-\x7e]+$/.test(s),
+  'must be printable ASCII without spaces',
+]);
+export const WALLET_CHAIN_RULE = text(oneCharAtLeast, maxChars(CHAIN_MAX_LENGTH), noControl, 'trim', notEmpty);
+
+/** POST /group-quests/<questId>/points — the body's fields, in the order they are checked. */
+export const AWARD_RULES = {
+  serviceUserId: { rule: ID_RULE },
+  eventPoints: { rule: EVENT_POINTS_RULE },
+  eventName: { rule: EVENT_NAME_RULE, optional: true },
+  eventDescription: { rule: EVENT_DESCRIPTION_RULE, optional: true },
+} as const satisfies RuleTable;
+
+export const WALLET_RULES = { address: { rule: WALLET_ADDRESS_RULE }, chain: { rule: WALLET_CHAIN_RULE } } as const satisfies RuleTable;
+export const WALLET_MESSAGE = 'must be an object with address and chain';
+/** POST /users/identify — the rule across its two fields. */
+export const IDENTIFY_ONE_OF_MESSAGE = 'exactly one of email or wallet is required (not both, not neither)';
+
+export type Checked<T> = { ok: true; value: T } | { ok: false; message: string };
+
+/** The type test, then each step in order: the (trimmed) value, or the first broken rule. */
+export function checkRule(rule: FieldRule, value: unknown): Checked<string | number> {
+  if (value === undefined) return { ok: false, message: 'is required' };
+  // typeof NaN is 'number', but NaN is not a number a body can carry.
+  if (typeof value !== rule.type || Number.isNaN(value)) return { ok: false, message: `must be a ${rule.type}` };
+  let current = value as never;
+  for (const step of rule.steps) {
+    if (step === 'trim') current = (current as string).trim() as never;
+    else if (!step[0](current)) return { ok: false, message: step[1] };
+  }
+  return { ok: true, value: current };
+}
