@@ -160,6 +160,18 @@ export async function runChaos(stack: Stack, browser: Browser, options: ChaosOpt
     await tab.page.evaluate((list) => (globalThis as any).chaos.issue(list), awards).catch(() => {});
   }
 
+  /** Playwright refuses the switch while one of the context's pages is being closed: try again. */
+  async function setOffline(value: boolean) {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await context.setOffline(value);
+      } catch (error) {
+        if (attempt >= 20) throw error;
+        await sleep(50);
+      }
+    }
+  }
+
   const steps = planChaos(seed, options, sender);
   let issuedSteps = 0;
   for (const step of steps) {
@@ -171,11 +183,12 @@ export async function runChaos(stack: Stack, browser: Browser, options: ChaosOpt
       const { kind } = step;
       disruptions = chain(disruptions, () => disrupt(kind));
     } else if (step.kind === 'offline') {
+      const { ms } = step;
       offline = chain(offline, async () => {
         chaos.offlineToggles++;
-        await context.setOffline(true);
-        await sleep(step.ms);
-        await context.setOffline(false);
+        await setOffline(true);
+        await sleep(ms);
+        await setOffline(false);
       });
     } else if (step.kind === 'restart-relay') {
       const { downMs } = step;
@@ -188,7 +201,7 @@ export async function runChaos(stack: Stack, browser: Browser, options: ChaosOpt
   const at = () => `${((performance.now() - started) / 1000).toFixed(1)} s`;
   log(`${sender}: issue steps done at ${at()}`);
   await Promise.all([disruptions, offline, restart]);
-  await context.setOffline(false);
+  await setOffline(false);
   log(`${sender}: chaos done at ${at()} (${issued.size} awards); draining`);
 
   // End: every page closed, then one page per storage name reopened to drain what is left.
@@ -213,13 +226,13 @@ export async function runChaos(stack: Stack, browser: Browser, options: ChaosOpt
     await sleep(250);
   }
   log(`${sender}: drained at ${at()} (${left.length} left)`);
-  await quiescent(stack);
-  log(`${sender}: quiescent at ${at()}`);
-
   const deadLetters = [];
   for (const tab of drainers)
     deadLetters.push(...(await tab.page.evaluate(() => (globalThis as any).chaos.deadLetters() as Promise<{ key: string; description: string; status: number }[]>)));
+  // Pages gone first: a batch whose page went away is still worked through by the relay; wait for that too.
   await context.close();
+  await quiescent(stack);
+  log(`${sender}: quiescent at ${at()}`);
 
   const state = (await stack.admin('GET', '/state')) as { ledger: LedgerEntry[] };
   const requests = (await stack.admin('GET', '/requests')) as { fault?: string; path: string; status: number; replayed?: true; idempotencyKey?: string }[];

@@ -1,6 +1,6 @@
 // The page of "our" sender: the quest-points SDK as a game would use it.
-import { createStore, get, keys } from 'idb-keyval';
-import { createQuestPoints, type AwardHandle, type AwardOutcome } from '../../../src/client/index.js';
+import { createStore, keys } from 'idb-keyval';
+import { createQuestPoints, type AwardHandle } from '../../../src/client/index.js';
 import { pageParams, report, type PlannedAward } from './protocol.js';
 
 const { slot, storage, user, quest, token } = pageParams();
@@ -13,23 +13,12 @@ const qp = createQuestPoints({
   backoff: { baseMs: 100, maxMs: 2000 },
   pollIntervalMs: 1000,
 });
-// The SDK's own outbox database (idb-keyval: one database per store, object store 'kv'), read back to see the commit.
+// The SDK's own outbox database (one database per store, object store 'kv'), read directly at the end.
 const outbox = createStore(`${storage}:outbox`, 'kv');
 
-/**
- * The SDK offers no "persisted" signal (award:queued fires before the IndexedDB commit), so an award counts as
- * accepted once the page reads it back from the outbox, or once it has been answered (it was committed before it
- * was sent).
- */
+/** Accepted = `persisted` resolved true (committed to IndexedDB). False (memory only) is reported as not accepted. */
 async function confirmDurable(n: number, handle: AwardHandle) {
-  let outcome: AwardOutcome | undefined;
-  void handle.settled.then((o) => (outcome = o));
-  for (;;) {
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    if (outcome && outcome.status !== 'closed') break;
-    if ((await get(handle.idempotencyKey, outbox).catch(() => undefined)) !== undefined) break;
-  }
-  report({ t: 'accepted', n, key: handle.idempotencyKey });
+  if (await handle.persisted) report({ t: 'accepted', n, key: handle.idempotencyKey });
 }
 
 (globalThis as any).chaos = {
@@ -46,8 +35,13 @@ async function confirmDurable(n: number, handle: AwardHandle) {
   flush: () => qp.flush(),
   pending: async () => (await qp.pending()).length,
   /** Straight from IndexedDB: what would survive this page. */
-  /** Idempotency keys straight from IndexedDB: what would survive this page. */
-  stored: async () => (await keys(outbox)).map(String),
+  /** Idempotency keys straight from IndexedDB, plus any pagehide rescue left in localStorage: what is still queued. */
+  stored: async () => {
+    const rescued = Object.keys(localStorage)
+      .filter((k) => k.startsWith(`quest-points:${storage}:rescue:`))
+      .flatMap((k) => (JSON.parse(localStorage.getItem(k) ?? '[]') as { idempotencyKey: string }[]).map((a) => a.idempotencyKey));
+    return [...(await keys(outbox)).map(String), ...rescued];
+  },
   deadLetters: async () => (await qp.deadLetters()).map((d) => ({ key: d.idempotencyKey, description: d.eventDescription ?? '', status: d.status, message: d.message })),
 };
 report({ t: 'ready' });
