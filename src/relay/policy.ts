@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { DEFAULT_EVENT_NAME, formatIssues, QuestIdSchema } from '../protocol/index.js';
+import { DEFAULT_EVENT_NAME, formatIssues, POINTS_DECIMALS, QuestIdSchema } from '../protocol/index.js';
 
 const positive = v.pipe(v.number('must be a number'), v.finite('must be a finite number'), v.gtValue(0, 'must be greater than 0'));
 const positiveInteger = v.pipe(v.number('must be a number'), v.integer('must be an integer'), v.minValue(1, 'must be at least 1'));
@@ -129,6 +129,10 @@ export function checkPolicyPoints(
     return refuse(`eventPoints ${points} does not match ${where}.points ${rule.points}`);
   }
   if (points === 0) return refuse('eventPoints 0 is refused: an award must carry points');
+  // The service keeps 6 decimal places: an amount that rounds to 0 there (5e-324, -1e-9) would be stored as 0.
+  if (Math.round(Math.abs(points) * 10 ** POINTS_DECIMALS) === 0) {
+    return refuse(`eventPoints ${points} rounds to 0 at the service's ${POINTS_DECIMALS} decimal places: an award must carry points`);
+  }
   if (points < 0 && !rule?.allowNegative) {
     return refuse(`eventPoints ${points} is negative and ${rule ? `${where}.allowNegative` : 'an unknown event'} does not allow negatives`);
   }

@@ -128,6 +128,7 @@ describe('attack suite: refused, and nothing reaches the service', () => {
     const cases: [string, number, string][] = [
       ['{"serviceUserId":"alice","eventPoints":-5}', 422, 'eventPoints -5 is negative and policy events.DefaultPointsEvent.allowNegative does not allow negatives'],
       ['{"serviceUserId":"alice","eventPoints":0}', 422, 'eventPoints 0 is refused: an award must carry points'],
+      ['{"serviceUserId":"alice","eventPoints":5e-324}', 422, "eventPoints 5e-324 rounds to 0 at the service's 6 decimal places: an award must carry points"],
       ['{"serviceUserId":"alice","eventPoints":NaN}', 400, 'body must be valid JSON'],
       ['{"serviceUserId":"alice","eventPoints":"NaN"}', 400, 'eventPoints must be a number'],
       ['{"serviceUserId":"alice","eventPoints":1e999}', 400, 'eventPoints must be a finite number'],

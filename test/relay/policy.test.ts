@@ -30,6 +30,10 @@ describe('award policy', () => {
     expect(points(-21, 'penalty')).toEqual({ status: 422, message: 'eventPoints -21 exceeds policy events.penalty.maxPoints 20' });
     expect(points(-1, 'coin')?.message).toBe('eventPoints -1 is negative and policy events.coin.allowNegative does not allow negatives');
     expect(points(0, 'coin')?.message).toBe('eventPoints 0 is refused: an award must carry points');
+    // Amounts the service would keep as 0 (6 decimal places) are zero too, negative ones included.
+    expect(points(5e-324, 'coin')?.message).toBe("eventPoints 5e-324 rounds to 0 at the service's 6 decimal places: an award must carry points");
+    expect(points(-4e-7, 'penalty')?.message).toBe("eventPoints -4e-7 rounds to 0 at the service's 6 decimal places: an award must carry points");
+    expect(points(5e-7, 'coin')).toBeNull();
     expect(points(Number.NaN, 'coin')?.message).toBe('eventPoints must be a finite number');
     expect(points(Number.POSITIVE_INFINITY, 'coin')?.message).toBe('eventPoints must be a finite number');
     expect(points(5, 'jump')).toEqual({ status: 422, message: 'eventName "jump" is not in policy events (policy allowUnknownEvents is false)' });
