@@ -198,7 +198,7 @@ async function drain({ label }: { label: string }) {
   const qp = kept.get(label);
   if (!qp) throw new Error(`no burst kept under ${label}`);
   const queued = qp.getSnapshot().queueSize;
-  // The flusher re-reads the outbox before each batch: what one such read costs with the whole queue in it.
+  // The flusher reads the store once per drain: what that read costs with the whole queue in it.
   const reread = performance.now();
   await qp.pending();
   const rereadMs = performance.now() - reread;

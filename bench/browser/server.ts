@@ -1,11 +1,13 @@
 // One origin for the benchmark page: the page and its bundle, and the relay proxied under /api (so no CORS), with
-// the relay's upstream an emulator server. Emulator, relay and page server each listen on 127.0.0.1, port 0.
+// the relay's upstream an emulator server. The emulator runs as its own process (as the service does in production:
+// relay and service never share an event loop); the relay and the page server run in the bench process. Each
+// listens on 127.0.0.1, port 0.
 import { createServer, request, Agent, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { startEmulator } from '../../src/emulator/index.js';
 import { signPlayerToken, startRelay } from '../../src/relay/index.js';
 import { bundlePage } from '../lib/bundle.js';
+import { spawnEmulator } from '../lib/emulator-process.js';
 
 const API_KEY = 'bench-api-key';
 const SECRET = 'bench-relay-secret-that-is-long-enough-0123456789';
@@ -16,7 +18,9 @@ export interface BenchServer {
   /** A player token for BENCH_PLAYER, valid for the whole run. */
   token: string;
   /** Ledger entries the emulator holds for a quest: what was really delivered. */
-  delivered(questId: string): number;
+  delivered(questId: string): Promise<number>;
+  /** Where each piece runs, for the report. */
+  topology: string;
   close(): Promise<void>;
 }
 
@@ -24,16 +28,22 @@ const PAGE = '<!doctype html><meta charset="utf-8"><title>quest-points bench</ti
 
 export async function startBenchServer(): Promise<BenchServer> {
   const script = await bundlePage(fileURLToPath(new URL('./page.ts', import.meta.url)));
-  const emulator = await startEmulator({ port: 0, apiKeys: [API_KEY] });
-  const relay = await startRelay({
-    port: 0,
-    upstream: { url: emulator.url, apiKey: API_KEY },
-    secret: SECRET,
-    // The bench's one event, and no rate limits: the figures are throughput, not the operator's policy.
-    policy: { events: { Bench: { maxPoints: 100 } }, rateLimits: {} },
-    // 20,000+ request lines on stderr would drown the table; the log call itself still runs.
-    logger: () => {},
-  });
+  const emulator = await spawnEmulator(API_KEY);
+  let relay;
+  try {
+    relay = await startRelay({
+      port: 0,
+      upstream: { url: emulator.url, apiKey: API_KEY },
+      secret: SECRET,
+      // The bench's one event, and no rate limits: the figures are throughput, not the operator's policy.
+      policy: { events: { Bench: { maxPoints: 100 } }, rateLimits: {} },
+      // 20,000+ request lines on stderr would drown the table; the log call itself still runs.
+      logger: () => {},
+    });
+  } catch (error) {
+    await emulator.close();
+    throw error;
+  }
   const relayAddress = new URL(relay.url);
   const agent = new Agent({ keepAlive: true, maxSockets: 32 });
 
@@ -64,7 +74,8 @@ export async function startBenchServer(): Promise<BenchServer> {
   return {
     url: `http://127.0.0.1:${port}`,
     token: await signPlayerToken({ sub: BENCH_PLAYER }, { secret: SECRET, ttl: '6h' }),
-    delivered: (questId) => (emulator.exportState().ledger ?? []).filter((entry) => entry.questId === questId).length,
+    delivered: (questId) => emulator.delivered(questId),
+    topology: 'emulator: own process (CLI); relay and page server: bench process',
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

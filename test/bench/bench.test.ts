@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { faceRows, runBench, type BenchReport } from '../../bench/run.js';
 import { formatMarkdown, formatTable, type Row } from '../../bench/lib/table.js';
+import { spawnEmulator } from '../../bench/lib/emulator-process.js';
+import { paths } from '../../src/protocol/paths.js';
 
 const finiteOrNull = (value: number | null) => value === null || Number.isFinite(value);
 
@@ -82,5 +84,25 @@ describe('figure 6: gathering the faces’ own benchmarks', () => {
     expect(skipped[0]).toMatch(/^sdk: /);
     expect(skipped[1]).toBe('emulator: bench/emulator.bench.ts exports no runEmulatorBench()');
     expect(skipped[2]).toBe('broken: boom');
+  });
+});
+
+describe('the emulator process the bench talks to', () => {
+  it('starts from the CLI, reports its ledger over the admin routes, and is gone after close()', { timeout: 60_000 }, async () => {
+    const emulator = await spawnEmulator('bench-test-key');
+    try {
+      const award = await fetch(`${emulator.url}${paths.points('q1')}`, {
+        method: 'POST',
+        headers: { API_KEY: 'bench-test-key', 'content-type': 'application/json' },
+        body: JSON.stringify({ serviceUserId: 'u1', eventPoints: 1, eventName: 'Bench' }),
+      });
+      expect(award.status).toBe(200);
+      expect(await emulator.delivered('q1')).toBe(1);
+      expect(await emulator.delivered('q2')).toBe(0);
+    } finally {
+      await emulator.close();
+    }
+    // Signal 0 only checks that the pid exists: after close() it must not.
+    expect(() => process.kill(emulator.pid, 0)).toThrow();
   });
 });
