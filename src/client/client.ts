@@ -226,6 +226,9 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
         return void emit('auth:required', { error: authError });
       }
       if (results.some((r) => r.outcome === 'retry')) {
+        // A batch that settled some awards made progress: the backoff starts over (Retry-After still holds). Otherwise
+        // a steady fraction of faults, which almost every 100-award batch meets, would push every send to maxMs.
+        if (ok.length || dead.length) backoffAttempt = 0;
         const delayMs = backoffDelay(backoffAttempt++, backoff.baseMs ?? 1000, backoff.maxMs ?? 60_000, afterMs);
         retryAt = Date.now() + delayMs;
         clearTimeout(retryTimer);

@@ -190,6 +190,28 @@ describe('flushing', () => {
     expect(retrying.every((r) => r.delayMs >= 30 && r.status === status)).toBe(true);
   });
 
+  it('a batch that acknowledged some awards restarts the backoff; one that settled none grows it', async () => {
+    // Batch 1: nothing settled. Batch 2: the first award ok, the others to retry (progress). Batch 3: all ok.
+    let batch = 0;
+    const relay = fakeRelay((req) => {
+      if (req.path !== '/api/batch/points') return undefined;
+      batch++;
+      const results = req.body.awards.map((a: any, i: number) =>
+        batch === 3 || (batch === 2 && i === 0)
+          ? { idempotencyKey: a.idempotencyKey, outcome: 'ok' }
+          : { idempotencyKey: a.idempotencyKey, outcome: 'retry', reason: 'upstream_error' },
+      );
+      return json(200, { success: true, results });
+    });
+    const qp = client({ fetch: relay.fetch });
+    const attempts: number[] = [];
+    qp.on('award:retrying', (e) => attempts.push(e.attempt));
+    const handles = [qp.award({ eventPoints: 1 }), qp.award({ eventPoints: 2 }), qp.award({ eventPoints: 3 })];
+    await Promise.all(handles.map((h) => h.settled));
+    // Batch 1 retries its 3 awards at attempt 1; batch 2 made progress, so its 2 retries start over at attempt 1.
+    expect(attempts).toEqual([1, 1, 1, 1, 1]);
+  });
+
   it('a network failure or a timeout is retried; connection:changed reports it', async () => {
     let calls = 0;
     const relay = fakeRelay(async () => {
