@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { buildEmulator, fromMicro } from '../../src/emulator/index.js';
+import { buildEmulator, fromMicro, toMicro } from '../../src/emulator/index.js';
 import { createRelay, signPlayerToken, type PlayerClaims, type RelayPolicy } from '../../src/relay/index.js';
 
 // Fuzzing relay and emulator in-process (app.fetch): generated methods, headers, paths, queries, bodies and token
@@ -271,9 +271,15 @@ export async function runFuzz({ seed, requests }: { seed: number; requests: numb
     const [q, u] = JSON.parse(pair) as [string, string];
     const response = await emulator.app.fetch(new Request(`http://service.fuzz/group-quests/${encodeURIComponent(q)}/points/${encodeURIComponent(u)}`, { headers: { API_KEY } }));
     const { data } = (await response.json()) as { data: { totalPoints: number; history: { eventPoints: number }[] } };
-    const sum = data.history.reduce((s, h) => s + h.eventPoints, 0);
+    // Summed exactly, in micro-points: a float sum of amounts up to 1e308 cancels catastrophically. Reported
+    // amounts are JSON numbers, so beyond 2^53 micro-points each is rounded to 53 bits: the bound allows exactly
+    // that (2^-50 of the magnitudes summed), which is 0 — an exact match — for every total below 10^9 points.
+    const micro = data.history.map((h) => toMicro(h.eventPoints));
+    const sum = micro.reduce((s, m) => s + m, 0n);
+    const magnitude = micro.reduce((s, m) => s + (m < 0n ? -m : m), 0n);
+    const diff = sum - toMicro(data.totalPoints);
     const expected = entries.filter((e) => e.questId === q && e.serviceUserId === u).length;
-    if (Math.abs(sum - data.totalPoints) > 1e-6 * Math.max(1, Math.abs(sum))) fail(`${q}/${u}: totalPoints ${data.totalPoints} != sum(history) ${sum}`);
+    if ((diff < 0n ? -diff : diff) > magnitude / 2n ** 50n) fail(`${q}/${u}: totalPoints ${data.totalPoints} != sum(history) ${fromMicro(sum)}`);
     if (data.history.length !== expected) fail(`${q}/${u}: history has ${data.history.length} entries, the ledger ${expected}`);
   }
   return report;
