@@ -35,8 +35,11 @@ export const FULL: BrowserSizes = { queued: [0, 1_000, 10_000], samples: 1_000, 
 export const QUICK: BrowserSizes = { queued: [0, 100, 1_000], samples: 100, perTask: 4, burst: 300, burstRepeats: 1, frameSeconds: 1.5 };
 
 const BUDGET_BYTES = 8 * 1024;
-/** The SDK's runtime dependencies, measured alone (whole package) for context. */
-const DEPENDENCIES = ['valibot', 'idb-keyval', 'eventemitter3', 'ofetch'];
+/**
+ * The design's browser dependencies, measured alone (whole package) for context: the SDK does without them for the
+ * budget (ofetch, 4.1 KB gzipped alone, is no longer installed at all).
+ */
+const DEPENDENCIES = ['valibot', 'idb-keyval', 'eventemitter3'];
 
 async function bundleRows(): Promise<Row[]> {
   const sdk = await measureBundle({ file: 'src/client/index.ts' });
