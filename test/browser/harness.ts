@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { browserBundle } from '../helpers/bundle.js';
 import type { Browser, BrowserContext, ConsoleMessage, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { startEmulator, type FaultConfig, type RequestLogEntry, type RunningEmulator } from '../../src/emulator/index.js';
@@ -71,17 +71,7 @@ export interface LedgerEntry {
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 
-function bundlePage(): Promise<string> {
-  return build({
-    entryPoints: [`${here}pages/sdk-page.ts`],
-    bundle: true,
-    write: false,
-    format: 'esm',
-    platform: 'browser',
-    target: 'chrome120',
-    logLevel: 'silent',
-  }).then((result) => result.outputFiles[0]!.text);
-}
+const bundlePage = () => browserBundle(`${here}pages/sdk-page.ts`);
 
 const PAGE_HTML =
   '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>quest-points SDK</title><script type="module" src="/sdk-page.js"></script>';
