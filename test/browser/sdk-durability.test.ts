@@ -137,7 +137,7 @@ describe('SDK in Chromium: durability across reloads', () => {
           return [key];
         }, round + 1),
       );
-    }), 30_000);
+    }), 60_000);
 
   // Fixed (was a known failure): award() writes to IndexedDB asynchronously (next microtask, one transaction), and
   // Chromium drops a write transaction that has not committed when the page is torn down; with the network down the
@@ -156,7 +156,7 @@ describe('SDK in Chromium: durability across reloads', () => {
           return keys;
         }, round + 1),
       );
-    }), 30_000);
+    }), 60_000);
 });
 
 /**
@@ -169,8 +169,11 @@ async function awardsAcrossReloads(stack: Stack, tab: OpenedPage, sub: string, r
   stack.blockApi(true);
   const issued = new Map<string, number>();
   for (let round = 0; round < rounds; round++) {
+    // Listening before the reload is triggered: waitForURL would match the old page's URL at once, and ready()
+    // could then read the old window before the navigation tears it down.
+    const loaded = tab.page.waitForEvent('load');
     for (const key of await awardThenReload(round)) issued.set(key, round + 1);
-    await tab.page.waitForURL(/sdk\.html/);
+    await loaded;
     await tab.ready();
   }
   await until(async () => (await tab.sdk((page) => page.storedOutbox())).length >= issued.size, 'the awards in the store', 2000).catch(() => {});
