@@ -133,8 +133,8 @@ describe('SDK in Chromium: durability across reloads', () => {
           // Without `persisted` (older SDK): the store itself says when the award is in.
           const [persisted] = (await page.persisted([key])) ?? [await page.storedOutbox().then((r: { key: string }[]) => r.some((x) => x.key === key))];
           if (!persisted) throw new Error(`award ${key} not persisted`);
+          sessionStorage.setItem(`issued:${points}`, JSON.stringify([key]));
           location.reload();
-          return [key];
         }, round + 1),
       );
     }), 60_000);
@@ -152,8 +152,8 @@ describe('SDK in Chromium: durability across reloads', () => {
         tab.page.evaluate((points) => {
           const page = (window as any).sdkPage;
           const keys: string[] = Array.from({ length: 20 }, () => page.award(points));
+          sessionStorage.setItem(`issued:${points}`, JSON.stringify(keys));
           location.reload();
-          return keys;
         }, round + 1),
       );
     }), 60_000);
@@ -164,17 +164,22 @@ describe('SDK in Chromium: durability across reloads', () => {
  * reload the page (`awardThenReload` does both in the page; round r awards r + 1 points). Every award must be in the
  * store afterwards, and land exactly once when the network is back.
  */
-async function awardsAcrossReloads(stack: Stack, tab: OpenedPage, sub: string, rounds: number, awardThenReload: (round: number) => Promise<string[]>) {
+async function awardsAcrossReloads(stack: Stack, tab: OpenedPage, sub: string, rounds: number, awardThenReload: (round: number) => Promise<unknown>) {
   tab.expectNetworkErrors(/\/api\//);
   stack.blockApi(true);
   const issued = new Map<string, number>();
   for (let round = 0; round < rounds; round++) {
-    // Listening before the reload is triggered: waitForURL would match the old page's URL at once, and ready()
-    // could then read the old window before the navigation tears it down.
+    // Listening before the reload is triggered: waitForURL would match the old page's URL at once. The page notes
+    // its keys in sessionStorage (it survives the reload): the evaluate itself may lose its answer to the navigation.
     const loaded = tab.page.waitForEvent('load');
-    for (const key of await awardThenReload(round)) issued.set(key, round + 1);
+    await awardThenReload(round).catch((error) => {
+      if (!/Execution context was destroyed|navigat/i.test(String(error))) throw error;
+    });
     await loaded;
     await tab.ready();
+    const keys: string[] = await tab.page.evaluate((points) => JSON.parse(sessionStorage.getItem(`issued:${points}`) ?? '[]'), round + 1);
+    expect(keys.length, `round ${round + 1}: the keys the page issued`).toBeGreaterThan(0);
+    for (const key of keys) issued.set(key, round + 1);
   }
   await until(async () => (await tab.sdk((page) => page.storedOutbox())).length >= issued.size, 'the awards in the store', 2000).catch(() => {});
   const stored = new Set((await tab.sdk((page) => page.storedOutbox())).map((r) => r.key));
