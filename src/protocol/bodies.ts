@@ -1,12 +1,11 @@
 import * as v from 'valibot';
-import { AWARD_FIELDS, IDENTIFY_ONE_OF_MESSAGE } from './body-fields.js';
-import { entriesOf } from './field-table.js';
-import { EmailSchema, WalletSchema } from './fields.js';
+import { EmailSchema, entriesOf, WalletSchema } from './fields.js';
+import { AWARD_RULES, IDENTIFY_ONE_OF_MESSAGE } from './rules.js';
 
 const BODY_MESSAGE = 'body must be a JSON object';
 
 /** POST /group-quests/<questId>/points — request body. */
-export const AwardBodySchema = v.object(entriesOf(AWARD_FIELDS), BODY_MESSAGE);
+export const AwardBodySchema = v.object(entriesOf(AWARD_RULES), BODY_MESSAGE);
 export type AwardBody = v.InferOutput<typeof AwardBodySchema>;
 
 /** POST /users/identify — exactly one of email or wallet. */

@@ -15,9 +15,9 @@ import {
 
 /** One step: a test with the message stating its rule, or 'trim' (the value goes on trimmed). */
 export type Step<T> = readonly [test: (value: T) => boolean, message: string] | 'trim';
-export type FieldRule =
-  | { readonly type: 'string'; readonly steps: readonly Step<string>[] }
-  | { readonly type: 'number'; readonly steps: readonly Step<number>[] };
+export type TextRule = { readonly type: 'string'; readonly steps: readonly Step<string>[] };
+export type NumberRule = { readonly type: 'number'; readonly steps: readonly Step<number>[] };
+export type FieldRule = TextRule | NumberRule;
 export type RuleTable = Record<string, { readonly rule: FieldRule; readonly optional?: true }>;
 
 // eslint-disable-next-line no-control-regex
@@ -25,7 +25,7 @@ const NO_CONTROL_CHARS = /^[^\u0000-\u001f\u007f-\u009f]*$/u;
 const noControl: Step<string> = [(s) => NO_CONTROL_CHARS.test(s), 'must not contain control characters'];
 const maxChars = (max: number): Step<string> => [(s) => s.length <= max, `must be at most ${max} characters`];
 const notEmpty: Step<string> = [(s) => s.length > 0, 'must not be empty'];
-const text = (...steps: Step<string>[]): FieldRule => ({ type: 'string', steps });
+const text = (...steps: Step<string>[]): TextRule => ({ type: 'string', steps });
 const oneCharAtLeast: Step<string> = [(s) => s.length >= 1, 'must be at least 1 character'];
 
 /**
@@ -38,7 +38,7 @@ export const ID_RULE = text(oneCharAtLeast, maxChars(ID_MAX_LENGTH), noControl, 
 ]);
 
 /** Any finite number, integer or float. JSON has no NaN or Infinity; strings are refused. */
-export const EVENT_POINTS_RULE: FieldRule = { type: 'number', steps: [[(n) => Number.isFinite(n), 'must be a finite number']] };
+export const EVENT_POINTS_RULE: NumberRule = { type: 'number', steps: [[(n) => Number.isFinite(n), 'must be a finite number']] };
 export const EVENT_NAME_RULE = text(maxChars(EVENT_NAME_MAX_LENGTH), noControl);
 /** Free text: newlines and tabs are allowed, other control characters are not. */
 export const EVENT_DESCRIPTION_RULE = text(maxChars(EVENT_DESCRIPTION_MAX_LENGTH), [
