@@ -55,6 +55,8 @@ export interface Stack {
   blockApi(blocked: boolean): void;
   /** /api/* requests dropped while blocked. */
   dropped(): number;
+  /** Player tokens issued, in order: `refused` when it was the deliberately bad one (the token URL's `refuse`). */
+  tokenRequests: { tab: string; instance: string; refused: boolean }[];
   /** The emulator's request log (service requests, oldest first). */
   serviceRequests(): Promise<RequestLogEntry[]>;
   /** The emulator's ledger entries of one user. */
@@ -72,6 +74,8 @@ export interface LedgerEntry {
 const here = fileURLToPath(new URL('.', import.meta.url));
 
 const bundlePage = () => browserBundle(`${here}pages/sdk-page.ts`);
+/** quest-points/sw.js, from source. */
+const bundleWorker = () => browserBundle(`${here}../../src/sw/worker.ts`);
 
 const PAGE_HTML =
   '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>quest-points SDK</title><script type="module" src="/sdk-page.js"></script>';
@@ -97,7 +101,7 @@ function keysOf(path: string, body: Buffer, req: IncomingMessage): string[] {
 }
 
 export async function startStack(): Promise<Stack> {
-  const [script, emulator] = await Promise.all([bundlePage(), startEmulator({ port: 0, admin: true, apiKeys: [API_KEY] })]);
+  const [script, worker, emulator] = await Promise.all([bundlePage(), bundleWorker(), startEmulator({ port: 0, admin: true, apiKeys: [API_KEY] })]);
   const relay: RunningServer = await startRelay({
     port: 0,
     secret: SECRET,
@@ -109,6 +113,9 @@ export async function startStack(): Promise<Stack> {
   const proxyEvents = new EventEmitter();
   /** Which tab and page load each token was issued to (the e-mail claim makes every token distinct). */
   const tokenOwners = new Map<string, { tab: string; instance: string }>();
+  const tokenRequests: Stack['tokenRequests'] = [];
+  /** Values of `refuse` already answered with a bad token: each is refused once. */
+  const refused = new Set<string>();
   let blocked = false;
   let dropped = 0;
 
@@ -154,11 +161,20 @@ export async function startStack(): Promise<Stack> {
     if (url.pathname.startsWith('/api/')) return void proxy(req, res, url.pathname.slice(4) + url.search);
     if (url.pathname === '/sdk.html') return send(200, 'text/html', PAGE_HTML);
     if (url.pathname === '/sdk-page.js') return send(200, 'text/javascript', script);
+    if (url.pathname === '/sw.js') return send(200, 'text/javascript', worker);
     if (url.pathname === '/token') {
       const sub = url.searchParams.get('sub') ?? '';
       const tab = url.searchParams.get('tab') ?? '?';
       const instance = url.searchParams.get('instance') ?? '?';
       const label = `${tab}-${instance}`.replace(/[^\w-]/g, '');
+      // ?refuse=<id>: the first token of that id is one the relay refuses (401).
+      const refuse = url.searchParams.get('refuse');
+      if (refuse && !refused.has(refuse)) {
+        refused.add(refuse);
+        tokenRequests.push({ tab, instance, refused: true });
+        return send(200, 'text/plain', 'refused.by.the-relay');
+      }
+      tokenRequests.push({ tab, instance, refused: false });
       signPlayerToken({ sub, email: `${label}@tabs.example` }, { secret: SECRET, ttl: '10m' }).then(
         (token) => (tokenOwners.set(token, { tab, instance }), send(200, 'text/plain', token)),
         (error: Error) => send(400, 'application/json', JSON.stringify({ success: false, message: error.message })),
@@ -188,6 +204,7 @@ export async function startStack(): Promise<Stack> {
     awards,
     proxyEvents,
     setFaults: async (faults) => void (await admin('PUT', 'faults', faults)),
+    tokenRequests,
     blockApi: (value) => void (blocked = value),
     dropped: () => dropped,
     serviceRequests: () => admin('GET', 'requests'),
@@ -248,6 +265,8 @@ export interface PageOptions {
   backoffBase?: number;
   backoffMax?: number;
   poll?: number;
+  /** The SDK's backgroundSync option. */
+  backgroundSync?: boolean;
 }
 
 /** Opens the test page in `context` and collects its errors. */
