@@ -111,7 +111,8 @@ export function registerQuestPointsSync(options: QuestPointsSyncOptions, scope: 
   const flusher = createFlusher({
     outbox,
     transport,
-    lock: createFlushLock(name, idbKV<Lease>(`${storageName}:cache`)),
+    // Waits for a page's drain rather than leaving the awards to it: the page may be closing.
+    lock: createFlushLock(name, idbKV<Lease>(`${storageName}:cache`), budgetMs),
     backoff: options.backoff ?? {},
     pollIntervalMs: budgetMs,
     closed: () => closed,

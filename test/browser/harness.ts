@@ -56,7 +56,7 @@ export interface Stack {
   /** /api/* requests dropped while blocked. */
   dropped(): number;
   /** Player tokens issued, in order: `refused` when it was the deliberately bad one (the token URL's `refuse`). */
-  tokenRequests: { tab: string; instance: string; refused: boolean }[];
+  tokenRequests: { sub: string; tab: string; instance: string; refused: boolean }[];
   /** The emulator's request log (service requests, oldest first). */
   serviceRequests(): Promise<RequestLogEntry[]>;
   /** The emulator's ledger entries of one user. */
@@ -171,10 +171,10 @@ export async function startStack(): Promise<Stack> {
       const refuse = url.searchParams.get('refuse');
       if (refuse && !refused.has(refuse)) {
         refused.add(refuse);
-        tokenRequests.push({ tab, instance, refused: true });
+        tokenRequests.push({ sub, tab, instance, refused: true });
         return send(200, 'text/plain', 'refused.by.the-relay');
       }
-      tokenRequests.push({ tab, instance, refused: false });
+      tokenRequests.push({ sub, tab, instance, refused: false });
       signPlayerToken({ sub, email: `${label}@tabs.example` }, { secret: SECRET, ttl: '10m' }).then(
         (token) => (tokenOwners.set(token, { tab, instance }), send(200, 'text/plain', token)),
         (error: Error) => send(400, 'application/json', JSON.stringify({ success: false, message: error.message })),

@@ -75,4 +75,76 @@ describe('quest-points/sw: delivery with every tab closed (Chromium Background S
       expect(await next.sdk((page) => page.syncTags())).toEqual([]);
       expect(next.errors).toEqual([]);
     }), 45_000);
+
+  it('a page opened during the worker\'s drain sends nothing itself; it learns of the delivery on the channel', () =>
+    inContext(
+      async (stack, context) => {
+        const { sub, storage, tab } = await withWorker(stack, context, 'sw-overlap');
+        const issued = await queueOfflineAndClose(context, tab, [2, 4, 6, 8, 10, 12]);
+
+        await context.setOffline(false);
+        // The service answers each award after 0.8 s: the worker holds the lock with its batch in flight meanwhile.
+        const inFlight = await nextAward(stack, (r) => r.keys.some((key) => issued.has(key)));
+        expect(inFlight.tab).toBe('sw');
+        const late = await openSdkPage(stack, context, { sub, storage, tab: 'late' });
+        // Opened, and its start-up flush tried, before the worker's answer came back.
+        const pendingAtStart = await late.sdk((page) => page.pendingKeys());
+        expect(inFlight.end, 'the page must open during the drain').toBeUndefined();
+        expect(pendingAtStart.sort()).toEqual([...issued.keys()].sort());
+
+        await until(async () => (await late.sdk((page) => page.pendingKeys())).length === 0, 'the page to learn of the delivery', 20_000);
+        const sent = (await late.sdk((page) => page.events)).filter((e) => e.name === 'award:sent').map((e) => e.data.key as string);
+        expect(sent.sort()).toEqual([...issued.keys()].sort());
+        expect((await late.sdk((page) => page.snapshot())).points[0]).toMatchObject({ pendingPoints: 0 });
+
+        await expectExactlyOnce(stack, sub, issued);
+        const requests = carrying(stack, issued.keys());
+        // Only the worker sent them (the page's start-up flush found the lock held).
+        expect(requests.map((r) => r.tab)).toEqual(requests.map(() => 'sw'));
+        expect(late.errors).toEqual([]);
+      },
+      { latencyMs: 800 },
+    ), 45_000);
+
+  it('the worker\'s token refused once: a fresh one from tokenUrl, the awards delivered once', () =>
+    inContext(async (stack, context) => {
+      const refuse = uniqueId('refuse');
+      const { sub, tab } = await withWorker(stack, context, 'sw-token', refuse);
+      const issued = await queueOfflineAndClose(context, tab, [5, 7]);
+
+      await context.setOffline(false);
+      await until(async () => (await stack.ledgerOf(sub)).length >= issued.size, 'the worker to deliver', 20_000);
+      await expectExactlyOnce(stack, sub, issued);
+      expect(stack.tokenRequests.filter((t) => t.sub === sub && t.tab === 'sw').map((t) => t.refused)).toEqual([true, false]);
+      // The refused token's batch (401), then the same batch with the fresh token.
+      const requests = carrying(stack, issued.keys());
+      expect(requests.map((r) => [r.tab, r.status])).toEqual([
+        ['?', 401],
+        ['sw', 200],
+      ]);
+      expect(requests[0]!.keys).toEqual(requests[1]!.keys);
+    }), 45_000);
+
+  it('an award the relay refuses becomes a dead letter the next page sees; the others are delivered', () =>
+    inContext(async (stack, context) => {
+      const { sub, storage, tab } = await withWorker(stack, context, 'sw-dead');
+      // The harness's policy caps an award at 1000 points: 5000 passes the SDK and is refused (422) by the relay.
+      const issued = await queueOfflineAndClose(context, tab, [3, 5000, 9]);
+      const [first, refusedKey, last] = [...issued.keys()];
+
+      await context.setOffline(false);
+      await until(async () => (await stack.ledgerOf(sub)).length >= 2, 'the worker to deliver', 20_000);
+      await expectExactlyOnce(stack, sub, new Map([[first!, 3], [last!, 9]]));
+
+      const next = await openSdkPage(stack, context, { sub, storage, tab: 'next' });
+      const letters = await until(async () => {
+        const found = await next.sdk(async (page) => (await page.qp.deadLetters()).map((d) => ({ key: d.idempotencyKey, points: d.eventPoints, status: d.status, message: d.message })));
+        return found.length ? found : undefined;
+      }, 'the dead letter');
+      expect(letters).toEqual([{ key: refusedKey, points: 5000, status: 422, message: expect.stringContaining('maxPointsPerAward') }]);
+      await until(async () => (await next.sdk((page) => page.snapshot())).deadLetterCount === 1, 'the dead-letter count');
+      expect(await next.sdk((page) => page.storedOutbox())).toEqual([]);
+      expect(carrying(stack, issued.keys()).map((r) => r.tab)).toEqual(['sw']);
+      expect(next.errors).toEqual([]);
+    }), 45_000);
 });
