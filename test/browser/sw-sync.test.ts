@@ -34,7 +34,7 @@ async function queueOfflineAndClose(context: BrowserContext, tab: OpenedPage, po
   expect(await tab.sdk((page, k) => page.persisted(k), keys)).toEqual(keys.map(() => true));
   await until(async () => (await tab.sdk((page) => page.events)).some((e) => e.name === 'award:retrying' && e.data.reason === 'network'), 'a failed send');
   await until(async () => (await tab.sdk((page) => page.syncTags())).includes('quest-points'), 'the sync tag');
-  expect((await tab.sdk((page) => page.storedOutbox())).map((r) => r.key).sort()).toEqual([...keys].sort());
+  expect((await tab.sdk((page) => page.storedOutbox())).map((r) => r.key)).toEqual(expect.arrayContaining(keys));
   expect(tab.errors).toEqual([]);
   await tab.page.close();
   expect(context.pages()).toEqual([]);
@@ -147,4 +147,33 @@ describe('quest-points/sw: delivery with every tab closed (Chromium Background S
       expect(carrying(stack, issued.keys()).map((r) => r.tab)).toEqual(['sw']);
       expect(next.errors).toEqual([]);
     }), 45_000);
+
+  it('all tabs closed under faults: three tabs queue offline and close; the worker delivers through errors and lost acknowledgements, each once', () =>
+    inContext(async (stack, context) => {
+      const { sub, storage, tab } = await withWorker(stack, context, 'sw-chaos');
+      const others = [await openSdkPage(stack, context, { sub, storage, tab: 'second', backgroundSync: true }), await openSdkPage(stack, context, { sub, storage, tab: 'third', backgroundSync: true })];
+      const issued = new Map<string, number>();
+      for (const other of others) {
+        other.expectNetworkErrors(/ERR_INTERNET_DISCONNECTED .*\/api\//);
+        await context.setOffline(true);
+        const keys = await other.sdk((page) => Array.from({ length: 10 }, (_, i) => page.award(i + 1)));
+        expect(await other.sdk((page, k) => page.persisted(k), keys)).toEqual(keys.map(() => true));
+        keys.forEach((key, i) => issued.set(key, i + 1));
+        await other.page.close();
+      }
+      for (const [key, points] of await queueOfflineAndClose(context, tab, Array.from({ length: 10 }, (_, i) => 11 + i))) issued.set(key, points);
+
+      await stack.setFaults({ seed: 7, errorRate: 0.3, errorStatuses: [500, 503, 429], retryAfterSeconds: 0, lostAckRate: 0.2, lostAckMode: 'mixed' });
+      try {
+        const online = performance.now();
+        await context.setOffline(false);
+        await until(async () => new Set((await stack.ledgerOf(sub)).map((e) => e.idempotencyKey)).size >= issued.size, 'the worker to deliver', 50_000);
+        console.info(`closed-tab delivery under faults: ${issued.size} awards from 3 tabs, ${(performance.now() - online).toFixed(0)} ms, ${carrying(stack, issued.keys()).length} request(s)`);
+      } finally {
+        await stack.setFaults({});
+      }
+      await expectExactlyOnce(stack, sub, issued);
+      expect(context.pages()).toEqual([]);
+      expect(new Set(carrying(stack, issued.keys()).map((r) => r.tab))).toEqual(new Set(['sw']));
+    }), 75_000);
 });
