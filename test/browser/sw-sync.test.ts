@@ -92,10 +92,11 @@ describe('quest-points/sw: delivery with every tab closed (Chromium Background S
         expect(inFlight.end, 'the page must open during the drain').toBeUndefined();
         expect(pendingAtStart.sort()).toEqual([...issued.keys()].sort());
 
-        await until(async () => (await late.sdk((page) => page.pendingKeys())).length === 0, 'the page to learn of the delivery', 20_000);
-        const sent = (await late.sdk((page) => page.events)).filter((e) => e.name === 'award:sent').map((e) => e.data.key as string);
-        expect(sent.sort()).toEqual([...issued.keys()].sort());
-        expect((await late.sdk((page) => page.snapshot())).points[0]).toMatchObject({ pendingPoints: 0 });
+        // Watched through events and the snapshot: pending() re-reads the store, which would tell the page first.
+        const sentKeys = async () => (await late.sdk((page) => page.events)).filter((e) => e.name === 'award:sent').map((e) => e.data.key as string);
+        await until(async () => (await sentKeys()).length >= issued.size, 'the page to learn of the delivery', 20_000);
+        expect((await sentKeys()).sort()).toEqual([...issued.keys()].sort());
+        expect(await late.sdk((page) => page.snapshot())).toMatchObject({ queueSize: 0, points: [{ pendingPoints: 0 }] });
 
         await expectExactlyOnce(stack, sub, issued);
         const requests = carrying(stack, issued.keys());
