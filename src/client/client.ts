@@ -305,6 +305,7 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
       }
       return live.view(pair);
     },
+    view: (questId = options.questId, serviceUserId = options.serviceUserId) => live.view(pairOf(parseIds(questId, serviceUserId))),
     async getEnrollment(questId = options.questId, serviceUserId = options.serviceUserId) {
       const p = parseIds(questId, serviceUserId);
       return (await call(paths.enrollment(p.questId, p.serviceUserId), undefined, true))?.data ?? null;
