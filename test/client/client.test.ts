@@ -258,13 +258,15 @@ describe('flushing', () => {
   it('a token is reused until shortly before exp', async () => {
     let tokens = 0;
     const relay = fakeRelay();
-    const qp = client({ fetch: relay.fetch, getToken: () => (tokens++, jwt('p', Date.now() / 1000 + 3600)) });
-    await qp.award({ eventPoints: 1 }).settled;
-    await qp.award({ eventPoints: 2 }).settled;
+    // No default pair, so no reads: the only requests are the awards'.
+    const award = (qp: QuestPoints, eventPoints: number) => qp.award({ eventPoints, serviceUserId: 'player-1' }).settled;
+    const qp = client({ fetch: relay.fetch, serviceUserId: undefined, getToken: () => (tokens++, jwt('p', Date.now() / 1000 + 3600)) });
+    await award(qp, 1);
+    await award(qp, 2);
     expect(tokens).toBe(1);
-    const soon = client({ fetch: relay.fetch, getToken: () => (tokens++, jwt('p', Date.now() / 1000 + 10)) });
-    await soon.award({ eventPoints: 1 }).settled;
-    await soon.award({ eventPoints: 2 }).settled;
+    const soon = client({ fetch: relay.fetch, serviceUserId: undefined, getToken: () => (tokens++, jwt('p', Date.now() / 1000 + 10)) });
+    await award(soon, 1);
+    await award(soon, 2);
     expect(tokens).toBe(3);
   });
 
