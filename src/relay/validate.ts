@@ -1,5 +1,5 @@
 import type * as v from 'valibot';
-import { parseWith } from '../protocol/index.js';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_IETF_HEADER, IdempotencyKeySchema, parseWith } from '../protocol/index.js';
 import type { RelayContext } from './context.js';
 import type { Refusal } from './policy.js';
 
@@ -22,12 +22,16 @@ export async function readJson(c: RelayContext): Promise<Checked<unknown>> {
 }
 
 /**
- * "." and ".." are valid ids to the schema but no URL can carry them as a segment: URL parsing resolves
- * them (even as %2e), so they would change the service path. Refused before anything is sent.
+ * The client's idempotency key: IDEMPOTENCY_KEY (the service's spelling) or Idempotency-Key (the IETF draft's, which
+ * proxies such as nginx pass by default where they drop underscore headers). Both with different keys: 400.
  */
-export function checkSegments(ids: Record<string, string>): Refusal | null {
-  for (const [name, value] of Object.entries(ids)) {
-    if (value === '.' || value === '..') return { status: 400, message: `${name} must not be "." or ".."` };
+export function readIdempotencyKey(c: RelayContext): Checked<string | undefined> {
+  const spec = c.req.header(IDEMPOTENCY_KEY_HEADER);
+  const ietf = c.req.header(IDEMPOTENCY_KEY_IETF_HEADER);
+  if (spec !== undefined && ietf !== undefined && spec.toLowerCase() !== ietf.toLowerCase()) {
+    return badRequest(`${IDEMPOTENCY_KEY_HEADER} and ${IDEMPOTENCY_KEY_IETF_HEADER} headers carry different keys; send one of them`);
   }
-  return null;
+  const raw = spec ?? ietf;
+  if (raw === undefined) return { ok: true, value: undefined };
+  return check(IdempotencyKeySchema, raw, `${spec !== undefined ? IDEMPOTENCY_KEY_HEADER : IDEMPOTENCY_KEY_IETF_HEADER} `);
 }

@@ -1,4 +1,4 @@
-import { createRelay, signPlayerToken, type LogRecord, type PlayerClaims, type RelayOptions } from '../../src/relay/index.js';
+import { createRelay, signPlayerToken, upstreamIdempotencyKey, type LogRecord, type PlayerClaims, type RelayOptions } from '../../src/relay/index.js';
 
 export const SECRET = 'test-relay-secret-0123456789abcdef-0123456789';
 export const API_KEY = 'qp_test_api_key_5f0c1b2a9d8e7f6a5b4c3d2e1f';
@@ -89,6 +89,9 @@ export function caller(target: ((request: Request) => Response | Promise<Respons
 }
 
 export const uuid = () => crypto.randomUUID();
+
+/** The key the service sees for a player's client key under the tests' relay secret. */
+export const upstreamKey = (sub: string, clientKey: string) => upstreamIdempotencyKey(SECRET, sub, clientKey);
 
 export function award(questId: string, serviceUserId: string, eventPoints: unknown, extra: Record<string, unknown> = {}) {
   return { questId, serviceUserId, eventPoints, idempotencyKey: uuid(), ...extra };
