@@ -14,6 +14,7 @@ import { checkRateLimit } from './rate-limit.js';
 import { fail } from './respond.js';
 import { serviceRoutes } from './routes.js';
 import { createUpstream, type UpstreamOptions } from './upstream.js';
+import { wellFormedPath } from './validate.js';
 
 /** Below the SDK's default request timeout (10 s), so the SDK reads the relay's answer instead of timing out. */
 const DEFAULT_DEADLINE_MS = 8000;
@@ -73,6 +74,7 @@ export function createRelay(options: RelayOptions = {}): Hono<RelayEnv> {
   });
   app.use(...securityHeaders);
   app.use(...originPolicy(options.corsOrigins ?? []));
+  app.use(wellFormedPath);
   const perIp = runtime.policy.rateLimits.perIp;
   if (perIp) {
     app.use(async (c, next) => {

@@ -2,6 +2,7 @@ import { paths, type AwardBody } from '../protocol/index.js';
 import { checkUserAccess } from './access.js';
 import type { VerifiedClaims } from './claims.js';
 import type { RelayContext, RelayRuntime } from './context.js';
+import { createDeadline, type Deadline } from './deadline.js';
 import { checkPolicyPoints, checkPolicyQuest, type Refusal } from './policy.js';
 import { checkRateLimit } from './rate-limit.js';
 import type { UpstreamResult } from './upstream.js';
@@ -48,8 +49,7 @@ export async function runAward(
 }
 
 /** An award request's work stops at the relay's deadline (answered before the SDK gives up) or when the client goes. */
-export const awardSignal = (runtime: RelayRuntime, c: RelayContext): AbortSignal =>
-  AbortSignal.any([c.req.raw.signal, AbortSignal.timeout(runtime.deadlineMs)]);
+export const awardDeadline = (runtime: RelayRuntime, c: RelayContext): Deadline => createDeadline(runtime.deadlineMs, c.req.raw.signal);
 
 /** Resolves when `work` settles or the signal fires, whichever is first. */
 export function untilAborted(work: Promise<unknown>, signal: AbortSignal): Promise<void> {

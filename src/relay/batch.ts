@@ -12,7 +12,7 @@ import {
   type BatchResult,
   type QueuedAward,
 } from '../protocol/index.js';
-import { awardSignal, runAward, untilAborted, type AwardOutcome } from './award.js';
+import { awardDeadline, runAward, untilAborted, type AwardOutcome } from './award.js';
 import type { VerifiedClaims } from './claims.js';
 import type { RelayEnv, RelayRuntime } from './context.js';
 import { limitBody, requireJson } from './hygiene.js';
@@ -63,12 +63,14 @@ export function batchRoute(runtime: RelayRuntime): Hono<RelayEnv> {
       const player = award.value.serviceUserId;
       lanes.set(player, [...(lanes.get(player) ?? []), { award: award.value, index }]);
     });
-    const signal = awardSignal(runtime, c);
+    const deadline = awardDeadline(runtime, c);
+    const { signal } = deadline;
     const limit = pLimit(runtime.batchConcurrency);
     const work = Promise.all(
       [...lanes].map(([player, lane]) => limit(() => runLane(runtime, { claims, requestId, player, lane, results, signal }))),
     );
     await untilAborted(work, signal);
+    deadline.dispose();
     // Not sent, or not answered, by the deadline (or the client left): nothing final is known, send it again later.
     const body: BatchResponse = {
       success: true,

@@ -10,7 +10,7 @@ import {
   routes,
 } from '../protocol/index.js';
 import { checkIdentifyAccess, checkListAccess, checkUserAccess } from './access.js';
-import { awardSignal, runAward } from './award.js';
+import { awardDeadline, runAward } from './award.js';
 import type { RelayContext, RelayEnv, RelayRuntime } from './context.js';
 import { limitBody, requireJson } from './hygiene.js';
 import { checkPolicyQuest } from './policy.js';
@@ -33,15 +33,20 @@ export function serviceRoutes(runtime: RelayRuntime): Hono<RelayEnv> {
     if (!award.ok) return fail(c, award.refusal);
     const key = readIdempotencyKey(c);
     if (!key.ok) return fail(c, key.refusal);
-    const signal = awardSignal(runtime, c);
+    const deadline = awardDeadline(runtime, c);
+    const { signal } = deadline;
     const turn = await runtime.players.acquire(award.value.serviceUserId, signal);
-    if (turn === 'busy') return fail(c, { status: 503, message: 'too many players waiting at this relay instance; retry shortly', retryAfter: 1 });
-    if (turn === 'cancelled') return fail(c, { status: 504, message: `not sent within the relay's deadline (${runtime.deadlineMs} ms); retry with the same key` });
+    if (typeof turn === 'string') {
+      deadline.dispose();
+      if (turn === 'busy') return fail(c, { status: 503, message: 'too many players waiting at this relay instance; retry shortly', retryAfter: 1 });
+      return fail(c, { status: 504, message: `not sent within the relay's deadline (${runtime.deadlineMs} ms); retry with the same key` });
+    }
     try {
       const outcome = await runAward(runtime, c.get('claims'), c.get('requestId'), { ...award.value, questId: params.value.questId, idempotencyKey: key.value }, signal);
       return 'refused' in outcome ? fail(c, outcome.refused) : relayUpstream(runtime, c, outcome.result);
     } finally {
       turn.release();
+      deadline.dispose();
     }
   });
 

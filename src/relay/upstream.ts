@@ -1,5 +1,6 @@
 import { createFetch, type FetchError, type FetchResponse } from 'ofetch';
 import { API_KEY_HEADER, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, resendNowStatuses } from '../protocol/index.js';
+import { createDeadline } from './deadline.js';
 import { redactSecrets } from './redact.js';
 
 export interface UpstreamOptions {
@@ -92,16 +93,18 @@ export function createUpstream(options: UpstreamOptions | undefined, secrets: re
    * (emulator.fetch) may not honour it. The caller's abort surfaces as an AbortError, which ofetch never retries.
    */
   async function attempt(input: RequestInfo | URL, init: RequestInit = {}): Promise<Response> {
-    const timeout = AbortSignal.timeout(config.timeoutMs);
-    const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+    const deadline = createDeadline(config.timeoutMs, init.signal);
+    const { signal } = deadline;
     try {
       const response = await abortable(config.fetch(new Request(input, { ...init, signal })), signal);
       const text = await abortable(response.text(), signal);
       return new Response(NULL_BODY.has(response.status) ? null : text, { status: response.status, headers: response.headers });
     } catch (error) {
       if (init.signal?.aborted) throw new DOMException('cancelled by the caller', 'AbortError');
-      if (timeout.aborted) throw new DOMException(`did not answer within ${config.timeoutMs} ms`, 'TimeoutError');
+      if (deadline.expired) throw new DOMException(`did not answer within ${config.timeoutMs} ms`, 'TimeoutError');
       throw error;
+    } finally {
+      deadline.dispose();
     }
   }
   const $fetch = createFetch({ fetch: attempt });

@@ -1,6 +1,15 @@
 import type * as v from 'valibot';
-import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_IETF_HEADER, IdempotencyKeySchema, parseWith } from '../protocol/index.js';
-import type { RelayContext } from './context.js';
+import type { MiddlewareHandler } from 'hono';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENCY_KEY_IETF_HEADER,
+  IdempotencyKeySchema,
+  malformedPathMessage,
+  malformedPathSegment,
+  parseWith,
+} from '../protocol/index.js';
+import type { RelayContext, RelayEnv } from './context.js';
+import { fail } from './respond.js';
 import type { Refusal } from './policy.js';
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; refusal: Refusal };
@@ -35,3 +44,10 @@ export function readIdempotencyKey(c: RelayContext): Checked<string | undefined>
   if (raw === undefined) return { ok: true, value: undefined };
   return check(IdempotencyKeySchema, raw, `${spec !== undefined ? IDEMPOTENCY_KEY_HEADER : IDEMPOTENCY_KEY_IETF_HEADER} `);
 }
+
+/** A path segment that is not valid percent-encoded UTF-8 -> 400, on every route, before anything else reads it. */
+export const wellFormedPath: MiddlewareHandler<RelayEnv> = async (c, next) => {
+  const segment = malformedPathSegment(new URL(c.req.url).pathname);
+  if (segment !== undefined) return fail(c, { status: 400, message: malformedPathMessage(segment) });
+  await next();
+};

@@ -1,3 +1,4 @@
+import { buildEmulator } from '../../src/emulator/index.js';
 import { createRelay, signPlayerToken, upstreamIdempotencyKey, type LogRecord, type PlayerClaims, type RelayOptions } from '../../src/relay/index.js';
 
 export const SECRET = 'test-relay-secret-0123456789abcdef-0123456789';
@@ -95,4 +96,20 @@ export const upstreamKey = (sub: string, clientKey: string) => upstreamIdempoten
 
 export function award(questId: string, serviceUserId: string, eventPoints: unknown, extra: Record<string, unknown> = {}) {
   return { questId, serviceUserId, eventPoints, idempotencyKey: uuid(), ...extra };
+}
+
+/** A relay in front of a real emulator, in-process (app.fetch): faults and state under the test's hand. */
+export function emulatedRelay(options: Partial<RelayOptions> = {}) {
+  const emulator = buildEmulator({ apiKeys: [API_KEY] });
+  const upstreamOptions = { url: 'http://service.test', apiKey: API_KEY, retryDelayMs: 1, fetch: async (request: Request) => emulator.app.fetch(request) };
+  const relayOn = (more: Partial<RelayOptions> = {}) =>
+    createRelay({ secret: SECRET, policy: OPEN_POLICY, logger: () => {}, ...options, ...more, upstream: { ...upstreamOptions, ...more.upstream } });
+  const app = relayOn();
+  const direct = caller((request) => {
+    request.headers.set('API_KEY', API_KEY);
+    return emulator.app.fetch(request);
+  });
+  const totalOf = async (questId: string, serviceUserId: string) =>
+    (await direct('GET', `/group-quests/${questId}/points/${serviceUserId}`)).json.data.totalPoints as number;
+  return { app, call: caller(app.fetch), relayOn, core: emulator.core, direct, totalOf };
 }
