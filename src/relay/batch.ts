@@ -12,6 +12,7 @@ import {
   type BatchResult,
   type QueuedAward,
 } from '../protocol/index.js';
+import { checkUserAccess } from './access.js';
 import { awardDeadline, runAward, untilAborted, type AwardOutcome } from './award.js';
 import type { VerifiedClaims } from './claims.js';
 import type { RelayEnv, RelayRuntime } from './context.js';
@@ -58,6 +59,12 @@ export function batchRoute(runtime: RelayRuntime): Hono<RelayEnv> {
       const award = check(QueuedAwardSchema, raw);
       if (!award.ok) {
         results[index] = { idempotencyKey, outcome: 'rejected', status: 400, message: award.refusal.message };
+        return;
+      }
+      // Checked before a lane is formed: a player cannot queue behind (and so hold up) another player's awards.
+      const denied = checkUserAccess(claims, award.value.questId, award.value.serviceUserId);
+      if (denied) {
+        results[index] = { idempotencyKey, outcome: 'rejected', status: denied.status, message: denied.message };
         return;
       }
       const player = award.value.serviceUserId;

@@ -33,6 +33,9 @@ export function serviceRoutes(runtime: RelayRuntime): Hono<RelayEnv> {
     if (!award.ok) return fail(c, award.refusal);
     const key = readIdempotencyKey(c);
     if (!key.ok) return fail(c, key.refusal);
+    // Before taking a turn in the player's queue: nobody queues behind (and so holds up) another player's awards.
+    const denied = checkUserAccess(c.get('claims'), params.value.questId, award.value.serviceUserId);
+    if (denied) return fail(c, denied);
     const deadline = awardDeadline(runtime, c);
     const { signal } = deadline;
     const turn = await runtime.players.acquire(award.value.serviceUserId, signal);
