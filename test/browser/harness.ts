@@ -88,7 +88,7 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 const isAwardPath = (path: string) => path === '/batch/points' || /^\/group-quests\/[^/]+\/points$/.test(path);
 
 function keysOf(path: string, body: Buffer, req: IncomingMessage): string[] {
-  if (path !== '/batch/points') return [String(req.headers['idempotency_key'] ?? '')];
+  if (path !== '/batch/points') return [String(req.headers['idempotency-key'] ?? req.headers['idempotency_key'] ?? '')];
   try {
     return (JSON.parse(body.toString()) as { awards: { idempotencyKey: string }[] }).awards.map((a) => a.idempotencyKey);
   } catch {
@@ -121,7 +121,7 @@ export async function startStack(): Promise<Stack> {
       req.method === 'POST' && isAwardPath(path.split('?')[0]!) ? { ...owner, path, keys: keysOf(path, body, req), start: performance.now() } : undefined;
     if (entry) awards.push(entry), proxyEvents.emit('start', entry);
     const headers: Record<string, string> = {};
-    for (const name of ['authorization', 'content-type', 'idempotency_key', 'x-request-id'])
+    for (const name of ['authorization', 'content-type', 'idempotency-key', 'idempotency_key', 'x-request-id'])
       if (typeof req.headers[name] === 'string') headers[name] = req.headers[name];
     let status = 502;
     let answer: Buffer = Buffer.from(JSON.stringify({ success: false, message: 'relay unreachable' }));
