@@ -1,83 +1,11 @@
-import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import type { Browser, BrowserContext, ConsoleMessage, Page } from 'playwright-core';
-import { createServer, type ViteDevServer } from 'vite';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../helpers/chromium.js';
+import { describe, expect, it } from 'vitest';
+import { ledgerOf as ledgerAt, numberIn, shots, uniqueId, useDemoServer, waitForNumber } from './harness.js';
 
 // The demo in real Chromium, served by Vite's dev server with the quest-points plugin (emulator + dev relay).
-
-const repo = fileURLToPath(new URL('../..', import.meta.url));
-const shots = `${repo}test-results/demo`;
-
-let server: ViteDevServer;
-let browser: Browser;
-let base: string;
-
-beforeAll(async () => {
-  mkdirSync(shots, { recursive: true });
-  server = await createServer({ configFile: `${repo}vite.config.ts`, server: { port: 0, host: '127.0.0.1', strictPort: false }, logLevel: 'warn' });
-  await server.listen();
-  base = server.resolvedUrls!.local[0]!.replace(/\/$/, '');
-  browser = await launchChromium();
-}, 90_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-interface Opened {
-  page: Page;
-  context: BrowserContext;
-  /** Console errors and uncaught exceptions, except network failures the test declared expected. */
-  errors: string[];
-  expectNetworkErrors(pattern: RegExp): void;
-  finish(name: string): Promise<void>;
-}
-
-async function open(path: string): Promise<Opened> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
-  const page = await context.newPage();
-  const errors: string[] = [];
-  const expected: RegExp[] = [];
-  // Chromium reports a failed or non-2xx fetch as a console error naming the resource: only the ones a test
-  // provokes on purpose (the 404 of the enrollment check, requests while offline) are allowed.
-  const isExpected = (message: ConsoleMessage) =>
-    message.text().startsWith('Failed to load resource') && expected.some((pattern) => pattern.test(message.location().url));
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !isExpected(message)) errors.push(`${message.text()} (${message.location().url})`);
-  });
-  page.on('pageerror', (error) => errors.push(`uncaught: ${error.message}`));
-  await page.goto(`${base}${path}`);
-  return {
-    page,
-    context,
-    errors,
-    expectNetworkErrors: (pattern) => void expected.push(pattern),
-    async finish(name) {
-      await page.screenshot({ path: `${shots}/${name}.png`, fullPage: true });
-      await context.close();
-      expect(errors).toEqual([]);
-    },
-  };
-}
-
-const numberIn = async (page: Page, selector: string) => Number(await page.locator(selector).getAttribute('data-value'));
-const waitForNumber = (page: Page, selector: string, predicate: string) =>
-  page.waitForFunction(([sel, pred]) => {
-    const value = Number(document.querySelector(sel!)?.getAttribute('data-value'));
-    return new Function('v', `return ${pred}`)(value) as boolean;
-  }, [selector, predicate] as const, { timeout: 20_000 });
-
-type LedgerEntry = { questId: string; serviceUserId: string; eventPoints: number; idempotencyKey: string | null };
-async function ledgerOf(serviceUserId: string): Promise<LedgerEntry[]> {
-  const response = await fetch(`${base}/__emulator/state`);
-  const { data } = (await response.json()) as { data: { ledger: LedgerEntry[] } };
-  return data.ledger.filter((entry) => entry.serviceUserId === serviceUserId);
-}
-
-const uniqueId = (prefix: string) => `${prefix}-${Math.random().toString(36).slice(2, 10)}`;
+const demo = useDemoServer('pages');
+const open = (path: string) => demo.open(path);
+const ledgerOf = (serviceUserId: string) => ledgerAt(demo.base, serviceUserId);
+const base = () => demo.base;
 
 // Generous: the first visit of a page makes Vite transform its modules (Phaser is large), on 2 busy cores.
 describe('demo pages in Chromium', { timeout: 90_000 }, () => {
@@ -240,9 +168,9 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
 
     // Fault switches reach the emulator.
     await page.getByRole('switch', { name: /30% of requests/ }).check();
-    await expect.poll(async () => (await (await fetch(`${base}/__emulator/faults`)).json()).data.errorRate).toBe(0.3);
+    await expect.poll(async () => (await (await fetch(`${base()}/__emulator/faults`)).json()).data.errorRate).toBe(0.3);
     await page.getByRole('switch', { name: /30% of requests/ }).uncheck();
-    await expect.poll(async () => (await (await fetch(`${base}/__emulator/faults`)).json()).data.errorRate ?? 0).toBe(0);
+    await expect.poll(async () => (await (await fetch(`${base()}/__emulator/faults`)).json()).data.errorRate ?? 0).toBe(0);
 
     await opened.finish('console');
   });
