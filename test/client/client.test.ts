@@ -179,7 +179,10 @@ describe('flushing', () => {
 
   it.each([408, 409, 429, 500, 503])('%i is retried with the same key, honouring Retry-After, until acknowledged', async (status) => {
     let failures = 2;
-    const relay = fakeRelay(() => (failures-- > 0 ? json(status, { success: false, message: 'later' }, { 'retry-after': '0.03' }) : undefined));
+    // Only awards fail: the client also reads its pair at start-up.
+    const relay = fakeRelay((req) =>
+      req.method === 'POST' && failures-- > 0 ? json(status, { success: false, message: 'later' }, { 'retry-after': '0.03' }) : undefined,
+    );
     const qp = client({ fetch: relay.fetch });
     const retrying: { attempt: number; delayMs: number; status?: number }[] = [];
     qp.on('award:retrying', (e) => retrying.push(e));
@@ -220,19 +223,20 @@ describe('flushing', () => {
       if (calls === 2) await new Promise((r) => setTimeout(r, 200));
       return undefined;
     });
-    const qp = client({ fetch: relay.fetch, timeoutMs: 50 });
+    // No default pair: no start-up read, so every request here is the award's.
+    const qp = client({ fetch: relay.fetch, timeoutMs: 50, serviceUserId: undefined });
     const reasons: string[] = [];
     const online: boolean[] = [];
     qp.on('award:retrying', (e) => reasons.push(e.reason));
     qp.on('connection:changed', (e) => online.push(e.online));
-    expect((await qp.award({ eventPoints: 1 }).settled).status).toBe('sent');
+    expect((await qp.award({ eventPoints: 1, serviceUserId: 'player-1' }).settled).status).toBe('sent');
     expect(reasons).toEqual(['network', 'timeout']);
     expect(online).toEqual([false, true]);
   });
 
   it('an award is never dropped for a retry count', async () => {
     let failures = 12;
-    const relay = fakeRelay(() => (failures-- > 0 ? json(500, {}) : undefined));
+    const relay = fakeRelay((req) => (req.method === 'POST' && failures-- > 0 ? json(500, {}) : undefined));
     const qp = client({ fetch: relay.fetch, backoff: { baseMs: 1, maxMs: 2 } });
     expect((await qp.award({ eventPoints: 1 }).settled).status).toBe('sent');
     expect(new Set(relay.sentKeys()).size).toBe(1);
@@ -242,8 +246,9 @@ describe('flushing', () => {
   it('401: fetches a fresh token and resends with the same key', async () => {
     let tokens = 0;
     const relay = fakeRelay((req) => (req.headers.authorization === 'Bearer t1' ? json(401, { success: false, message: 'token expired' }) : undefined));
-    const qp = client({ fetch: relay.fetch, getToken: () => `t${++tokens}` });
-    const { idempotencyKey, settled } = qp.award({ eventPoints: 1 });
+    // No default pair: no start-up read, so the award's request is the first to meet the expired token.
+    const qp = client({ fetch: relay.fetch, getToken: () => `t${++tokens}`, serviceUserId: undefined });
+    const { idempotencyKey, settled } = qp.award({ eventPoints: 1, serviceUserId: 'player-1' });
     expect((await settled).status).toBe('sent');
     expect(tokens).toBe(2);
     expect(relay.sentKeys()).toEqual([idempotencyKey, idempotencyKey]);
@@ -314,7 +319,13 @@ describe('reads', () => {
     expect(view).toMatchObject({ confirmedPoints: 10, pendingPoints: 0.3, totalPoints: 10.3, stale: false });
     expect(view.pending.map((a) => [a.eventPoints, a.eventName])).toEqual([[0.1, undefined], [0.2, 'coin']]);
     expect(view.pending[1]!.idempotencyKey).toBe(idempotencyKey);
-    expect(view.history).toEqual(points.history);
+    // Newest first: this client's pending awards, then the service's confirmed history.
+    expect(view.history.map((e) => [e.eventPoints, e.eventName, e.state])).toEqual([
+      [0.1, 'DefaultPointsEvent', 'pending'],
+      [0.2, 'coin', 'pending'],
+      [10, 'a', 'confirmed'],
+    ]);
+    expect(view.history[1]!.idempotencyKey).toBe(idempotencyKey);
   });
 
   it('getPoints encodes hostile ids as one path segment', async () => {
@@ -488,7 +499,7 @@ describe('storage and environment', () => {
   });
 
   it('direct mode is refused in a browser unless dangerouslyAllowBrowser', () => {
-    const direct = { baseUrl: 'https://service.test', apiKey: 'k' };
+    const direct = { url: 'https://service.test', apiKey: 'k' };
     expect(() => createQuestPoints({ direct })).toThrow(/refused in a browser/);
     const qp = createQuestPoints({ direct, dangerouslyAllowBrowser: true, storage: 'memory' });
     open.push(qp);
