@@ -88,8 +88,12 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
       const total = (await ledgerOf(player)).reduce((sum, entry) => sum + entry.eventPoints, 0);
       return (await sceneText()) === `Points: ${total}`;
     }, { timeout: 10_000 }).toBe(true);
-    // The plugin is the same object in every scene, mapped as this.questPoints.
-    expect(await page.evaluate(() => { const g = (window as any).questPointsDemo.game; return g.scene.getScene('catch').questPoints === g.plugins.get('QuestPoints'); })).toBe(true);
+    // The scene's this.questPoints (a scene plugin) speaks through the global plugin's client, the page's client.
+    expect(await page.evaluate(() => {
+      const demo = (window as any).questPointsDemo;
+      const client = demo.game.scene.getScene('catch').questPoints.client;
+      return client === demo.game.plugins.get('QuestPoints').client && client === demo.client;
+    })).toBe(true);
     await opened.finish('phaser');
   });
 
