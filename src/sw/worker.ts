@@ -1,6 +1,7 @@
-// The ready-made service worker (quest-points/sw.js, bundled by `npm run build` into one classic script) for games
-// that have none: register it as '/quest-points-sw.js?relayUrl=/api&tokenUrl=/qp-token' (storageName and tag too,
-// when the pages use others). Games with a worker of their own call registerQuestPointsSync() in it instead.
+// The ready-made service worker (quest-points/sw.js, bundled by scripts/build-sw.mjs into one ES module) for games
+// that have none: register it with { type: 'module' } as '/quest-points-sw.js?relayUrl=/api&tokenUrl=/qp-token'
+// (storageName and tag too, when the pages use others). Games with a worker of their own call
+// registerQuestPointsSync() in it instead.
 import { QuestPointsError } from '../client/errors.js';
 import { registerQuestPointsSync } from './index.js';
 

@@ -117,7 +117,7 @@ const page = {
   unwatch,
   /** Registers the service worker at `url` (quest-points/sw.js and its query) and waits until it is active. */
   async registerWorker(url: string): Promise<void> {
-    await navigator.serviceWorker.register(url);
+    await navigator.serviceWorker.register(url, { type: 'module' });
     await navigator.serviceWorker.ready;
   },
   /** The Background Sync tags registered and not yet fired. */
