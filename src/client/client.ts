@@ -59,6 +59,8 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
   let tickPending = false;
   let snapshot: Snapshot | undefined;
   let flushTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The own pair's cached state is loaded: until then its view would show a total without the confirmed part. */
+  let restored = !own;
 
   /** Everything observable changes at most once per tick: one write, one round of events. */
   function changed(pair?: string) {
@@ -85,6 +87,7 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
       events.emit('queue:changed', { queueSize: outbox.mirror.size });
     }
     for (const pair of touched) {
+      if (pair === own && !restored) continue;
       const cbs = watchers.get(pair);
       if (!cbs && !events.listenerCount('points:changed')) continue;
       const view = live.view(pair);
@@ -92,6 +95,7 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
       cbs?.forEach((cb) => cb(view));
     }
     touched.clear();
+    if (!restored && own) touched.add(own);
     if (subscribers.size) {
       const current = getSnapshot();
       subscribers.forEach((cb) => cb(current));
@@ -253,6 +257,8 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
   // page left in the outbox goes out first, and the pair is read.
   void (async () => {
     if (own) await reads.restore(own);
+    restored = true;
+    if (own) changed(own);
     for (const award of await outbox.reload()) changed(pairOf(award));
     deadCount = (await outbox.deadLetters()).length;
     queueChanged = true;
@@ -305,6 +311,7 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
       }
       return live.view(pair);
     },
+    view: (questId = options.questId, serviceUserId = options.serviceUserId) => live.view(pairOf(parseIds(questId, serviceUserId))),
     async getEnrollment(questId = options.questId, serviceUserId = options.serviceUserId) {
       const p = parseIds(questId, serviceUserId);
       return (await call(paths.enrollment(p.questId, p.serviceUserId), undefined, true))?.data ?? null;

@@ -34,19 +34,11 @@ export class QuestPointsEmitter extends EventEmitter<QuestPointsEvents> {
     return super.on(event, this.guard(fn), context);
   }
 
-  override addListener<E extends Name>(event: E, fn: Fn<E>, context?: unknown): this {
-    return this.on(event, fn, context);
-  }
-
   override once<E extends Name>(event: E, fn: Fn<E>, context?: unknown): this {
     return super.once(event, this.guard(fn), context);
   }
 
   override off<E extends Name>(event: E, fn?: Fn<E>, context?: unknown, once?: boolean): this {
     return super.off(event, fn && (this.guards.get(fn) as Fn<E> | undefined), context, once);
-  }
-
-  override removeListener<E extends Name>(event: E, fn?: Fn<E>, context?: unknown, once?: boolean): this {
-    return this.off(event, fn, context, once);
   }
 }

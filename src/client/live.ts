@@ -182,7 +182,6 @@ export function createLive(pendingOf: (pair: string) => PendingAward[], historyL
       s.view = undefined;
     },
     base: (pair: string) => pairs.get(pair)?.base,
-    sent: (pair: string) => [...(pairs.get(pair)?.sent.values() ?? [])],
   };
 }
 

@@ -152,6 +152,8 @@ export interface QuestPoints {
   flush(): Promise<void>;
   identify(input: { email: string } | { wallet: { address: string; chain: string } }): Promise<string>;
   getPoints(questId?: string, serviceUserId?: string): Promise<PointsView>;
+  /** The live view now, without a read (the same object until it changes); ids default to the client's own. */
+  view(questId?: string, serviceUserId?: string): PointsView;
   getEnrollment(questId?: string, serviceUserId?: string): Promise<EnrollmentStatus | null>;
   enrolledUsers(questId?: string, page?: { limit?: number; offset?: number }): AsyncIterableIterator<EnrolledUser[]>;
   watchPoints(questId: string, serviceUserId: string, cb: (view: PointsView) => void): () => void;

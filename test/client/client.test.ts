@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import 'fake-indexeddb/auto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createQuestPoints, QuestPointsError, type QuestPoints, type QuestPointsOptions } from '../../src/client/index.js';
+import { createQuestPoints, pointsKey, QuestPointsError, type QuestPoints, type QuestPointsOptions } from '../../src/client/index.js';
 import { fakeRelay, json, jwt, uniqueName, until } from './fake-relay.js';
 
 const open: QuestPoints[] = [];
@@ -220,7 +220,8 @@ describe('flushing', () => {
     const relay = fakeRelay(async () => {
       calls++;
       if (calls === 1) throw new TypeError('fetch failed');
-      if (calls === 2) await new Promise((r) => setTimeout(r, 200));
+      // Never answers: only the SDK's own timeout (timeoutMs) ends this attempt.
+      if (calls === 2) await new Promise(() => {});
       return undefined;
     });
     // No default pair: no start-up read, so every request here is the award's.
@@ -368,7 +369,7 @@ describe('reads', () => {
     expect(pages).toEqual([['u0', 'u1'], ['u2', 'u3'], ['u4']]);
   });
 
-  it('watchPoints and getSnapshot follow queued and acknowledged awards', async () => {
+  it('the own pair is live from the start: read, queued, acknowledged (sent), then confirmed by one read after the drain', async () => {
     let total = 10;
     const relay = readRelay((req) => {
       if (req.method === 'POST') total += req.body.eventPoints;
@@ -376,20 +377,43 @@ describe('reads', () => {
       return undefined;
     });
     const qp = client({ fetch: relay.fetch });
-    const seen: number[] = [];
-    const stop = qp.watchPoints('quest-1', 'player-1', (v) => seen.push(v.totalPoints));
-    const snapshots = new Set<unknown>();
-    qp.subscribe((s) => snapshots.add(s));
-    await until(() => seen.includes(10));
+    const key = pointsKey('quest-1', 'player-1');
+    // The snapshot holds the client's own pair from the start, with no watchPoints() call.
+    expect(Object.keys(qp.getSnapshot().points)).toEqual([key]);
+    const seen: [number, number, number, number][] = [];
+    qp.on('points:changed', ({ view }) => seen.push([view.totalPoints, view.confirmedPoints, view.sentPoints, view.pendingPoints]));
+    await until(() => qp.getSnapshot().points[key]?.confirmedPoints === 10);
     const before = qp.getSnapshot();
     expect(qp.getSnapshot()).toBe(before); // stable between changes (useSyncExternalStore)
+    const reads = () => relay.seen.filter((r) => r.method === 'GET').length;
+    const readsBefore = reads();
     qp.award({ eventPoints: 5 });
-    await until(() => seen.includes(15));
-    await until(async () => (await qp.pending()).length === 0);
-    await qp.getPoints();
-    expect(Object.values(qp.getSnapshot().points)[0]).toMatchObject({ totalPoints: 15, confirmedPoints: 15, pendingPoints: 0 });
-    expect(snapshots.size).toBeGreaterThan(1);
+    await until(() => qp.getSnapshot().points[key]?.confirmedPoints === 15);
+    expect(qp.getSnapshot()).not.toBe(before);
+    expect(qp.getSnapshot().points[key]).toMatchObject({ totalPoints: 15, confirmedPoints: 15, sentPoints: 0, pendingPoints: 0, stale: false });
+    // Nothing known (no cache) -> read -> pending -> sent (acknowledged, no read yet) -> confirmed; never a dip.
+    expect(seen).toEqual([
+      [0, 0, 0, 0],
+      [10, 10, 0, 0],
+      [15, 10, 0, 5],
+      [15, 10, 5, 0],
+      [15, 15, 0, 0],
+    ]);
+    expect(reads() - readsBefore).toBe(1); // one read for the drain, none per batch
+  });
+
+  it('watchPoints follows another pair, and getSnapshot holds it while watched', async () => {
+    const relay = readRelay((req) =>
+      req.method === 'GET' && req.path.includes('/points/player-2') ? json(200, { success: true, data: { totalPoints: 7, history: [] } }) : undefined,
+    );
+    const qp = client({ fetch: relay.fetch });
+    const seen: number[] = [];
+    const stop = qp.watchPoints('quest-1', 'player-2', (v) => seen.push(v.totalPoints));
+    const key = pointsKey('quest-1', 'player-2');
+    await until(() => seen.includes(7));
+    expect(qp.getSnapshot().points[key]?.totalPoints).toBe(7);
     stop();
+    await until(() => qp.getSnapshot().points[key] === undefined);
   });
 });
 
@@ -498,11 +522,16 @@ describe('storage and environment', () => {
     });
   });
 
-  it('direct mode is refused in a browser unless dangerouslyAllowBrowser', () => {
+  it('direct mode is refused in a browser unless dangerouslyAllowBrowser', async () => {
     const direct = { url: 'https://service.test', apiKey: 'k' };
     expect(() => createQuestPoints({ direct })).toThrow(/refused in a browser/);
-    const qp = createQuestPoints({ direct, dangerouslyAllowBrowser: true, storage: 'memory' });
+    const relay = fakeRelay();
+    const qp = createQuestPoints({ direct, dangerouslyAllowBrowser: true, storage: 'memory', fetch: relay.fetch, flushDelayMs: 1 });
     open.push(qp);
+    const { settled } = qp.award({ questId: 'quest-1', serviceUserId: 'player-1', eventPoints: 1 });
+    expect((await settled).status).toBe('sent');
+    // Straight to the service with its API key: the spec's single-award path, no relay batch endpoint.
+    expect(relay.seen.map((r) => [r.method, r.path, r.headers.api_key])).toEqual([['POST', '/group-quests/quest-1/points', 'k']]);
   });
 
   it('two tabs: one flusher, both see the queue', async () => {
@@ -514,7 +543,11 @@ describe('storage and environment', () => {
     const b = client({ fetch: relay.fetch, storageName });
     const keys = [a.award({ eventPoints: 1 }).idempotencyKey, b.award({ eventPoints: 2 }).idempotencyKey];
     await until(() => a.getSnapshot().queueSize === 2 && b.getSnapshot().queueSize === 2);
-    await Promise.all([a.flush(), b.flush(), (async () => (await new Promise((r) => setTimeout(r, 50)), release()))()]);
+    const flushes = [a.flush(), b.flush()];
+    // Both tabs have asked to flush while one batch is held at the relay: let it through only then.
+    await until(() => relay.seen.some((r) => r.path === '/api/batch/points'));
+    release();
+    await Promise.all(flushes);
     await until(async () => (await a.pending()).length === 0 && b.getSnapshot().queueSize === 0);
     // Every key went out exactly once: no two tabs flushed the same award concurrently.
     expect(relay.sentKeys().sort()).toEqual([...keys].sort());

@@ -100,7 +100,7 @@ describe('pagehide rescue', () => {
 
   it('localStorage throwing: award() and pagehide work, the award is committed as usual', async () => {
     const name = uniqueName();
-    vi.spyOn(Storage.prototype, 'setItem').mockImplementation(() => {
+    const setItem = vi.spyOn(Storage.prototype, 'setItem').mockImplementation(() => {
       throw new DOMException('quota', 'QuotaExceededError');
     });
     vi.spyOn(Storage.prototype, 'key').mockImplementation(() => {
@@ -109,6 +109,8 @@ describe('pagehide rescue', () => {
     const qp = client(name);
     const { persisted } = qp.award({ eventPoints: 1 });
     expect(() => window.dispatchEvent(new Event('pagehide'))).not.toThrow();
+    // The rescue did try to write the uncommitted award, and its throw was contained.
+    expect(setItem).toHaveBeenCalledWith(expect.stringContaining(`quest-points:${name}:rescue:`), expect.any(String));
     expect(await persisted).toBe(true);
     expect((await qp.pending()).length).toBe(1);
   });
