@@ -88,10 +88,11 @@ async function serveGame(page: Page, network: { offline: boolean }) {
     if (url.pathname === '/login/qp-token') return route.fulfill({ contentType: 'text/plain', body: await signPlayerToken({ sub: PLAYER, quests: ['summer'] }, { secret: SECRET }) });
     if (!url.pathname.startsWith('/qp/')) return route.fulfill({ status: 404, body: '' });
     if (network.offline) return route.abort('internetdisconnected');
+    const body = request.postDataBuffer();
     const answer = await fetch(relay.url + url.pathname.slice(3) + url.search, {
       method: request.method(),
       headers: await request.allHeaders(),
-      body: request.postDataBuffer() ?? undefined,
+      body: body ? new Uint8Array(body) : undefined,
     }).catch(() => undefined);
     if (!answer) return route.abort('connectionrefused');
     return route.fulfill({ status: answer.status, headers: Object.fromEntries(answer.headers), body: Buffer.from(await answer.arrayBuffer()) });

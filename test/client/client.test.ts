@@ -258,13 +258,15 @@ describe('flushing', () => {
   it('a token is reused until shortly before exp', async () => {
     let tokens = 0;
     const relay = fakeRelay();
-    const qp = client({ fetch: relay.fetch, getToken: () => (tokens++, jwt('p', Date.now() / 1000 + 3600)) });
-    await qp.award({ eventPoints: 1 }).settled;
-    await qp.award({ eventPoints: 2 }).settled;
+    // No default pair, so no reads: the only requests are the awards'.
+    const award = (qp: QuestPoints, eventPoints: number) => qp.award({ eventPoints, serviceUserId: 'player-1' }).settled;
+    const qp = client({ fetch: relay.fetch, serviceUserId: undefined, getToken: () => (tokens++, jwt('p', Date.now() / 1000 + 3600)) });
+    await award(qp, 1);
+    await award(qp, 2);
     expect(tokens).toBe(1);
-    const soon = client({ fetch: relay.fetch, getToken: () => (tokens++, jwt('p', Date.now() / 1000 + 10)) });
-    await soon.award({ eventPoints: 1 }).settled;
-    await soon.award({ eventPoints: 2 }).settled;
+    const soon = client({ fetch: relay.fetch, serviceUserId: undefined, getToken: () => (tokens++, jwt('p', Date.now() / 1000 + 10)) });
+    await award(soon, 1);
+    await award(soon, 2);
     expect(tokens).toBe(3);
   });
 
@@ -400,6 +402,36 @@ describe('reads', () => {
       [15, 15, 0, 0],
     ]);
     expect(reads() - readsBefore).toBe(1); // one read for the drain, none per batch
+  });
+
+  it('other tabs see the same live view: acknowledgements and accepted reads arrive over the BroadcastChannel', async () => {
+    let total = 10;
+    const history: { createdAt: string; eventPoints: number; eventName: string; eventDescription: string }[] = [];
+    const relay = readRelay((req) => {
+      if (req.method === 'POST')
+        for (const a of req.body.awards ?? [req.body]) {
+          total += a.eventPoints;
+          history.unshift({ createdAt: new Date().toISOString(), eventPoints: a.eventPoints, eventName: a.eventName ?? 'DefaultPointsEvent', eventDescription: '' });
+        }
+      if (req.method === 'GET' && req.path.includes('/points/')) return json(200, { success: true, data: { totalPoints: total, history } });
+      return undefined;
+    });
+    const storageName = uniqueName();
+    const a = client({ fetch: relay.fetch, storageName });
+    const b = client({ fetch: relay.fetch, storageName });
+    const reads = () => relay.seen.filter((r) => r.method === 'GET').length;
+    const states: string[][] = [];
+    b.on('points:changed', ({ view }) => states.push(view.history.map((e) => `${e.eventPoints}:${e.state}`)));
+    await until(() => b.view().confirmedPoints === 10 && a.view().confirmedPoints === 10);
+    const readsBefore = reads();
+    await a.award({ eventPoints: 3, eventName: 'coin' }).settled;
+    await until(() => b.view().confirmedPoints === 13);
+    expect(b.view()).toMatchObject({ totalPoints: 13, sentPoints: 0, pendingPoints: 0 });
+    await until(() => a.view().confirmedPoints === 13);
+    // Tab B saw the award queued, acknowledged and confirmed; one read served both tabs (the flushing tab's, after
+    // its drain; the other adopted it).
+    expect(states.map((h) => h[0])).toEqual(expect.arrayContaining(['3:pending', '3:sent', '3:confirmed']));
+    expect(reads() - readsBefore).toBe(1);
   });
 
   it('watchPoints follows another pair, and getSnapshot holds it while watched', async () => {

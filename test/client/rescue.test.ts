@@ -9,6 +9,7 @@ import { fakeRelay, json, jwt, uniqueName, until } from './fake-relay.js';
 const open: QuestPoints[] = [];
 afterEach(async () => {
   vi.restoreAllMocks();
+  vi.unstubAllGlobals();
   await Promise.all(open.splice(0).map((c) => c.close()));
   localStorage.clear();
 });
@@ -100,12 +101,15 @@ describe('pagehide rescue', () => {
 
   it('localStorage throwing: award() and pagehide work, the award is committed as usual', async () => {
     const name = uniqueName();
-    const setItem = vi.spyOn(Storage.prototype, 'setItem').mockImplementation(() => {
+    // Every use of localStorage throws, as with disabled storage or an opaque origin. (happy-dom binds Storage
+    // methods to the instance, so a spy on Storage.prototype would never be reached.)
+    const setItem = vi.fn(() => {
       throw new DOMException('quota', 'QuotaExceededError');
     });
-    vi.spyOn(Storage.prototype, 'key').mockImplementation(() => {
+    const denied = () => {
       throw new DOMException('denied', 'SecurityError');
-    });
+    };
+    vi.stubGlobal('localStorage', new Proxy({ setItem }, { get: (target, prop) => (prop === 'setItem' ? target.setItem : denied()), ownKeys: denied }));
     const qp = client(name);
     const { persisted } = qp.award({ eventPoints: 1 });
     expect(() => window.dispatchEvent(new Event('pagehide'))).not.toThrow();
