@@ -1,7 +1,7 @@
 import { useMemo, useSyncExternalStore } from 'react';
-import { pointsKey, type PointsView, type QuestPoints } from '../client/index.js';
-import { useQuestPointsContext } from './context.js';
-import { emptyView, sameStatus, sameView, selector, statusOf, type QuestPointsStatus } from './stable.js';
+import { pointsKey, QuestPointsError, type PointsView, type QuestPoints } from '../client/index.js';
+import { useClient } from './context.js';
+import { sameStatus, sameView, selector, statusOf, type QuestPointsStatus } from './stable.js';
 
 /**
  * client.subscribe for React: the SDK calls a new subscriber at once with the current snapshot; React checks the
@@ -18,41 +18,57 @@ function subscribeTo(client: QuestPoints) {
   };
 }
 
-/**
- * The live view of a quest and user: totalPoints (confirmed + sent + pending), the parts, and the history newest first,
- * each entry `pending`, `sent` or `confirmed`. Without arguments, the provider's pair. Another pair is watched while
- * the component is mounted; until that watch starts (its first render) the view is empty (confirmedAt null), as the
- * SDK's own view is before its first read. The component renders only when the view's content changes.
- */
-export function usePoints(questId?: string, serviceUserId?: string): PointsView {
-  const context = useQuestPointsContext('usePoints()');
-  const { client } = context;
-  const quest = questId ?? context.questId;
-  const user = serviceUserId ?? context.serviceUserId;
-  if (quest === undefined || user === undefined) {
-    throw new Error(
-      'usePoints(): no questId and serviceUserId: pass them, or give <QuestPointsProvider> options with both (or, with a client, questId and serviceUserId props)',
+/** The client's own pair (the ids it was made with), or undefined when it was made without both. */
+function ownKey(client: QuestPoints): string | undefined {
+  try {
+    const view = client.view();
+    return pointsKey(view.questId, view.serviceUserId);
+  } catch {
+    return undefined;
+  }
+}
+
+/** client.view(), with the hint a React developer needs when the ids are missing. */
+function viewOf(client: QuestPoints, questId: string | undefined, serviceUserId: string | undefined): PointsView {
+  try {
+    return client.view(questId, serviceUserId);
+  } catch (error) {
+    const missing = error instanceof QuestPointsError && (questId === undefined || serviceUserId === undefined);
+    if (!missing) throw error;
+    throw new QuestPointsError(
+      `usePoints(): ${error.message}. Pass questId and serviceUserId to usePoints, or make the client with both (the provider's options)`,
+      error.code,
+      undefined,
+      error.field,
     );
   }
-  const key = pointsKey(quest, user);
-  const tracked = context.own && key === pointsKey(context.questId!, context.serviceUserId!);
+}
 
+/**
+ * The live view of a quest and player: totalPoints (confirmed + sent + pending), the parts, and the history newest
+ * first, each entry `pending`, `sent` or `confirmed`. A missing id defaults to the client's own (usePoints() is the
+ * client's own pair, tracked by the SDK from start-up). Another pair is watched while the component is mounted. The
+ * component renders only when the view's content changes.
+ */
+export function usePoints(questId?: string, serviceUserId?: string): PointsView {
+  const client = useClient('usePoints()');
   const [subscribe, getSnapshot] = useMemo(() => {
-    const snapshotSubscribe = subscribeTo(client);
-    const empty = emptyView(quest, user);
-    const read = selector(() => client.getSnapshot().points[key] ?? empty, sameView);
-    if (tracked) return [snapshotSubscribe, read] as const;
-    // Not the client's own pair: watched while subscribed. watchPoints calls back on every change of the pair.
-    const watch = (onChange: () => void) => client.watchPoints(quest, user, () => onChange());
+    // Validates the ids (a QuestPointsError naming the field) and gives their canonical form.
+    const ids = viewOf(client, questId, serviceUserId);
+    const key = pointsKey(ids.questId, ids.serviceUserId);
+    // Before its watch starts, a pair is not in the snapshot: client.view() has its queued awards meanwhile.
+    const read = selector(() => client.getSnapshot().points[key] ?? client.view(ids.questId, ids.serviceUserId), sameView);
+    if (key === ownKey(client)) return [subscribeTo(client), read] as const;
+    // watchPoints calls back on every change of the pair, and at once (React then finds the pair in the snapshot).
+    const watch = (onChange: () => void) => client.watchPoints(ids.questId, ids.serviceUserId, () => onChange());
     return [watch, read] as const;
-  }, [client, key, tracked]);
-
+  }, [client, questId, serviceUserId]);
   return useSyncExternalStore(subscribe, getSnapshot, getSnapshot);
 }
 
 /** online, queueSize, deadLetterCount, authRequired and storage; the component renders only when one changes. */
 export function useQuestPointsStatus(): QuestPointsStatus {
-  const { client } = useQuestPointsContext('useQuestPointsStatus()');
+  const client = useClient('useQuestPointsStatus()');
   const [subscribe, getSnapshot] = useMemo(() => [subscribeTo(client), selector(() => statusOf(client.getSnapshot()), sameStatus)] as const, [client]);
   return useSyncExternalStore(subscribe, getSnapshot, getSnapshot);
 }

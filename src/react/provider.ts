@@ -1,14 +1,11 @@
-import { createElement, useEffect, useMemo, useReducer, useRef, type ReactNode } from 'react';
+import { createElement, useEffect, useReducer, useRef, type ReactNode } from 'react';
 import { createQuestPoints, type QuestPoints, type QuestPointsOptions } from '../client/index.js';
-import { QuestPointsContext, type QuestPointsContextValue } from './context.js';
+import { QuestPointsContext } from './context.js';
 
 export type QuestPointsProviderProps = { children?: ReactNode } & (
   | {
       /** A client the game made: the provider never closes it. */
       client: QuestPoints;
-      /** The pair usePoints() reads when called without arguments (a client does not tell which pair it was made with). */
-      questId?: string;
-      serviceUserId?: string;
       options?: never;
     }
   | {
@@ -18,8 +15,6 @@ export type QuestPointsProviderProps = { children?: ReactNode } & (
        */
       options: QuestPointsOptions;
       client?: never;
-      questId?: never;
-      serviceUserId?: never;
     }
 );
 
@@ -66,9 +61,5 @@ export function QuestPointsProvider(props: QuestPointsProviderProps): ReactNode 
   }, [owned.current]);
 
   const client = options ? owned.current!.client : props.client;
-  const questId = options ? options.questId : props.questId;
-  const serviceUserId = options ? options.serviceUserId : props.serviceUserId;
-  const own = options !== undefined && questId !== undefined && serviceUserId !== undefined;
-  const value = useMemo<QuestPointsContextValue>(() => ({ client, questId, serviceUserId, own }), [client, questId, serviceUserId, own]);
-  return createElement(QuestPointsContext.Provider, { value }, children);
+  return createElement(QuestPointsContext.Provider, { value: client }, children);
 }

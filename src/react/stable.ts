@@ -67,17 +67,3 @@ export function selector<T>(read: () => T, same: (a: T, b: T) => boolean): () =>
     return last as T;
   };
 }
-
-/** A view of a pair no read or award has touched yet: what the SDK itself shows before the first read. */
-export const emptyView = (questId: string, serviceUserId: string): PointsView => ({
-  questId,
-  serviceUserId,
-  totalPoints: 0,
-  confirmedPoints: 0,
-  sentPoints: 0,
-  pendingPoints: 0,
-  history: [],
-  pending: [],
-  confirmedAt: null,
-  stale: false,
-});

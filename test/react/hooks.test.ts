@@ -75,7 +75,7 @@ function probes() {
   const seen = { client: [] as QuestPoints[], views: [] as PointsView[], others: [] as PointsView[], status: [] as QuestPointsStatus[] };
   const Client = () => (seen.client.push(useQuestPoints()), null);
   const Total = () => (seen.views.push(usePoints()), null);
-  const Other = ({ user }: { user: string }) => (seen.others.push(usePoints('quest-1', user)), null);
+  const Other = ({ quest, user }: { quest?: string; user?: string }) => (seen.others.push(usePoints(quest, user)), null);
   const Status = () => (seen.status.push(useQuestPointsStatus()), null);
   return { seen, Client, Total, Other, Status };
 }
@@ -103,11 +103,14 @@ describe('QuestPointsProvider', () => {
     });
   });
 
-  it('with a client: never closes it', async () => {
+  it("with a client: usePoints() is the client's own pair (no watch of its own); the provider never closes it", async () => {
     const client = createQuestPoints(options(ledgerRelay()));
-    const { seen, Client } = probes();
-    const root = await render(createElement(QuestPointsProvider, { client }, createElement(Client)));
+    const { seen, Client, Total } = probes();
+    const root = await render(createElement(QuestPointsProvider, { client }, createElement(Client), createElement(Total)));
     expect(new Set(seen.client)).toEqual(new Set([client]));
+    await settle(() => seen.views.at(-1)!.confirmedAt !== null);
+    expect(seen.views.at(-1)).toMatchObject({ questId: 'quest-1', serviceUserId: 'player-1' });
+    expect(Object.keys(client.getSnapshot().points)).toEqual([pointsKey('quest-1', 'player-1')]);
     await act(async () => root.unmount());
     await new Promise((resolve) => setTimeout(resolve, 5));
     expect(client.award({ eventPoints: 1 }).idempotencyKey).toMatch(/-/);
@@ -118,7 +121,7 @@ describe('QuestPointsProvider', () => {
     vi.spyOn(console, 'error').mockImplementation(() => {});
     await expect(render(createElement(Total))).rejects.toThrow(/usePoints\(\) must be called inside <QuestPointsProvider>/);
     const client = createQuestPoints({ ...options(ledgerRelay()), questId: undefined, serviceUserId: undefined });
-    await expect(render(createElement(QuestPointsProvider, { client }, createElement(Total)))).rejects.toThrow(/no questId and serviceUserId/);
+    await expect(render(createElement(QuestPointsProvider, { client }, createElement(Total)))).rejects.toThrow(/^usePoints\(\): questId .*Pass questId and serviceUserId to usePoints/);
     vi.mocked(console.error).mockRestore();
   });
 });
@@ -155,7 +158,7 @@ describe('usePoints and useQuestPointsStatus', () => {
   it("another pair is watched while mounted: its own view, and the watch ends on unmount", async () => {
     const relay = ledgerRelay();
     const { seen, Other } = probes();
-    const root = await render(createElement(QuestPointsProvider, { options: options(relay) }, createElement(Other, { user: 'player-9' })));
+    const root = await render(createElement(QuestPointsProvider, { options: options(relay) }, createElement(Other, { quest: 'quest-1', user: 'player-9' })));
     const client = made[0]!;
     const key = pointsKey('quest-1', 'player-9');
     expect(client.getSnapshot().points[key]).toBeDefined();
@@ -165,6 +168,27 @@ describe('usePoints and useQuestPointsStatus', () => {
     await act(async () => root.render(createElement(StrictMode, null, createElement(QuestPointsProvider, { options: options(relay) }))));
     expect(made).toHaveLength(1);
     expect(client.getSnapshot().points[key]).toBeUndefined();
+  });
+
+  it("a missing id defaults to the client's own: usePoints('quest-2') is this player's other quest", async () => {
+    const client = createQuestPoints(options(ledgerRelay()));
+    made.push(client);
+    client.award({ eventPoints: 6, questId: 'quest-2' });
+    const { seen, Other } = probes();
+    await render(createElement(QuestPointsProvider, { client }, createElement(Other, { quest: 'quest-2' })));
+    // The first render, before the watch: the award from the outbox (not an empty view).
+    expect(seen.others[0]).toMatchObject({ questId: 'quest-2', serviceUserId: 'player-1', totalPoints: 6 });
+    await settle(() => seen.others.at(-1)!.confirmedPoints === 6);
+    expect(seen.others.at(-1)).toMatchObject({ totalPoints: 6, pendingPoints: 0 });
+    expect(Object.keys(client.getSnapshot().points)).toContain(pointsKey('quest-2', 'player-1'));
+  });
+
+  it('bad ids throw in render, naming the field', async () => {
+    const relay = ledgerRelay();
+    const { Other } = probes();
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    await expect(render(createElement(QuestPointsProvider, { options: options(relay) }, createElement(Other, { quest: '' })))).rejects.toThrow(/questId/);
+    vi.mocked(console.error).mockRestore();
   });
 
   it('a read that fails again changes nothing and renders nothing', async () => {
