@@ -192,7 +192,8 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
     await expect.poll(states, { timeout: 10_000 }).toEqual(['confirmed', 'confirmed', 'confirmed']);
     for (let i = 0; i < 7; i++) await page.getByRole('button', { name: 'Award a coin (+1)' }).click();
     await waitForNumber(page, '#react-total', 'v === 14');
-    await expect.poll(async () => (await states()).length, { timeout: 10_000 }).toBe(8);
+    await waitForNumber(page, '#react-queue', 'v === 0');
+    await expect.poll(states, { timeout: 10_000 }).toEqual(Array(8).fill('confirmed'));
     const ledger = await ledgerOf(player);
     expect(ledger.map((entry) => entry.eventPoints).sort((a, b) => a - b)).toEqual([1, 1, 1, 1, 1, 1, 1, 1, 1, 5]);
     expect(warnings).toEqual([]);
