@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import type { VerifiedClaims } from './claims.js';
 import type { CounterStore } from './counter-store.js';
 import type { LogRecord, LogSink } from './logger.js';
+import type { PlayerQueue } from './player-queue.js';
 import type { ResolvedPolicy } from './policy.js';
 import { redactSecrets } from './redact.js';
 import type { Upstream } from './upstream.js';
@@ -25,6 +26,12 @@ export interface RelayRuntime {
   store: CounterStore;
   log: LogSink;
   batchConcurrency: number;
+  /** Per award request (single or batch): work not done by then is answered retry / 504. */
+  deadlineMs: number;
+  /** The upstream idempotency key of a player's client key (keys.ts). */
+  upstreamKey: (sub: string, clientKey: string) => string;
+  /** One player's awards go to the service one request after another. */
+  players: PlayerQueue;
   /** API key and relay secret: masked in anything the relay writes. */
   secrets: string[];
 }

@@ -16,3 +16,4 @@ export {
 export { createMemoryCounterStore, type CounterHit, type CounterStore, type MemoryCounterStoreOptions } from './counter-store.js';
 export type { LogRecord, LogSink } from './logger.js';
 export type { UpstreamOptions } from './upstream.js';
+export { upstreamIdempotencyKey } from './keys.js';
