@@ -1,5 +1,5 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
+import { parseFlags, parsePort, stopOnSignals } from '../kit/index.js';
 import { startEmulator } from './server.js';
 import type { EmulatorMode } from './types.js';
 
@@ -30,42 +30,35 @@ interface EmulatorCliOptions {
 
 /** Parse argv (strict); a message naming the flag and the rule on error. `help` when asked. */
 export function parseEmulatorArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): EmulatorCliOptions | 'help' | { error: string } {
-  let values;
   try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        host: { type: 'string', default: '127.0.0.1' },
-        port: { type: 'string', default: '8787' },
-        mode: { type: 'string', default: 'stateful' },
-        'api-key': { type: 'string', multiple: true },
-        admin: { type: 'boolean', default: false },
-        import: { type: 'string' },
-        'export-on-exit': { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    }));
+    const values = parseFlags(argv, {
+      host: { type: 'string', default: '127.0.0.1' },
+      port: { type: 'string', default: '8787' },
+      mode: { type: 'string', default: 'stateful' },
+      'api-key': { type: 'string', multiple: true },
+      admin: { type: 'boolean', default: false },
+      import: { type: 'string' },
+      'export-on-exit': { type: 'string' },
+    });
+    if (values.help) return 'help';
+    const port = parsePort(values.port);
+    if (values.mode !== 'stateful' && values.mode !== 'sandbox') return { error: "--mode must be 'stateful' or 'sandbox'" };
+    if (values.host.trim() === '') return { error: '--host must not be empty' };
+    const fromEnv = (env.QP_API_KEY ?? '').split(',').map((key) => key.trim()).filter(Boolean);
+    const apiKeys = [...(values['api-key'] ?? []), ...fromEnv];
+    if (apiKeys.some((key) => key.trim() === '')) return { error: '--api-key must not be empty' };
+    return {
+      host: values.host,
+      port,
+      mode: values.mode,
+      apiKeys,
+      admin: values.admin,
+      importFile: values.import,
+      exportFile: values['export-on-exit'],
+    };
   } catch (error) {
     return { error: (error as Error).message };
   }
-  if (values.help) return 'help';
-  if (!/^\d{1,5}$/.test(values.port) || Number(values.port) > 65535) return { error: '--port must be an integer from 0 to 65535' };
-  if (values.mode !== 'stateful' && values.mode !== 'sandbox') return { error: "--mode must be 'stateful' or 'sandbox'" };
-  if (values.host.trim() === '') return { error: '--host must not be empty' };
-  const fromEnv = (env.QP_API_KEY ?? '').split(',').map((key) => key.trim()).filter(Boolean);
-  const apiKeys = [...(values['api-key'] ?? []), ...fromEnv];
-  if (apiKeys.some((key) => key.trim() === '')) return { error: '--api-key must not be empty' };
-  return {
-    host: values.host,
-    port: Number(values.port),
-    mode: values.mode,
-    apiKeys,
-    admin: values.admin,
-    importFile: values.import,
-    exportFile: values['export-on-exit'],
-  };
 }
 
 /** `quest-points emulator ...`: prints `listening on http://HOST:PORT` once ready; SIGINT/SIGTERM stop it cleanly. */
@@ -113,20 +106,9 @@ export async function emulatorCommand(argv: string[]): Promise<void> {
   }
   console.log(`listening on ${server.url}`);
 
-  let stopping = false;
-  const stop = async (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    try {
-      if (parsed.exportFile) await writeFile(parsed.exportFile, `${JSON.stringify(server.exportState(), null, 2)}\n`);
-      await server.close();
-      console.error(`quest-points emulator: stopped (${signal})`);
-      process.exit(0);
-    } catch (error) {
-      console.error(`quest-points emulator: ${(error as Error).message}`);
-      process.exit(1);
-    }
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  stopOnSignals(async (signal) => {
+    if (parsed.exportFile) await writeFile(parsed.exportFile, `${JSON.stringify(server.exportState(), null, 2)}\n`);
+    await server.close();
+    console.error(`quest-points emulator: stopped (${signal})`);
+  }, 'emulator');
 }

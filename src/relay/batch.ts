@@ -74,6 +74,7 @@ export function batchRoute(runtime: RelayRuntime): Hono<RelayEnv> {
         limit(async () => {
           for (const award of lane) {
             const outcome = await runAward(runtime, claims, requestId, award);
+            runtime.metrics.award(outcome);
             results[indexOf.get(award)!] = batchResult(award.idempotencyKey, outcome);
           }
         }),

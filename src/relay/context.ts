@@ -2,7 +2,9 @@ import type { Context } from 'hono';
 import type { VerifiedClaims } from './claims.js';
 import type { CounterStore } from './counter-store.js';
 import type { LogRecord, LogSink } from './logger.js';
+import type { RelayMetrics } from './metrics.js';
 import type { ResolvedPolicy } from './policy.js';
+import type { StoreErrorBehaviour } from './rate-limit.js';
 import { redactSecrets } from './redact.js';
 import type { Upstream } from './upstream.js';
 
@@ -23,6 +25,9 @@ export interface RelayRuntime {
   policy: ResolvedPolicy;
   upstream: Upstream;
   store: CounterStore;
+  /** What a failing counter store means for a request: allowed ('open') or 503 ('closed'). */
+  onStoreError: StoreErrorBehaviour;
+  metrics: RelayMetrics;
   log: LogSink;
   batchConcurrency: number;
   /** API key and relay secret: masked in anything the relay writes. */

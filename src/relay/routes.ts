@@ -46,6 +46,7 @@ export function serviceRoutes(runtime: RelayRuntime): Hono<RelayEnv> {
       questId: params.value.questId,
       idempotencyKey: rawKey,
     });
+    runtime.metrics.award(outcome);
     return 'refused' in outcome ? fail(c, outcome.refused) : relayUpstream(runtime, c, outcome.result);
   });
 
