@@ -1,6 +1,6 @@
 import { createServer } from 'vite';
 import { describe, expect, it } from 'vitest';
-import { NotLoopbackError } from '../../src/dev/index.js';
+import { ConfigError } from '../../src/dev/index.js';
 import { isDevPath, questPoints } from '../../src/vite/index.js';
 
 describe('quest-points/vite', () => {
@@ -14,6 +14,6 @@ describe('quest-points/vite', () => {
   });
 
   it('refuses a Vite dev server on a non-loopback host', async () => {
-    await expect(createServer({ configFile: false, root: import.meta.dirname, logLevel: 'silent', plugins: [questPoints()], server: { host: '0.0.0.0', port: 0, ws: false } })).rejects.toBeInstanceOf(NotLoopbackError);
+    await expect(createServer({ configFile: false, root: import.meta.dirname, logLevel: 'silent', plugins: [questPoints()], server: { host: '0.0.0.0', port: 0, ws: false } })).rejects.toBeInstanceOf(ConfigError);
   });
 });
