@@ -104,6 +104,8 @@ export function batchResult(idempotencyKey: string, outcome: AwardOutcome): Batc
   if ('refused' in outcome) {
     const { status, message, retryAfter } = outcome.refused;
     if (status === 429) return { idempotencyKey, outcome: 'retry', reason: 'rate_limited', status, ...(retryAfter !== undefined ? { retryAfter } : {}) };
+    // The relay itself could not decide (its rate-limit store is away, onStoreError 'closed'): send again later.
+    if (status >= 500) return { idempotencyKey, outcome: 'retry', reason: 'relay_unavailable', status, ...(retryAfter !== undefined ? { retryAfter } : {}) };
     return { idempotencyKey, outcome: 'rejected', status, message };
   }
   const result = outcome.result;

@@ -61,10 +61,20 @@ export function createRedisCounterStore(options: RedisCounterStoreOptions = {}):
     lastReport = '';
   });
   // Resolves only once connected (it keeps retrying); the error listener above reports why it is not.
-  client.connect().catch(() => undefined);
+  let everConnected = false;
+  const firstConnection = client.connect().then(
+    () => {
+      everConnected = true;
+    },
+    () => undefined,
+  );
+  const timeoutMs = options.commandTimeoutMs ?? 500;
 
   return {
     async increment(key, windowMs) {
+      // Hits that arrive while the first connection is being made wait for it (bounded); after that, a lost
+      // connection fails at once so an outage never slows every request down.
+      if (!everConnected) await Promise.race([firstConnection, new Promise((resolve) => setTimeout(resolve, timeoutMs).unref?.())]);
       const [count, ttl] = await client.hit(prefix + key, windowMs);
       return { count: Number(count), resetInMs: Math.max(0, Number(ttl)) };
     },
