@@ -13,11 +13,14 @@ export const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
 
 export type BodyRead = { ok: true; value: unknown } | { ok: false; status: 400 | 413; message: string };
 
+// The client went away (or the server's requestTimeout cut it off) before the body's end.
+const CUT_OFF = { done: true, value: Symbol('cut off') } as const;
+
 /**
- * The body as text, or null when it is over maxBytes: refused from Content-Length when sent, otherwise
+ * The body as text, null when it is over maxBytes, undefined when it was cut off: refused from Content-Length when sent, otherwise
  * counted while streaming, so an oversized chunked body is never buffered whole.
  */
-async function readLimitedText(request: Request, maxBytes: number): Promise<string | null> {
+async function readLimitedText(request: Request, maxBytes: number): Promise<string | null | undefined> {
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > maxBytes) return null;
   if (!request.body) return '';
@@ -25,7 +28,8 @@ async function readLimitedText(request: Request, maxBytes: number): Promise<stri
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await reader.read().catch(() => CUT_OFF);
+    if (value === CUT_OFF.value) return undefined;
     if (done) break;
     size += value.byteLength;
     if (size > maxBytes) {
@@ -55,6 +59,8 @@ export async function readJsonBody(
 ): Promise<BodyRead> {
   const text = await readLimitedText(request, maxBytes);
   if (text === null) return { ok: false, status: 413, message: `body must be at most ${maxBytes} bytes` };
+  // Nobody is left to read the answer; a 400 keeps it out of the error log.
+  if (text === undefined) return { ok: false, status: 400, message: 'body ended before its announced length (connection closed)' };
   if (emptyAs !== undefined && text.trim() === '') return { ok: true, value: emptyAs };
   try {
     return { ok: true, value: JSON.parse(text) };

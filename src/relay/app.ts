@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
 import { requestId } from 'hono/request-id';
 import { ConfigError } from '../kit/index.js';
 import { REQUEST_ID_HEADER } from '../protocol/index.js';
@@ -127,6 +128,8 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
     fail(c, { status: 404, message: redactFor(runtime, c, `no route ${c.req.method} ${new URL(c.req.url).pathname}`) }),
   );
   app.onError((error, c) => {
+    // Hono's own middlewares (bearer auth on /metrics) answer by throwing a ready response.
+    if (error instanceof HTTPException) return error.getResponse();
     logEvent(runtime, c, 'error', `unexpected: ${error instanceof Error ? error.message : String(error)}`, { status: 500 });
     return fail(c, { status: 500, message: `internal error (request ${c.get('requestId') ?? 'unknown'})` });
   });
