@@ -64,6 +64,8 @@ export function resolveLimits(limits: ServerLimits): Required<ServerLimits> {
     if (!Number.isInteger(value) || value < 1) throw new ConfigError(name, 'invalid', `${name} must be a positive integer, got ${value}`);
     resolved[name] = value;
   }
+  // A short request timeout alone shortens the head's default too; both given and at odds is an error.
+  if (limits.headersTimeoutMs === undefined) resolved.headersTimeoutMs = Math.min(resolved.headersTimeoutMs, resolved.requestTimeoutMs);
   if (resolved.headersTimeoutMs > resolved.requestTimeoutMs) {
     throw new ConfigError('headersTimeoutMs', 'invalid', 'headersTimeoutMs must not exceed requestTimeoutMs');
   }
