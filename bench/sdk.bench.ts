@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { createQuestPoints } from '../src/client/index.js';
 import { measureBundle } from './lib/bundle.js';
 
-export const SDK_BUDGET_BYTES = 8 * 1024;
+export const SDK_BUDGET_BYTES = 13 * 1024;
 
 export const sdkBundleSize = () => measureBundle({ file: 'src/client/index.ts' });
 

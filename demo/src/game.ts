@@ -1,12 +1,12 @@
 import { startCoinGame } from './coin-game.js';
 import { HUD_HTML, mountHud } from './hud.js';
-import { bindOfflineCheckbox, byId, createPlayerClient, QUEST_ID } from './session.js';
+import { bindOfflineCheckbox, byId, createPlayerClient } from './session.js';
 
 const { client, offline, player } = createPlayerClient('qp-demo-game');
 
 byId('hud').innerHTML = HUD_HTML;
 byId('player').textContent = player;
-mountHud(client, QUEST_ID, player);
+mountHud(client);
 bindOfflineCheckbox(byId<HTMLInputElement>('offline-switch'), offline);
 
 const caught = byId('hud-caught');

@@ -1,8 +1,8 @@
 import * as Phaser from 'phaser';
 import type { PointsView } from '../../src/client/index.js';
-import { QuestPointsPlugin } from '../../src/phaser/index.js';
-import { HUD_HTML, mountHud } from './hud.js';
-import { bindOfflineCheckbox, byId, createPlayerClient, formatPoints, QUEST_ID } from './session.js';
+import { questPointsPlugins, type QuestPointsScenePlugin } from '../../src/phaser/index.js';
+import { HUD_HISTORY, HUD_HTML, historyLine, mountHud } from './hud.js';
+import { bindOfflineCheckbox, byId, createPlayerClient, formatPoints } from './session.js';
 
 // The page makes the client so the DOM HUD can share it; `data: { relayUrl, getToken, ... }` works too.
 const { client, offline, player } = createPlayerClient('qp-demo-phaser');
@@ -13,11 +13,12 @@ const params = new URLSearchParams(location.search);
 let autoplay = params.has('autoplay');
 
 class CatchScene extends Phaser.Scene {
-  /** Injected by the global plugin's `mapping`. */
-  declare questPoints: QuestPointsPlugin;
+  /** Injected by the scene plugin's `mapping`: the SDK's typed events, removed when the scene shuts down. */
+  declare questPoints: QuestPointsScenePlugin;
   private basket!: Phaser.GameObjects.Rectangle;
   private coins!: Phaser.GameObjects.Group;
   private pointsText!: Phaser.GameObjects.Text;
+  private historyText!: Phaser.GameObjects.Text;
   private cursors?: Phaser.Types.Input.Keyboard.CursorKeys;
   caught = 0;
 
@@ -30,19 +31,21 @@ class CatchScene extends Phaser.Scene {
     this.basket = this.add.rectangle(WIDTH / 2, HEIGHT - 40, 96, 18, 0x748ffc);
     this.coins = this.add.group();
     this.pointsText = this.add.text(16, 14, 'Points: …', { fontFamily: 'system-ui, sans-serif', fontSize: '24px', color: '#ffffff' });
+    this.historyText = this.add.text(16, 48, '', { fontFamily: 'system-ui, sans-serif', fontSize: '14px', color: '#c5d0e6', lineSpacing: 2 });
     this.cursors = this.input.keyboard?.createCursorKeys();
     this.time.addEvent({ delay: 650, loop: true, callback: () => this.spawn() });
 
-    // The plugin re-emits SDK events on this.events and drops its listeners when the scene shuts down.
-    this.questPoints.bindScene(this);
-    this.events.on('points:changed', ({ view }: { view: PointsView }) => this.showPoints(view));
-    void this.questPoints.client.getPoints(QUEST_ID, player).then((view) => this.showPoints(view), () => {});
+    // Live from the client's own pair: no read in game code. The listener goes when the scene shuts down.
+    this.showPoints(this.questPoints.view());
+    this.questPoints.on('points:changed', ({ view }) => this.showPoints(view));
   }
 
   private showPoints(view: PointsView) {
-    if (view.serviceUserId !== player || view.questId !== QUEST_ID) return;
-    const pending = view.pendingPoints ? ` (${formatPoints(view.pendingPoints)} pending)` : '';
+    if (view.serviceUserId !== player) return;
+    const unconfirmed = view.pendingPoints + view.sentPoints;
+    const pending = unconfirmed ? ` (${formatPoints(unconfirmed)} not yet confirmed)` : '';
     this.pointsText.setText(`Points: ${formatPoints(view.totalPoints)}${pending}`);
+    this.historyText.setText(view.history.slice(0, HUD_HISTORY).map((entry) => `${historyLine(entry)}  · ${entry.state}`));
     // The canvas is opaque to screen readers: mirror the scene's text in a live region.
     const live = byId('scene-points');
     live.textContent = `Scene shows ${formatPoints(view.totalPoints)} points`;
@@ -87,7 +90,7 @@ class CatchScene extends Phaser.Scene {
 
 byId('hud').innerHTML = HUD_HTML;
 byId('player').textContent = player;
-mountHud(client, QUEST_ID, player);
+mountHud(client);
 bindOfflineCheckbox(byId<HTMLInputElement>('offline-switch'), offline);
 const autoplaySwitch = byId<HTMLInputElement>('autoplay');
 autoplaySwitch.checked = autoplay;
@@ -100,7 +103,7 @@ const game = new Phaser.Game({
   height: HEIGHT,
   backgroundColor: '#0e1a2b',
   scale: { mode: Phaser.Scale.FIT, autoCenter: Phaser.Scale.CENTER_HORIZONTALLY },
-  plugins: { global: [{ key: 'QuestPoints', plugin: QuestPointsPlugin, start: true, mapping: 'questPoints', data: { client } }] },
+  plugins: questPointsPlugins({ client }),
   scene: [CatchScene],
 });
 

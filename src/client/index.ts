@@ -1,4 +1,5 @@
 export { createQuestPoints } from './client.js';
 export { QuestPointsError, type QuestPointsErrorCode } from './errors.js';
-export { pointsKey } from './outbox.js';
+export { pointsKey } from './live.js';
+export { QuestPointsEmitter } from './events.js';
 export type * from './types.js';

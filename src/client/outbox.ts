@@ -2,9 +2,7 @@ import type { Rescue } from './rescue.js';
 import type { KV } from './store.js';
 import { storageFailure } from './store.js';
 import type { DeadLetter, PendingAward, StorageDegradedReason } from './types.js';
-
-/** Key of a (questId, serviceUserId) pair. Ids never contain control characters, so '\n' cannot be ambiguous. */
-export const pointsKey = (questId: string, serviceUserId: string) => `${questId}\n${serviceUserId}`;
+import { pairOf } from './live.js';
 
 export type Outbox = ReturnType<typeof createOutbox>;
 
@@ -53,7 +51,7 @@ export function createOutbox(
 
   function keep(rec: PendingAward) {
     mirror.set(rec.idempotencyKey, rec);
-    const pair = pointsKey(rec.questId, rec.serviceUserId);
+    const pair = pairOf(rec);
     byPair.get(pair)?.set(rec.idempotencyKey, rec) ?? byPair.set(pair, new Map([[rec.idempotencyKey, rec]]));
     if (rec.seq > lastSeq) lastSeq = rec.seq;
   }
@@ -63,7 +61,7 @@ export function createOutbox(
     mirror.delete(key);
     remote.delete(key);
     unwritten.delete(key);
-    if (rec) byPair.get(pointsKey(rec.questId, rec.serviceUserId))?.delete(key);
+    if (rec) byPair.get(pairOf(rec))?.delete(key);
     return rec;
   }
 

@@ -1,34 +1,45 @@
 import { paths } from '../protocol/paths.js';
 import type { BatchResult, QueuedAward } from '../protocol/batch.js';
 import type { QuestPointsError } from './errors.js';
-import { classify, type Verdict } from './retry.js';
+import { classify } from './retry.js';
 import { answerError, type Answer, type Transport } from './transport.js';
+import type { RetryReason } from './types.js';
 
 /** What became of one award in one attempt. `skipped`: not tried, an earlier award must go first. */
-export interface SendResult {
-  outcome: Verdict | 'skipped';
-  /** The HTTP status, when there was an answer. */
-  status?: number;
-  /** rejected: the relay's or the service's message. */
-  message?: string;
-  /** retry: 'status', 'network', 'timeout', or the relay's reason. */
-  reason?: string;
-  retryAfterMs?: number;
-  /** auth: why no token could be had, or the refusal. */
-  error?: unknown;
-}
+export type SendResult =
+  | { outcome: 'ok' }
+  /** The relay's or the service's status and message. */
+  | { outcome: 'rejected'; status: number; message: string }
+  /** `status` when there was an answer; `reason`: 'status', 'network', 'timeout', or the relay's reason. */
+  | { outcome: 'retry'; reason: RetryReason; status?: number; retryAfterMs?: number }
+  /** Why no token could be had, or the refusal. */
+  | { outcome: 'auth'; error: unknown }
+  | { outcome: 'skipped' };
 
 /** Only the wire fields: the outbox record also carries queuedAt and seq. */
 export const toWire = ({ queuedAt, seq, ...wire }: QueuedAward & { queuedAt?: number; seq?: number }): QueuedAward => wire;
 
 function fromAnswer(answer: Answer): SendResult {
+  const { status } = answer;
+  const verdict = classify(status);
+  if (verdict === 'ok') return { outcome: 'ok' };
   const error = answerError(answer);
-  return { outcome: classify(answer.status), status: answer.status, reason: 'status', message: error.message, error, retryAfterMs: answer.retryAfterMs };
+  if (verdict === 'auth') return { outcome: 'auth', error };
+  if (verdict === 'rejected') return { outcome: 'rejected', status, message: error.message };
+  return { outcome: 'retry', reason: 'status', status, retryAfterMs: answer.retryAfterMs };
 }
 
 function fromError(error: unknown): SendResult {
   const code = (error as QuestPointsError)?.code;
-  return { outcome: code === 'auth' ? code : 'retry', reason: code === 'timeout' ? code : 'network', error };
+  if (code === 'auth') return { outcome: 'auth', error };
+  return { outcome: 'retry', reason: code === 'timeout' ? code : 'network' };
+}
+
+function fromBatchResult(result: BatchResult | undefined): SendResult {
+  if (!result) return { outcome: 'retry', reason: 'no result' };
+  if (result.outcome !== 'retry') return result;
+  const { reason, status, retryAfter } = result;
+  return { outcome: 'retry', reason, status, retryAfterMs: (retryAfter ?? 0) * 1000 };
 }
 
 /**
@@ -48,21 +59,15 @@ export async function sendAwards(transport: Transport, awards: QueuedAward[]): P
     if (whole.outcome === 'ok') {
       const results: BatchResult[] = Array.isArray(answer.body?.results) ? answer.body.results : [];
       const byKey = new Map(results.map((r) => [r?.idempotencyKey?.toLowerCase(), r]));
-      return awards.map((a) => {
-        const r = byKey.get(a.idempotencyKey.toLowerCase());
-        return r ? { ...r, retryAfterMs: (r.outcome === 'retry' && r.retryAfter! * 1000) || 0 } : { outcome: 'retry', reason: 'no result' };
-      });
+      return awards.map((a) => fromBatchResult(byKey.get(a.idempotencyKey.toLowerCase())));
     }
     if (whole.outcome !== 'rejected') return awards.map(() => whole);
   }
   const results: SendResult[] = [];
   for (const { questId, idempotencyKey, ...body } of awards.map(toWire)) {
     const waiting = results.some((r) => r.outcome === 'retry' || r.outcome === 'auth');
-    results.push(
-      waiting
-        ? { outcome: 'skipped' }
-        : await transport.request('POST', paths.points(questId), body, idempotencyKey).then(fromAnswer, fromError),
-    );
+    if (waiting) results.push({ outcome: 'skipped' });
+    else results.push(await transport.request('POST', paths.points(questId), body, idempotencyKey).then(fromAnswer, fromError));
   }
   return results;
 }

@@ -1,6 +1,7 @@
+import { delMany, get, promisifyRequest, setMany, update, values, type UseStore } from 'idb-keyval';
 import type { StorageDegradedReason } from './types.js';
 
-/** The few operations the SDK needs from a key-value store; IndexedDB or memory. */
+/** The few operations the SDK needs from a key-value store: idb-keyval over IndexedDB, or memory. */
 export interface KV<T> {
   get(key: string): Promise<T | undefined>;
   all(): Promise<T[]>;
@@ -22,59 +23,63 @@ export function memoryKV<T>(): KV<T> {
 }
 
 const STORE = 'kv';
-const blocked = () => Object.assign(new Error('IndexedDB open blocked for 5 s'), { name: 'BlockedError' });
+const OPEN_BLOCKED_MS = 5000;
 
 /**
- * One database per store, holding one object store 'kv' (the layout idb-keyval's createStore(db, 'kv') used, so
- * outboxes written by earlier versions are read as they are). Every operation is one transaction and resolves when
- * it is complete, so a resolved setMany is committed. After a failure the connection is dropped and the next
- * operation (recover() on the poll) reopens it: Safari closes connections. A first open that answers neither way
- * within 5 s means another connection blocks the database.
+ * idb-keyval's store with what an outbox needs on top: a first open that answers neither way within 5 s means
+ * another connection blocks the database (idb-keyval would wait forever); a failed operation or a closed connection
+ * (Safari closes them) drops the connection so the next operation reopens it; and writes issued at once ask for the
+ * commit now (`committing`) rather than at auto-commit, because a page torn down meanwhile drops the transaction.
+ * The layout is createStore(dbName, 'kv'): one database per store, as earlier versions wrote it.
  */
-export function idbKV<T>(dbName: string): KV<T> {
+function openStores(dbName: string): { plain: UseStore; committing: UseStore } {
   let db: Promise<IDBDatabase> | undefined;
-  const open = () =>
-    (db ??= new Promise((resolve, reject) => {
+  const open = () => {
+    db ??= new Promise<IDBDatabase>((resolve, reject) => {
       const request = indexedDB.open(dbName);
-      const timer = setTimeout(() => reject(blocked()), 5000);
       request.onupgradeneeded = () => request.result.createObjectStore(STORE);
-      request.onsuccess = () => {
-        clearTimeout(timer);
-        request.result.onclose = () => (db = undefined);
-        resolve(request.result);
-      };
-      request.onerror = () => (clearTimeout(timer), reject(request.error));
-    }));
+      const timer = setTimeout(() => reject(Object.assign(new Error(`IndexedDB open blocked for ${OPEN_BLOCKED_MS / 1000} s`), { name: 'BlockedError' })), OPEN_BLOCKED_MS);
+      promisifyRequest(request).then(
+        (opened) => {
+          clearTimeout(timer);
+          opened.onclose = () => {
+            db = undefined;
+          };
+          resolve(opened);
+        },
+        (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      );
+    });
+    return db;
+  };
+  const use =
+    (commit: boolean): UseStore =>
+    async (mode, callback) => {
+      try {
+        const tx = (await open()).transaction(STORE, mode);
+        const result = callback(tx.objectStore(STORE));
+        if (commit) tx.commit?.();
+        return await result;
+      } catch (error) {
+        db = undefined;
+        throw error;
+      }
+    };
+  return { plain: use(false), committing: use(true) };
+}
 
-  /** Runs fn in one transaction; resolves with the result of the request fn returns once the transaction commits. */
-  async function run<R>(mode: IDBTransactionMode, fn: (store: IDBObjectStore) => IDBRequest<R> | void, commit?: boolean): Promise<R> {
-    try {
-      const tx = (await open()).transaction(STORE, mode);
-      const request = fn(tx.objectStore(STORE));
-      // Writes issued at once ask for the commit now rather than at auto-commit: a page torn down meanwhile drops
-      // the transaction. (Not update(): its put is issued later, in a request callback.)
-      if (commit) tx.commit?.();
-      return await new Promise<R>((resolve, reject) => {
-        tx.oncomplete = () => resolve(request?.result as R);
-        // A failed request aborts the transaction; tx.error says why (QuotaExceededError, ...).
-        tx.onabort = () => reject(tx.error);
-      });
-    } catch (error) {
-      db = undefined;
-      throw error;
-    }
-  }
-
+export function idbKV<T>(dbName: string): KV<T> {
+  const { plain, committing } = openStores(dbName);
   return {
-    get: (key) => run('readonly', (s) => s.get(key)),
-    all: () => run('readonly', (s) => s.getAll()),
-    setMany: (pairs) => run('readwrite', (s) => pairs.forEach(([k, v]) => s.put(v, k)), true),
-    delMany: (keys) => run('readwrite', (s) => keys.forEach((k) => s.delete(k)), true),
-    update: (key, fn) =>
-      run('readwrite', (s) => {
-        const request = s.get(key);
-        request.onsuccess = () => s.put(fn(request.result), key);
-      }),
+    get: (key) => get<T>(key, plain),
+    all: () => values<T>(plain),
+    setMany: (pairs) => setMany(pairs, committing),
+    delMany: (keys) => delMany(keys, committing),
+    // Not committing: update's put is issued later, in a request callback.
+    update: (key, fn) => update<T>(key, fn as (old: T | undefined) => T, plain),
   };
 }
 

@@ -1,10 +1,11 @@
+import { createFetch } from 'ofetch';
 import { API_KEY_HEADER, IDEMPOTENCY_KEY_HEADER } from '../protocol/headers.js';
 import { QuestPointsError } from './errors.js';
 import { retryAfterMs } from './retry.js';
 import { createTokenCache } from './token.js';
 import type { QuestPointsOptions } from './types.js';
 
-/** An HTTP answer, body parsed as JSON (null when it is not JSON). */
+/** An HTTP answer, body parsed as JSON (whatever else it was otherwise). */
 export interface Answer {
   status: number;
   body: any;
@@ -20,40 +21,52 @@ export function answerError({ status, body }: Answer): QuestPointsError {
 }
 
 /**
+ * Every HTTP call of the SDK goes through ofetch: base URL, JSON bodies, timeouts. ofetch's own retry is off
+ * (`retry: false`) and every status is an answer (`ignoreResponseError`): the outbox owns retries, with the same key.
  * Relay mode: `Authorization: Bearer <token>`, a 401 answered by one retry with a fresh token.
  * Direct mode: the service's API_KEY header, no batch endpoint; refused in browsers unless explicitly allowed.
  */
 export function createTransport(options: QuestPointsOptions) {
   const { direct, timeoutMs = 10_000, getToken } = options;
-  const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
   const config = (message: string) => new QuestPointsError(message, 'config');
   if (direct && typeof window !== 'undefined' && typeof document !== 'undefined' && !options.dangerouslyAllowBrowser)
     throw config('direct (API key) is refused in a browser');
-  const base = (direct ? direct.baseUrl : options.relayUrl)?.replace(/\/+$/, '');
+  // Joined by hand, not ofetch's baseURL: ufo's withBase leaves a path alone when it starts with the base, so a
+  // relayUrl of '/u' would never be prefixed to '/users/identify'.
+  const base = (direct ? direct.url : options.relayUrl)?.replace(/\/+$/, '');
   if (base === undefined) throw config('relayUrl is required');
   if (!direct && typeof getToken !== 'function') throw config('getToken is required');
   const tokens = createTokenCache(getToken!);
+  const $fetch = createFetch({ fetch: options.fetch ?? ((input, init) => fetch(input, init)) });
 
   /** One request. `key`: the award's IDEMPOTENCY_KEY. */
   async function once(method: string, path: string, body?: unknown, key?: string, keepalive = false): Promise<Answer> {
     const headers: Record<string, string> = {};
     if (direct) headers[API_KEY_HEADER] = direct.apiKey;
-    else
+    else {
       try {
         headers.authorization = `Bearer ${await tokens.get()}`;
       } catch (error) {
         throw new QuestPointsError(`getToken() failed: ${(error as Error)?.message ?? error}`, 'auth');
       }
+    }
     if (key) headers[IDEMPOTENCY_KEY_HEADER] = key;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    let res: Response;
     try {
-      res = await doFetch(base + path, { method, headers, keepalive, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
+      const res = await $fetch.raw(base + path, {
+        method,
+        headers,
+        body: body as Record<string, unknown> | undefined,
+        keepalive,
+        timeout: timeoutMs,
+        retry: false,
+        ignoreResponseError: true,
+        responseType: 'json',
+      });
+      return { status: res.status, body: res._data ?? null, retryAfterMs: retryAfterMs(res.headers.get('retry-after')) };
     } catch (error) {
-      const timeout = (error as Error)?.name === 'TimeoutError';
+      const timeout = (error as { cause?: Error })?.cause?.name === 'TimeoutError';
       throw new QuestPointsError(timeout ? `no answer within ${timeoutMs} ms` : 'network error', timeout ? 'timeout' : 'network');
     }
-    return { status: res.status, body: await res.json().catch(() => null), retryAfterMs: retryAfterMs(res.headers.get('retry-after')) };
   }
 
   return {

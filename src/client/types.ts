@@ -47,22 +47,35 @@ export interface AwardHandle {
   settled: Promise<AwardOutcome>;
 }
 
+/** One line of a view's history: the service's entries and this client's awards, newest first, each marked. */
+export interface HistoryEntry extends PointsEvent {
+  /**
+   * `pending`: in the outbox, not acknowledged yet. `sent`: acknowledged by the service, not yet seen in a read.
+   * `confirmed`: read from the service.
+   */
+  state: 'pending' | 'sent' | 'confirmed';
+  /** This client's awards (pending and sent) carry their key; confirmed entries come from the service without one. */
+  idempotencyKey?: string;
+}
+
 export interface PointsView {
   questId: string;
   serviceUserId: string;
-  /** confirmedPoints + pendingPoints, exact to 6 decimals: what the game shows. */
+  /** confirmedPoints + sentPoints + pendingPoints, exact to 6 decimals: what the game shows. */
   totalPoints: number;
-  /** As last read from the service (0 before the first read). */
+  /** As last read from the service (0 before the first read), or the cached value of an earlier page (then stale). */
   confirmedPoints: number;
-  /** Sum of the awards still in the outbox for this quest and user. */
+  /** Awards the service acknowledged since that read. */
+  sentPoints: number;
+  /** Awards still in the outbox for this quest and user. */
   pendingPoints: number;
-  /** The confirmed history as last read, newest first. */
-  history: PointsEvent[];
+  /** Newest first: pending, then sent, then confirmed entries; at most `historyLimit` (default 100). */
+  history: HistoryEntry[];
   /** The awards still in the outbox for this quest and user, newest first. */
   pending: PendingAward[];
-  /** Epoch ms of the last successful read, or null if never read. */
+  /** Epoch ms of the read the confirmed part comes from, or null if there was none. */
   confirmedAt: number | null;
-  /** True when the last read failed and the confirmed part is from an earlier read. */
+  /** True when the confirmed part is not from a read of this page (cached from an earlier one), or the last read failed. */
   stale: boolean;
 }
 
@@ -76,7 +89,10 @@ export interface Snapshot {
   /** getToken failed or a fresh token was refused: sending is paused until a token works. */
   authRequired: boolean;
   storage: 'indexeddb' | 'memory' | 'degraded';
-  /** Views of the pairs passed to watchPoints(), keyed by pointsKey(questId, serviceUserId). */
+  /**
+   * Views keyed by pointsKey(questId, serviceUserId): the client's own questId + serviceUserId from the start, and
+   * the pairs passed to watchPoints() while watched.
+   */
   points: Readonly<Record<string, PointsView>>;
 }
 
@@ -119,11 +135,13 @@ export interface QuestPointsOptions {
   maxQueue?: number;
   /** Refresh of watched points and the flush timer, while the page is visible. Default 30 000 ms. */
   pollIntervalMs?: number;
+  /** The most history entries a view holds (pending, sent and confirmed together). Default 100. */
+  historyLimit?: number;
   /** Delay between an award and the flush it triggers. Default 50 ms. */
   flushDelayMs?: number;
   fetch?: typeof fetch;
   /** Talk to the service itself with its API key. Servers and scripts only. */
-  direct?: { baseUrl: string; apiKey: string };
+  direct?: { url: string; apiKey: string };
   /** Allow `direct` in a browser, which exposes the API key to every player. */
   dangerouslyAllowBrowser?: boolean;
 }
@@ -134,6 +152,8 @@ export interface QuestPoints {
   flush(): Promise<void>;
   identify(input: { email: string } | { wallet: { address: string; chain: string } }): Promise<string>;
   getPoints(questId?: string, serviceUserId?: string): Promise<PointsView>;
+  /** The live view now, without a read (the same object until it changes); ids default to the client's own. */
+  view(questId?: string, serviceUserId?: string): PointsView;
   getEnrollment(questId?: string, serviceUserId?: string): Promise<EnrollmentStatus | null>;
   enrolledUsers(questId?: string, page?: { limit?: number; offset?: number }): AsyncIterableIterator<EnrolledUser[]>;
   watchPoints(questId: string, serviceUserId: string, cb: (view: PointsView) => void): () => void;

@@ -1,4 +1,5 @@
 import { createQuestPoints, type AwardHandle, type AwardInput, type QuestPoints, type QuestPointsEvents, type QuestPointsOptions, type Snapshot } from '../client/index.js';
+import { registerClient } from './registry.js';
 import { bindScene, type SceneLike } from './scene-binding.js';
 
 /** The `data` of the plugin's config entry: a client the game made, or the options to make one. */
@@ -17,7 +18,8 @@ export interface PluginManagerLike {
  *   plugins: { global: [{ key: 'QuestPoints', plugin: QuestPointsPlugin, start: true, mapping: 'questPoints',
  *                         data: { relayUrl: '/api', getToken, questId, serviceUserId } }] }
  *
- * then in a scene: `this.questPoints.bindScene(this)` and `this.events.on('points:changed', ...)`.
+ * or, simpler, `plugins: questPointsPlugins(data)`, which also installs QuestPointsScenePlugin as `this.questPoints`
+ * in every scene: `this.questPoints.on('points:changed', ({ view }) => ...)`, typed and removed on scene shutdown.
  */
 export class QuestPointsPlugin {
   pluginManager: PluginManagerLike | null;
@@ -41,6 +43,7 @@ export class QuestPointsPlugin {
       this.quest = createQuestPoints(data as QuestPointsOptions);
       this.ownsClient = true;
     }
+    registerClient(this.game, this.quest);
   }
 
   start(): void {}
@@ -53,6 +56,7 @@ export class QuestPointsPlugin {
   destroy(): void {
     this.stop();
     if (this.ownsClient) void this.quest?.close();
+    registerClient(this.game, null);
     this.quest = null;
     this.pluginManager = null;
     this.game = null;

@@ -19,6 +19,7 @@ export const FORWARDED_EVENTS = [
 export interface SceneLike {
   events: {
     emit(event: string, ...args: unknown[]): boolean;
+    on(event: string, fn: (...args: unknown[]) => void, context?: unknown): unknown;
     once(event: string, fn: (...args: unknown[]) => void, context?: unknown): unknown;
     off(event: string, fn?: (...args: unknown[]) => void, context?: unknown, once?: boolean): unknown;
   };

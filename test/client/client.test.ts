@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import 'fake-indexeddb/auto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createQuestPoints, QuestPointsError, type QuestPoints, type QuestPointsOptions } from '../../src/client/index.js';
+import { createQuestPoints, pointsKey, QuestPointsError, type QuestPoints, type QuestPointsOptions } from '../../src/client/index.js';
 import { fakeRelay, json, jwt, uniqueName, until } from './fake-relay.js';
 
 const open: QuestPoints[] = [];
@@ -179,7 +179,10 @@ describe('flushing', () => {
 
   it.each([408, 409, 429, 500, 503])('%i is retried with the same key, honouring Retry-After, until acknowledged', async (status) => {
     let failures = 2;
-    const relay = fakeRelay(() => (failures-- > 0 ? json(status, { success: false, message: 'later' }, { 'retry-after': '0.03' }) : undefined));
+    // Only awards fail: the client also reads its pair at start-up.
+    const relay = fakeRelay((req) =>
+      req.method === 'POST' && failures-- > 0 ? json(status, { success: false, message: 'later' }, { 'retry-after': '0.03' }) : undefined,
+    );
     const qp = client({ fetch: relay.fetch });
     const retrying: { attempt: number; delayMs: number; status?: number }[] = [];
     qp.on('award:retrying', (e) => retrying.push(e));
@@ -217,22 +220,24 @@ describe('flushing', () => {
     const relay = fakeRelay(async () => {
       calls++;
       if (calls === 1) throw new TypeError('fetch failed');
-      if (calls === 2) await new Promise((r) => setTimeout(r, 200));
+      // Never answers: only the SDK's own timeout (timeoutMs) ends this attempt.
+      if (calls === 2) await new Promise(() => {});
       return undefined;
     });
-    const qp = client({ fetch: relay.fetch, timeoutMs: 50 });
+    // No default pair: no start-up read, so every request here is the award's.
+    const qp = client({ fetch: relay.fetch, timeoutMs: 50, serviceUserId: undefined });
     const reasons: string[] = [];
     const online: boolean[] = [];
     qp.on('award:retrying', (e) => reasons.push(e.reason));
     qp.on('connection:changed', (e) => online.push(e.online));
-    expect((await qp.award({ eventPoints: 1 }).settled).status).toBe('sent');
+    expect((await qp.award({ eventPoints: 1, serviceUserId: 'player-1' }).settled).status).toBe('sent');
     expect(reasons).toEqual(['network', 'timeout']);
     expect(online).toEqual([false, true]);
   });
 
   it('an award is never dropped for a retry count', async () => {
     let failures = 12;
-    const relay = fakeRelay(() => (failures-- > 0 ? json(500, {}) : undefined));
+    const relay = fakeRelay((req) => (req.method === 'POST' && failures-- > 0 ? json(500, {}) : undefined));
     const qp = client({ fetch: relay.fetch, backoff: { baseMs: 1, maxMs: 2 } });
     expect((await qp.award({ eventPoints: 1 }).settled).status).toBe('sent');
     expect(new Set(relay.sentKeys()).size).toBe(1);
@@ -242,8 +247,9 @@ describe('flushing', () => {
   it('401: fetches a fresh token and resends with the same key', async () => {
     let tokens = 0;
     const relay = fakeRelay((req) => (req.headers.authorization === 'Bearer t1' ? json(401, { success: false, message: 'token expired' }) : undefined));
-    const qp = client({ fetch: relay.fetch, getToken: () => `t${++tokens}` });
-    const { idempotencyKey, settled } = qp.award({ eventPoints: 1 });
+    // No default pair: no start-up read, so the award's request is the first to meet the expired token.
+    const qp = client({ fetch: relay.fetch, getToken: () => `t${++tokens}`, serviceUserId: undefined });
+    const { idempotencyKey, settled } = qp.award({ eventPoints: 1, serviceUserId: 'player-1' });
     expect((await settled).status).toBe('sent');
     expect(tokens).toBe(2);
     expect(relay.sentKeys()).toEqual([idempotencyKey, idempotencyKey]);
@@ -252,13 +258,15 @@ describe('flushing', () => {
   it('a token is reused until shortly before exp', async () => {
     let tokens = 0;
     const relay = fakeRelay();
-    const qp = client({ fetch: relay.fetch, getToken: () => (tokens++, jwt('p', Date.now() / 1000 + 3600)) });
-    await qp.award({ eventPoints: 1 }).settled;
-    await qp.award({ eventPoints: 2 }).settled;
+    // No default pair, so no reads: the only requests are the awards'.
+    const award = (qp: QuestPoints, eventPoints: number) => qp.award({ eventPoints, serviceUserId: 'player-1' }).settled;
+    const qp = client({ fetch: relay.fetch, serviceUserId: undefined, getToken: () => (tokens++, jwt('p', Date.now() / 1000 + 3600)) });
+    await award(qp, 1);
+    await award(qp, 2);
     expect(tokens).toBe(1);
-    const soon = client({ fetch: relay.fetch, getToken: () => (tokens++, jwt('p', Date.now() / 1000 + 10)) });
-    await soon.award({ eventPoints: 1 }).settled;
-    await soon.award({ eventPoints: 2 }).settled;
+    const soon = client({ fetch: relay.fetch, serviceUserId: undefined, getToken: () => (tokens++, jwt('p', Date.now() / 1000 + 10)) });
+    await award(soon, 1);
+    await award(soon, 2);
     expect(tokens).toBe(3);
   });
 
@@ -314,7 +322,13 @@ describe('reads', () => {
     expect(view).toMatchObject({ confirmedPoints: 10, pendingPoints: 0.3, totalPoints: 10.3, stale: false });
     expect(view.pending.map((a) => [a.eventPoints, a.eventName])).toEqual([[0.1, undefined], [0.2, 'coin']]);
     expect(view.pending[1]!.idempotencyKey).toBe(idempotencyKey);
-    expect(view.history).toEqual(points.history);
+    // Newest first: this client's pending awards, then the service's confirmed history.
+    expect(view.history.map((e) => [e.eventPoints, e.eventName, e.state])).toEqual([
+      [0.1, 'DefaultPointsEvent', 'pending'],
+      [0.2, 'coin', 'pending'],
+      [10, 'a', 'confirmed'],
+    ]);
+    expect(view.history[1]!.idempotencyKey).toBe(idempotencyKey);
   });
 
   it('getPoints encodes hostile ids as one path segment', async () => {
@@ -357,7 +371,7 @@ describe('reads', () => {
     expect(pages).toEqual([['u0', 'u1'], ['u2', 'u3'], ['u4']]);
   });
 
-  it('watchPoints and getSnapshot follow queued and acknowledged awards', async () => {
+  it('the own pair is live from the start: read, queued, acknowledged (sent), then confirmed by one read after the drain', async () => {
     let total = 10;
     const relay = readRelay((req) => {
       if (req.method === 'POST') total += req.body.eventPoints;
@@ -365,20 +379,73 @@ describe('reads', () => {
       return undefined;
     });
     const qp = client({ fetch: relay.fetch });
-    const seen: number[] = [];
-    const stop = qp.watchPoints('quest-1', 'player-1', (v) => seen.push(v.totalPoints));
-    const snapshots = new Set<unknown>();
-    qp.subscribe((s) => snapshots.add(s));
-    await until(() => seen.includes(10));
+    const key = pointsKey('quest-1', 'player-1');
+    // The snapshot holds the client's own pair from the start, with no watchPoints() call.
+    expect(Object.keys(qp.getSnapshot().points)).toEqual([key]);
+    const seen: [number, number, number, number][] = [];
+    qp.on('points:changed', ({ view }) => seen.push([view.totalPoints, view.confirmedPoints, view.sentPoints, view.pendingPoints]));
+    await until(() => qp.getSnapshot().points[key]?.confirmedPoints === 10);
     const before = qp.getSnapshot();
     expect(qp.getSnapshot()).toBe(before); // stable between changes (useSyncExternalStore)
+    const reads = () => relay.seen.filter((r) => r.method === 'GET').length;
+    const readsBefore = reads();
     qp.award({ eventPoints: 5 });
-    await until(() => seen.includes(15));
-    await until(async () => (await qp.pending()).length === 0);
-    await qp.getPoints();
-    expect(Object.values(qp.getSnapshot().points)[0]).toMatchObject({ totalPoints: 15, confirmedPoints: 15, pendingPoints: 0 });
-    expect(snapshots.size).toBeGreaterThan(1);
+    await until(() => qp.getSnapshot().points[key]?.confirmedPoints === 15);
+    expect(qp.getSnapshot()).not.toBe(before);
+    expect(qp.getSnapshot().points[key]).toMatchObject({ totalPoints: 15, confirmedPoints: 15, sentPoints: 0, pendingPoints: 0, stale: false });
+    // Nothing known (no cache) -> read -> pending -> sent (acknowledged, no read yet) -> confirmed; never a dip.
+    expect(seen).toEqual([
+      [0, 0, 0, 0],
+      [10, 10, 0, 0],
+      [15, 10, 0, 5],
+      [15, 10, 5, 0],
+      [15, 15, 0, 0],
+    ]);
+    expect(reads() - readsBefore).toBe(1); // one read for the drain, none per batch
+  });
+
+  it('other tabs see the same live view: acknowledgements and accepted reads arrive over the BroadcastChannel', async () => {
+    let total = 10;
+    const history: { createdAt: string; eventPoints: number; eventName: string; eventDescription: string }[] = [];
+    const relay = readRelay((req) => {
+      if (req.method === 'POST')
+        for (const a of req.body.awards ?? [req.body]) {
+          total += a.eventPoints;
+          history.unshift({ createdAt: new Date().toISOString(), eventPoints: a.eventPoints, eventName: a.eventName ?? 'DefaultPointsEvent', eventDescription: '' });
+        }
+      if (req.method === 'GET' && req.path.includes('/points/')) return json(200, { success: true, data: { totalPoints: total, history } });
+      return undefined;
+    });
+    const storageName = uniqueName();
+    const a = client({ fetch: relay.fetch, storageName });
+    const b = client({ fetch: relay.fetch, storageName });
+    const reads = () => relay.seen.filter((r) => r.method === 'GET').length;
+    const states: string[][] = [];
+    b.on('points:changed', ({ view }) => states.push(view.history.map((e) => `${e.eventPoints}:${e.state}`)));
+    await until(() => b.view().confirmedPoints === 10 && a.view().confirmedPoints === 10);
+    const readsBefore = reads();
+    await a.award({ eventPoints: 3, eventName: 'coin' }).settled;
+    await until(() => b.view().confirmedPoints === 13);
+    expect(b.view()).toMatchObject({ totalPoints: 13, sentPoints: 0, pendingPoints: 0 });
+    await until(() => a.view().confirmedPoints === 13);
+    // Tab B saw the award queued, acknowledged and confirmed; one read served both tabs (the flushing tab's, after
+    // its drain; the other adopted it).
+    expect(states.map((h) => h[0])).toEqual(expect.arrayContaining(['3:pending', '3:sent', '3:confirmed']));
+    expect(reads() - readsBefore).toBe(1);
+  });
+
+  it('watchPoints follows another pair, and getSnapshot holds it while watched', async () => {
+    const relay = readRelay((req) =>
+      req.method === 'GET' && req.path.includes('/points/player-2') ? json(200, { success: true, data: { totalPoints: 7, history: [] } }) : undefined,
+    );
+    const qp = client({ fetch: relay.fetch });
+    const seen: number[] = [];
+    const stop = qp.watchPoints('quest-1', 'player-2', (v) => seen.push(v.totalPoints));
+    const key = pointsKey('quest-1', 'player-2');
+    await until(() => seen.includes(7));
+    expect(qp.getSnapshot().points[key]?.totalPoints).toBe(7);
     stop();
+    await until(() => qp.getSnapshot().points[key] === undefined);
   });
 });
 
@@ -487,11 +554,16 @@ describe('storage and environment', () => {
     });
   });
 
-  it('direct mode is refused in a browser unless dangerouslyAllowBrowser', () => {
-    const direct = { baseUrl: 'https://service.test', apiKey: 'k' };
+  it('direct mode is refused in a browser unless dangerouslyAllowBrowser', async () => {
+    const direct = { url: 'https://service.test', apiKey: 'k' };
     expect(() => createQuestPoints({ direct })).toThrow(/refused in a browser/);
-    const qp = createQuestPoints({ direct, dangerouslyAllowBrowser: true, storage: 'memory' });
+    const relay = fakeRelay();
+    const qp = createQuestPoints({ direct, dangerouslyAllowBrowser: true, storage: 'memory', fetch: relay.fetch, flushDelayMs: 1 });
     open.push(qp);
+    const { settled } = qp.award({ questId: 'quest-1', serviceUserId: 'player-1', eventPoints: 1 });
+    expect((await settled).status).toBe('sent');
+    // Straight to the service with its API key: the spec's single-award path, no relay batch endpoint.
+    expect(relay.seen.map((r) => [r.method, r.path, r.headers.api_key])).toEqual([['POST', '/group-quests/quest-1/points', 'k']]);
   });
 
   it('two tabs: one flusher, both see the queue', async () => {
@@ -503,7 +575,11 @@ describe('storage and environment', () => {
     const b = client({ fetch: relay.fetch, storageName });
     const keys = [a.award({ eventPoints: 1 }).idempotencyKey, b.award({ eventPoints: 2 }).idempotencyKey];
     await until(() => a.getSnapshot().queueSize === 2 && b.getSnapshot().queueSize === 2);
-    await Promise.all([a.flush(), b.flush(), (async () => (await new Promise((r) => setTimeout(r, 50)), release()))()]);
+    const flushes = [a.flush(), b.flush()];
+    // Both tabs have asked to flush while one batch is held at the relay: let it through only then.
+    await until(() => relay.seen.some((r) => r.path === '/api/batch/points'));
+    release();
+    await Promise.all(flushes);
     await until(async () => (await a.pending()).length === 0 && b.getSnapshot().queueSize === 0);
     // Every key went out exactly once: no two tabs flushed the same award concurrently.
     expect(relay.sentKeys().sort()).toEqual([...keys].sort());

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEmulator } from '../../src/emulator/index.js';
 import { createRelay, signPlayerToken } from '../../src/relay/index.js';
-import { createQuestPoints, type QuestPoints } from '../../src/client/index.js';
+import { createQuestPoints, type AwardHandle, type QuestPoints } from '../../src/client/index.js';
 import { until } from './fake-relay.js';
 
 const SECRET = 'integration-test-secret-of-32-chars!!';
@@ -81,8 +81,11 @@ describe('SDK + relay + emulator', () => {
     const qp = client('player-c');
     const handles: { idempotencyKey: string }[] = [];
     for (let round = 0; round < 6; round++) {
-      for (let i = 0; i < 8; i++) handles.push(qp.award({ eventPoints: 1, eventName: `r${round}` }));
-      await new Promise((r) => setTimeout(r, 5));
+      const roundHandles: AwardHandle[] = [];
+      for (let i = 0; i < 8; i++) roundHandles.push(qp.award({ eventPoints: 1, eventName: `r${round}` }));
+      handles.push(...roundHandles);
+      // Rounds are separate commits (and so separate batches): wait until this one is in the outbox.
+      await roundHandles.at(-1)!.persisted;
     }
     await until(async () => (await qp.pending()).length === 0, 15_000);
     await admin('PUT', 'faults', {});

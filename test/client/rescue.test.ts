@@ -9,6 +9,7 @@ import { fakeRelay, json, jwt, uniqueName, until } from './fake-relay.js';
 const open: QuestPoints[] = [];
 afterEach(async () => {
   vi.restoreAllMocks();
+  vi.unstubAllGlobals();
   await Promise.all(open.splice(0).map((c) => c.close()));
   localStorage.clear();
 });
@@ -100,15 +101,20 @@ describe('pagehide rescue', () => {
 
   it('localStorage throwing: award() and pagehide work, the award is committed as usual', async () => {
     const name = uniqueName();
-    vi.spyOn(Storage.prototype, 'setItem').mockImplementation(() => {
+    // Every use of localStorage throws, as with disabled storage or an opaque origin. (happy-dom binds Storage
+    // methods to the instance, so a spy on Storage.prototype would never be reached.)
+    const setItem = vi.fn(() => {
       throw new DOMException('quota', 'QuotaExceededError');
     });
-    vi.spyOn(Storage.prototype, 'key').mockImplementation(() => {
+    const denied = () => {
       throw new DOMException('denied', 'SecurityError');
-    });
+    };
+    vi.stubGlobal('localStorage', new Proxy({ setItem }, { get: (target, prop) => (prop === 'setItem' ? target.setItem : denied()), ownKeys: denied }));
     const qp = client(name);
     const { persisted } = qp.award({ eventPoints: 1 });
     expect(() => window.dispatchEvent(new Event('pagehide'))).not.toThrow();
+    // The rescue did try to write the uncommitted award, and its throw was contained.
+    expect(setItem).toHaveBeenCalledWith(expect.stringContaining(`quest-points:${name}:rescue:`), expect.any(String));
     expect(await persisted).toBe(true);
     expect((await qp.pending()).length).toBe(1);
   });

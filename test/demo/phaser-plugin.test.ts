@@ -122,3 +122,39 @@ describe('QuestPointsPlugin', () => {
     expect(() => plugin.init(undefined)).toThrow(/data is required/);
   });
 });
+
+describe('QuestPointsScenePlugin (this.questPoints in every scene)', () => {
+  it('gives a scene the typed events of the game client and removes them when the scene shuts down', async () => {
+    const { createQuestPoints } = await import('../../src/client/index.js');
+    const { QuestPointsScenePlugin, questPointsPlugins } = await import('../../src/phaser/index.js');
+    const client = createQuestPoints({
+      relayUrl: 'http://relay.test',
+      getToken: () => 't',
+      storage: 'memory',
+      fetch: async () => new Response('{}', { status: 503 }),
+      backoff: { baseMs: 60_000, maxMs: 60_000 },
+    });
+    const config = questPointsPlugins({ client });
+    const game = { name: 'game' };
+    const global = new config.global[0]!.plugin({ game });
+    global.init(config.global[0]!.data);
+    const scene = fakeScene();
+    const plugin = new config.scene[0]!.plugin(scene, { game });
+    expect(plugin).toBeInstanceOf(QuestPointsScenePlugin);
+    plugin.boot();
+    const queued: number[] = [];
+    plugin.on('award:queued', ({ award }) => queued.push(award.eventPoints));
+    plugin.award({ eventPoints: 2, questId: 'q', serviceUserId: 'u' });
+    expect(queued).toEqual([2]);
+    scene.events.emit('shutdown');
+    plugin.award({ eventPoints: 3, questId: 'q', serviceUserId: 'u' });
+    expect(queued).toEqual([2]);
+    // A restarted scene adds its listeners again.
+    plugin.once('award:queued', ({ award }) => queued.push(award.eventPoints));
+    plugin.award({ eventPoints: 4, questId: 'q', serviceUserId: 'u' });
+    plugin.award({ eventPoints: 5, questId: 'q', serviceUserId: 'u' });
+    expect(queued).toEqual([2, 4]);
+    expect(plugin.view('q', 'u').pendingPoints).toBe(14);
+    await client.close();
+  });
+});

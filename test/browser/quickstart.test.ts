@@ -1,0 +1,163 @@
+// The README quick start, run as written in real Chromium: its client snippet is taken from README.md verbatim and
+// served at https://game.example.com (page.route), whose /qp/* is forwarded to a real relay in front of the emulator
+// and whose /login/qp-token mints the player's token. The service already holds 40 points. Then: three awards; two
+// awards offline, then online; one award, a reload while offline, then online. The HUD's total must never go down,
+// must equal the ledger at the end, and the history must list each award exactly once.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import type { Browser, Page, Route } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { signPlayerToken, startRelay, type RunningServer } from '../../src/relay/index.js';
+import { launchChromium } from '../helpers/chromium.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const ORIGIN = 'https://game.example.com';
+const SECRET = 'quickstart-test-secret-0123456789abcdef';
+const API_KEY = 'quickstart-test-api-key';
+const PLAYER = 'quickstart-player';
+
+/** The README's client snippet, verbatim. */
+function readmeClientSnippet(): string {
+  const blocks = [...readFileSync(`${root}README.md`, 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  const snippet = blocks.find((b) => b.includes('createQuestPoints('));
+  if (!snippet) throw new Error('README.md has no ```ts block with createQuestPoints');
+  return snippet;
+}
+
+/** The page: what the snippet expects to exist (a player, a HUD), the snippet, and a handle for the test. */
+async function pageScript(): Promise<string> {
+  const contents = [
+    `const player = { serviceUserId: ${JSON.stringify(PLAYER)} };`,
+    // The HUD records every total it is given, across reloads.
+    `const hud = { setScore(total: number) { const seen = JSON.parse(sessionStorage.getItem('totals') ?? '[]'); seen.push(total); sessionStorage.setItem('totals', JSON.stringify(seen)); } };`,
+    readmeClientSnippet(),
+    `Object.assign(window, { qp });`,
+  ].join('\n');
+  const result = await build({
+    stdin: { contents, loader: 'ts', resolveDir: root },
+    alias: { 'quest-points': `${root}src/client/index.ts` },
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'browser',
+    target: 'chrome120',
+    logLevel: 'silent',
+  });
+  return result.outputFiles[0]!.text;
+}
+
+let browser: Browser;
+let emulator: RunningEmulator;
+let relay: RunningServer;
+let script: string;
+
+beforeAll(async () => {
+  [browser, emulator, script] = await Promise.all([launchChromium(), startEmulator({ port: 0, apiKeys: [API_KEY] }), pageScript()]);
+  relay = await startRelay({
+    port: 0,
+    secret: SECRET,
+    policy: { events: { coin: { maxPoints: 5 } }, maxPointsPerAward: 5 },
+    upstream: { url: emulator.url, apiKey: API_KEY },
+    corsOrigins: [ORIGIN],
+    logger: () => {},
+  });
+  // The service already holds 40 points for this player (awarded with the API key, as an operator would).
+  const seeded = await fetch(`${emulator.url}/group-quests/summer/points`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', API_KEY },
+    body: JSON.stringify({ serviceUserId: PLAYER, eventPoints: 40, eventName: 'welcome_bonus' }),
+  });
+  expect(seeded.status).toBe(200);
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await relay?.close();
+  await emulator?.close();
+});
+
+/** https://game.example.com: the page, the player's token, and /qp/* forwarded to the relay unless "offline". */
+async function serveGame(page: Page, network: { offline: boolean }) {
+  await page.route(`${ORIGIN}/**`, async (route: Route) => {
+    const request = route.request();
+    const url = new URL(request.url());
+    if (url.pathname === '/') return route.fulfill({ contentType: 'text/html', body: '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script type="module" src="/app.js"></script>' });
+    if (url.pathname === '/app.js') return route.fulfill({ contentType: 'text/javascript', body: script });
+    if (url.pathname === '/login/qp-token') return route.fulfill({ contentType: 'text/plain', body: await signPlayerToken({ sub: PLAYER, quests: ['summer'] }, { secret: SECRET }) });
+    if (!url.pathname.startsWith('/qp/')) return route.fulfill({ status: 404, body: '' });
+    if (network.offline) return route.abort('internetdisconnected');
+    const body = request.postDataBuffer();
+    const answer = await fetch(relay.url + url.pathname.slice(3) + url.search, {
+      method: request.method(),
+      headers: await request.allHeaders(),
+      body: body ? new Uint8Array(body) : undefined,
+    }).catch(() => undefined);
+    if (!answer) return route.abort('connectionrefused');
+    return route.fulfill({ status: answer.status, headers: Object.fromEntries(answer.headers), body: Buffer.from(await answer.arrayBuffer()) });
+  });
+}
+
+async function ledger() {
+  const response = await fetch(`${emulator.url}/group-quests/summer/points/${PLAYER}`, { headers: { API_KEY } });
+  return ((await response.json()) as { data: { totalPoints: number; history: { eventPoints: number; eventName: string }[] } }).data;
+}
+
+const totals = (page: Page) => page.evaluate(() => JSON.parse(sessionStorage.getItem('totals') ?? '[]') as number[]);
+const lastTotal = async (page: Page) => (await totals(page)).at(-1);
+const queueSize = (page: Page) => page.evaluate(() => (window as unknown as { qp: { getSnapshot(): { queueSize: number } } }).qp.getSnapshot().queueSize);
+const award = (page: Page) => page.evaluate(() => void (window as unknown as { qp: { award(a: object): void } }).qp.award({ eventPoints: 5, eventName: 'coin' }));
+const setOnline = (page: Page, network: { offline: boolean }, online: boolean) => {
+  network.offline = !online;
+  // What the browser fires when the network goes and comes back.
+  return page.evaluate((type) => void window.dispatchEvent(new Event(type)), online ? 'online' : 'offline');
+};
+
+describe('README quick start in Chromium', () => {
+  it('shows a live total that never goes down, equals the ledger, and lists each award once', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    const network = { offline: false };
+    await serveGame(page, network);
+    await page.goto(ORIGIN + '/');
+    // The snippet's own award on load; the start-up read brings the 40 already held.
+    await expect.poll(() => lastTotal(page), { timeout: 15_000 }).toBe(45);
+
+    for (let i = 0; i < 3; i++) await award(page);
+    await expect.poll(() => lastTotal(page), { timeout: 15_000 }).toBe(60);
+    await expect.poll(() => queueSize(page), { timeout: 15_000 }).toBe(0);
+
+    await setOnline(page, network, false);
+    await award(page);
+    await award(page);
+    await expect.poll(() => lastTotal(page), { timeout: 10_000 }).toBe(70);
+    await setOnline(page, network, true);
+    await expect.poll(() => queueSize(page), { timeout: 15_000 }).toBe(0);
+
+    await setOnline(page, network, false);
+    await award(page);
+    await expect.poll(() => lastTotal(page), { timeout: 10_000 }).toBe(75);
+    // Offline reload: the snippet awards again on load; the cached total and the outbox show at once.
+    await page.reload({ waitUntil: 'load' });
+    await expect.poll(() => lastTotal(page), { timeout: 15_000 }).toBe(80);
+    await setOnline(page, network, true);
+    await expect.poll(() => queueSize(page), { timeout: 20_000 }).toBe(0);
+
+    const service = await ledger();
+    expect(service.totalPoints).toBe(80);
+    // Settled: the view's history is the service's, each award once, nothing pending or sent left.
+    await expect
+      .poll(() => page.evaluate(() => (window as unknown as { qp: { view(): { history: { state: string }[] } } }).qp.view().history.map((e) => e.state)), { timeout: 20_000 })
+      .toEqual(Array(service.history.length).fill('confirmed'));
+    expect(service.history.filter((e) => e.eventName === 'coin')).toHaveLength(8);
+    const seen = await totals(page);
+    expect(seen.at(-1)).toBe(80);
+    for (let i = 1; i < seen.length; i++) expect(seen[i], `HUD totals ${seen.join(' → ')}`).toBeGreaterThanOrEqual(seen[i - 1]!);
+    console.log(`quick start HUD totals: ${seen.join(' → ')}`);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 120_000);
+});
