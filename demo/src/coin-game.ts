@@ -31,13 +31,23 @@ export function startCoinGame(canvas: HTMLCanvasElement, options: CoinGameOption
   let last = performance.now();
   let frame = 0;
 
+  // Keyboard play: ← → or A D (either case: Caps Lock or Shift must not stop the basket) while the canvas has focus.
   const keys = new Set<string>();
-  const onKey = (event: KeyboardEvent) => {
-    if (!['ArrowLeft', 'ArrowRight', 'a', 'd'].includes(event.key)) return;
-    event.preventDefault();
-    if (event.type === 'keydown') keys.add(event.key);
-    else keys.delete(event.key);
+  const steer = () => {
     direction = (keys.has('ArrowRight') || keys.has('d') ? 1 : 0) - (keys.has('ArrowLeft') || keys.has('a') ? 1 : 0);
+  };
+  const onKey = (event: KeyboardEvent) => {
+    const key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
+    if (!['ArrowLeft', 'ArrowRight', 'a', 'd'].includes(key)) return;
+    event.preventDefault();
+    if (event.type === 'keydown') keys.add(key);
+    else keys.delete(key);
+    steer();
+  };
+  // A key released after focus moved away never reaches the canvas: stop rather than drift forever.
+  const onBlur = () => {
+    keys.clear();
+    steer();
   };
   const onPointer = (event: PointerEvent) => {
     const rect = canvas.getBoundingClientRect();
@@ -46,6 +56,7 @@ export function startCoinGame(canvas: HTMLCanvasElement, options: CoinGameOption
   canvas.addEventListener('keydown', onKey);
   canvas.addEventListener('keyup', onKey);
   canvas.addEventListener('pointermove', onPointer);
+  canvas.addEventListener('blur', onBlur);
 
   const spawn = () => {
     const gem = Math.random() < 0.12;
@@ -120,11 +131,16 @@ export function startCoinGame(canvas: HTMLCanvasElement, options: CoinGameOption
     setAutoplay(value: boolean) {
       autoplay = value;
     },
+    /** Where the basket and the falling coins are (canvas pixels), for tests and curious designers. */
+    state() {
+      return { basketX, basketY: BASKET.y, coins: coins.map((coin) => ({ x: coin.x, y: coin.y, value: coin.value })) };
+    },
     stop() {
       cancelAnimationFrame(frame);
       canvas.removeEventListener('keydown', onKey);
       canvas.removeEventListener('keyup', onKey);
       canvas.removeEventListener('pointermove', onPointer);
+      canvas.removeEventListener('blur', onBlur);
     },
   };
 }

@@ -75,4 +75,4 @@ export const HUD_HTML = `
   <ol class="events history" id="hud-history" aria-label="Last 8 points, newest first"></ol>
   <label class="switch"><input type="checkbox" role="switch" id="offline-switch"> Offline switch (fail every request)</label>
   <h2 style="margin-top:1rem">Recent events</h2>
-  <ol class="events" id="hud-events" aria-label="Recent SDK events"></ol>`;
+  <ol class="events" id="hud-events" aria-label="Recent SDK events" tabindex="0"></ol>`;

@@ -23,6 +23,10 @@ export function devToken(claims: { sub: string; role?: 'player' | 'admin' }): ()
   const query = new URLSearchParams({ sub: claims.sub, role: claims.role ?? 'player' });
   return async () => {
     const response = await fetch(`/__dev/token?${query}`, { cache: 'no-store' });
+    // A static host (a deployed `vite build`) answers index.html or 404 here: say what serves dev tokens.
+    if (!response.headers.get('content-type')?.includes('application/json')) {
+      throw new Error(`dev token: /__dev/token answered ${response.status} without JSON; dev tokens are served only by \`vite\` or \`vite preview\` with the quest-points/vite plugin, or by \`npx quest-points dev\``);
+    }
     const body = (await response.json()) as { success: boolean; data?: { token: string }; message?: string };
     if (!response.ok || !body.data) throw new Error(`dev token: ${body.message ?? response.status}`);
     return body.data.token;

@@ -1,16 +1,12 @@
-/** What to do with one award after an answer. */
-export type Verdict = 'ok' | 'rejected' | 'retry' | 'auth';
+import { statusVerdict, type Verdict } from '../protocol/status.js';
+
+export type { Verdict };
 
 /**
- * 2xx acknowledged; 401 needs a fresh token; 408/409/429/5xx (and no answer at all) are retried with the same key;
- * 400/403/404/413/422 and any other 4xx are final refusals (dead letters). 1xx/3xx never reach us from fetch.
+ * What to do with one award after an answer: the protocol's one status table (protocol/status.ts), the same the
+ * relay answers its single route and its batch with. 1xx/3xx never reach us from fetch.
  */
-export function classify(status: number): Verdict {
-  if (status >= 200 && status < 300) return 'ok';
-  if (status === 401) return 'auth';
-  if (status === 408 || status === 409 || status === 429 || status >= 500 || status < 200) return 'retry';
-  return 'rejected';
-}
+export const classify = (status: number): Verdict => statusVerdict(status);
 
 /** Retry-After as milliseconds: delta-seconds or an HTTP date; undefined when absent or unreadable. */
 export function retryAfterMs(value: string | null | undefined, now = Date.now()): number | undefined {

@@ -1,5 +1,5 @@
 import { createFetch } from 'ofetch';
-import { API_KEY_HEADER, IDEMPOTENCY_KEY_HEADER } from '../protocol/headers.js';
+import { API_KEY_HEADER, IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_IETF_HEADER } from '../protocol/headers.js';
 import { QuestPointsError } from './errors.js';
 import { retryAfterMs } from './retry.js';
 import { createTokenCache } from './token.js';
@@ -50,7 +50,9 @@ export function createTransport(options: QuestPointsOptions) {
         throw new QuestPointsError(`getToken() failed: ${(error as Error)?.message ?? error}`, 'auth');
       }
     }
-    if (key) headers[IDEMPOTENCY_KEY_HEADER] = key;
+    // The service's own header in direct mode; to the relay the IETF spelling, which proxies such as nginx keep
+    // (they drop header names with underscores by default).
+    if (key) headers[direct ? IDEMPOTENCY_KEY_HEADER : IDEMPOTENCY_KEY_IETF_HEADER] = key;
     try {
       const res = await $fetch.raw(base + path, {
         method,

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { routes } from '../protocol/index.js';
+import { malformedPathMessage, malformedPathSegment, routes } from '../protocol/index.js';
 import { ADMIN_PREFIX, adminRoutes } from './admin.js';
 import { DROPPED, awardHandler } from './award.js';
 import { createCore, type Core } from './core.js';
@@ -34,6 +34,12 @@ export function buildEmulator(options: EmulatorOptions = {}): { app: Hono<Emulat
       entry.status = entry.fault === 'lost-ack-drop' ? 0 : c.res.status;
       core.log.add(entry);
     }
+  });
+
+  app.use('*', async (c, next) => {
+    const segment = malformedPathSegment(new URL(c.req.url).pathname);
+    if (segment !== undefined) return fail(400, malformedPathMessage(segment));
+    await next();
   });
 
   const auth = requireApiKey(core);

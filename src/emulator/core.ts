@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { formatIssues } from '../protocol/index.js';
+import { formatIssues, normaliseChain } from '../protocol/index.js';
 import { createFaults } from './faults.js';
 import { createIdempotencyStore } from './idempotency.js';
 import { createLedger } from './ledger.js';
@@ -19,7 +19,7 @@ export function createCore(options: EmulatorOptions = {}) {
     mode: (options.mode ?? 'stateful') as EmulatorMode,
     apiKeys: [...(options.apiKeys ?? DEFAULT_API_KEYS)],
     autoCreate: options.autoCreate ?? true,
-    chains: options.chains ? new Set(options.chains.map((chain) => chain.trim().toLowerCase())) : null,
+    chains: options.chains ? new Set(options.chains.map(normaliseChain)) : null,
     now,
     users,
     ledger,

@@ -7,6 +7,7 @@ import {
   QuestUserParamsSchema,
   SANDBOX_NOT_ENROLLED_ID,
   SANDBOX_USER_ID,
+  normaliseChain,
   parseWith,
   paths,
   type EnrolledUser,
@@ -30,7 +31,7 @@ export const identifyHandler =
     // The spec's test environment: any e-mail or wallet is the same fixed mock user.
     if (core.mode === 'sandbox') return ok({ serviceUserId: SANDBOX_USER_ID });
     const { wallet } = body.value;
-    if (wallet && core.chains && !core.chains.has(wallet.chain.toLowerCase())) {
+    if (wallet && core.chains && !core.chains.has(normaliseChain(wallet.chain))) {
       return fail(400, `wallet.chain must be one of: ${[...core.chains].join(', ')}`);
     }
     const user = core.users.find(body.value) ?? (core.autoCreate ? core.users.create(body.value) : undefined);

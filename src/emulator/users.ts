@@ -1,4 +1,4 @@
-import type { Wallet } from '../protocol/index.js';
+import { normaliseEmail, normaliseWallet, type Wallet } from '../protocol/index.js';
 
 export interface UserRecord {
   serviceUserId: string;
@@ -12,16 +12,7 @@ export interface IdentityInput {
   wallet?: Wallet | undefined;
 }
 
-const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-
-/** E-mails compare trimmed and lower-cased. */
-export const normaliseEmail = (email: string) => email.trim().toLowerCase();
-
-/** Chains compare lower-cased; EVM addresses (0x + 40 hex) lower-cased, others as sent (trimmed). */
-export function normaliseWallet(wallet: Wallet): Wallet {
-  const address = wallet.address.trim();
-  return { chain: wallet.chain.trim().toLowerCase(), address: EVM_ADDRESS.test(address) ? address.toLowerCase() : address };
-}
+// Identities compare as the protocol normalises them (protocol/identity.ts), the relay's access checks too.
 
 const walletKey = (wallet: Wallet) => `${wallet.chain}\n${wallet.address}`;
 

@@ -8,3 +8,5 @@ export * from './responses.js';
 export * from './batch.js';
 export * from './paths.js';
 export * from './issues.js';
+export * from './status.js';
+export * from './identity.js';

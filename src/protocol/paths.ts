@@ -29,3 +29,21 @@ export const routes = {
   enrolledUsers: '/group-quests/:questId/enrolled-users',
   batch: '/batch/points',
 } as const;
+
+/**
+ * The first segment of a raw URL path that is not valid percent-encoded UTF-8 (%ZZ, or %ED%A0%80: a lone surrogate),
+ * or undefined. Routers keep such a segment as literal text, so without this check "%ED%A0%80" would silently become
+ * an id of nine characters; the servers answer 400 instead.
+ */
+export function malformedPathSegment(pathname: string): string | undefined {
+  for (const segment of pathname.split('/')) {
+    try {
+      decodeURIComponent(segment);
+    } catch {
+      return segment.length > 64 ? `${segment.slice(0, 64)}...` : segment;
+    }
+  }
+  return undefined;
+}
+
+export const malformedPathMessage = (segment: string) => `path segment ${JSON.stringify(segment)} is not valid percent-encoded UTF-8`;

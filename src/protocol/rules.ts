@@ -25,7 +25,19 @@ const NO_CONTROL_CHARS = /^[^\u0000-\u001f\u007f-\u009f]*$/u;
 const noControl: Step<string> = [(s) => NO_CONTROL_CHARS.test(s), 'must not contain control characters'];
 const maxChars = (max: number): Step<string> => [(s) => s.length <= max, `must be at most ${max} characters`];
 const notEmpty: Step<string> = [(s) => s.length > 0, 'must not be empty'];
-const text = (...steps: Step<string>[]): TextRule => ({ type: 'string', steps });
+/**
+ * No lone UTF-16 surrogates: such a string has no UTF-8 form, so it cannot be put in a URL (encodeURIComponent
+ * throws) nor stored faithfully. String.prototype.isWellFormed is Node 20 / 2023 browsers; \p{Cs} under the u flag
+ * matches only an unpaired surrogate (a pair is read as one astral code point) and covers older engines.
+ */
+export function isWellFormed(s: string): boolean {
+  const native = (s as { isWellFormed?: () => boolean }).isWellFormed;
+  return typeof native === 'function' ? native.call(s) : !/\p{Cs}/u.test(s);
+}
+export const WELL_FORMED_MESSAGE = 'must be well-formed Unicode (no lone surrogates)';
+const wellFormed: Step<string> = [isWellFormed, WELL_FORMED_MESSAGE];
+/** Every text field is well-formed Unicode first: the other steps then read real characters. */
+const text = (...steps: Step<string>[]): TextRule => ({ type: 'string', steps: [wellFormed, ...steps] });
 const oneCharAtLeast: Step<string> = [(s) => s.length >= 1, 'must be at least 1 character'];
 
 /**

@@ -1,4 +1,4 @@
-import type { Wallet } from '../protocol/index.js';
+import { normaliseEmail, sameWallet, type Wallet } from '../protocol/index.js';
 import type { VerifiedClaims } from './claims.js';
 import type { Refusal } from './policy.js';
 
@@ -43,13 +43,4 @@ export function checkIdentifyAccess(claims: VerifiedClaims, body: { email?: stri
     }
   }
   return null;
-}
-
-// Same normalisation as the service: e-mails trimmed and lower-cased, EVM addresses lower-cased.
-const normaliseEmail = (email: string) => email.trim().toLowerCase();
-const EVM_ADDRESS = /^0x[0-9a-f]{40}$/i;
-const normaliseAddress = (address: string) => (EVM_ADDRESS.test(address) ? address.toLowerCase() : address);
-
-function sameWallet(a: Wallet, b: Wallet): boolean {
-  return a.chain.trim() === b.chain.trim() && normaliseAddress(a.address.trim()) === normaliseAddress(b.address.trim());
 }

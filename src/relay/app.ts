@@ -9,15 +9,21 @@ import { clientIp, type ForwardedHeader } from './client-ip.js';
 import { logEvent, redactFor, type RelayEnv, type RelayRuntime } from './context.js';
 import { createMemoryCounterStore, type CounterStore } from './counter-store.js';
 import { originPolicy, securityHeaders } from './hygiene.js';
+import { createKeyScope } from './keys.js';
 import { jsonLinesToStderr, levelOfStatus, type LogSink } from './logger.js';
 import { createRelayMetrics, timedUpstream } from './metrics.js';
 import { OPS_PATHS, operatorRoutes, type OpsState } from './ops.js';
+import { createPlayerQueue } from './player-queue.js';
 import { resolvePolicy, type RelayPolicy } from './policy.js';
 import { checkRateLimit, type StoreErrorBehaviour } from './rate-limit.js';
 import { createRedisCounterStore } from './redis-store.js';
 import { fail } from './respond.js';
 import { serviceRoutes } from './routes.js';
 import { createUpstream, type UpstreamOptions } from './upstream.js';
+import { wellFormedPath } from './validate.js';
+
+/** Below the SDK's default request timeout (10 s), so the SDK reads the relay's answer instead of timing out. */
+const DEFAULT_DEADLINE_MS = 8000;
 
 export interface RelayOptions {
   /** The Quest Points Service; url and apiKey default to QP_UPSTREAM_URL and QP_API_KEY. */
@@ -44,6 +50,11 @@ export interface RelayOptions {
   logger?: LogSink;
   /** Awards of a batch in flight toward the service at once; default 8. */
   batchConcurrency?: number;
+  /**
+   * Each award request (single or batch) is answered within this many ms: awards not sent or not answered by then
+   * come back `retry` (a single award 504). Default 8000, below the SDK's 10 s request timeout.
+   */
+  deadlineMs?: number;
   /** Proxies of your own in front of the relay: true = 1, or a count. Default false (socket address only). */
   trustProxy?: boolean | number;
   /** The header those proxies write: 'x-forwarded-for' (default) or 'forwarded' (RFC 7239). */
@@ -87,6 +98,10 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
     metrics,
     log,
     batchConcurrency: Math.max(1, Math.floor(options.batchConcurrency ?? 8)),
+    deadlineMs: Math.max(1, options.deadlineMs ?? DEFAULT_DEADLINE_MS),
+    // Without a relay secret (an operator's own authenticate()), the API key is the deployment's secret.
+    upstreamKey: createKeyScope((secret ?? upstreamApiKey(options))!),
+    players: createPlayerQueue(),
     secrets: [upstreamApiKey(options), secret].filter((s): s is string => Boolean(s)),
   };
   const ops: OpsState = { draining: false };
@@ -112,6 +127,7 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
   app.use(...securityHeaders);
   app.route('/', operatorRoutes(runtime, ops, options.metricsToken ?? env.QP_METRICS_TOKEN));
   app.use(...originPolicy(options.corsOrigins ?? []));
+  app.use(wellFormedPath);
   const perIp = runtime.policy.rateLimits.perIp;
   if (perIp) {
     app.use(async (c, next) => {

@@ -1,13 +1,15 @@
 import { paths, type AwardBody } from '../protocol/index.js';
 import { checkUserAccess } from './access.js';
 import type { VerifiedClaims } from './claims.js';
-import type { RelayRuntime } from './context.js';
+import type { RelayContext, RelayRuntime } from './context.js';
+import { createDeadline, type Deadline } from './deadline.js';
 import { checkPolicyPoints, checkPolicyQuest, type Refusal } from './policy.js';
 import { checkRateLimit } from './rate-limit.js';
 import type { UpstreamResult } from './upstream.js';
 
 export interface AwardInput extends AwardBody {
   questId: string;
+  /** The client's key; the service sees the player's derived key (keys.ts). */
   idempotencyKey?: string | undefined;
 }
 
@@ -22,6 +24,7 @@ export async function runAward(
   claims: VerifiedClaims,
   requestId: string,
   award: AwardInput,
+  signal?: AbortSignal,
 ): Promise<AwardOutcome> {
   const refusal =
     checkPolicyQuest(runtime.policy, award.questId) ??
@@ -37,9 +40,26 @@ export async function runAward(
   const body: AwardBody = { serviceUserId: award.serviceUserId, eventPoints: award.eventPoints };
   if (award.eventName !== undefined) body.eventName = award.eventName;
   if (award.eventDescription !== undefined) body.eventDescription = award.eventDescription;
+  const idempotencyKey = award.idempotencyKey === undefined ? undefined : runtime.upstreamKey(claims.sub, award.idempotencyKey);
   const result = await runtime.upstream.send(
-    { method: 'POST', path: paths.points(award.questId), body, idempotencyKey: award.idempotencyKey, requestId },
+    { method: 'POST', path: paths.points(award.questId), body, idempotencyKey, requestId, signal },
     { retry: true },
   );
   return { result };
+}
+
+/** An award request's work stops at the relay's deadline (answered before the SDK gives up) or when the client goes. */
+export const awardDeadline = (runtime: RelayRuntime, c: RelayContext): Deadline => createDeadline(runtime.deadlineMs, c.req.raw.signal);
+
+/** Resolves when `work` settles or the signal fires, whichever is first. */
+export function untilAborted(work: Promise<unknown>, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    if (signal.aborted) return resolve();
+    signal.addEventListener('abort', done, { once: true });
+    work.then(done, done);
+  });
 }

@@ -7,15 +7,18 @@ import {
   IdempotencyKeySchema,
   QueuedAwardSchema,
   routes,
+  statusVerdict,
   type BatchResponse,
   type BatchResult,
   type QueuedAward,
 } from '../protocol/index.js';
-import { runAward, type AwardOutcome } from './award.js';
+import { checkUserAccess } from './access.js';
+import { awardDeadline, runAward, untilAborted, type AwardOutcome } from './award.js';
+import type { VerifiedClaims } from './claims.js';
 import type { RelayEnv, RelayRuntime } from './context.js';
 import { limitBody, requireJson } from './hygiene.js';
 import { fail, retryAfterSeconds, upstreamMessage } from './respond.js';
-import { check, checkSegments, readJson } from './validate.js';
+import { check, readJson } from './validate.js';
 
 // The envelope is checked whole; each award on its own, so one bad award is rejected without holding
 // back the other 99. Only an award without a usable idempotency key fails the whole batch: its result
@@ -48,10 +51,9 @@ export function batchRoute(runtime: RelayRuntime): Hono<RelayEnv> {
 
     const claims = c.get('claims');
     const requestId = c.get('requestId');
-    const results: BatchResult[] = new Array(keys.length);
-    // Awards to one (questId, serviceUserId) go one after the other, in order; distinct pairs run side by side.
-    const lanes = new Map<string, QueuedAward[]>();
-    const indexOf = new Map<QueuedAward, number>();
+    const results: (BatchResult | undefined)[] = new Array(keys.length);
+    // A player's awards go one after the other, in request order; distinct players run side by side.
+    const lanes = new Map<string, Lane>();
     rawAwards.forEach((raw, index) => {
       const idempotencyKey = keys[index]!;
       const award = check(QueuedAwardSchema, raw);
@@ -59,31 +61,68 @@ export function batchRoute(runtime: RelayRuntime): Hono<RelayEnv> {
         results[index] = { idempotencyKey, outcome: 'rejected', status: 400, message: award.refusal.message };
         return;
       }
-      const segments = checkSegments({ questId: award.value.questId });
-      if (segments) {
-        results[index] = { idempotencyKey, outcome: 'rejected', status: 400, message: segments.message };
+      // Checked before a lane is formed: a player cannot queue behind (and so hold up) another player's awards.
+      const denied = checkUserAccess(claims, award.value.questId, award.value.serviceUserId);
+      if (denied) {
+        results[index] = { idempotencyKey, outcome: 'rejected', status: denied.status, message: denied.message };
         return;
       }
-      indexOf.set(award.value, index);
-      const lane = JSON.stringify([award.value.questId, award.value.serviceUserId]);
-      lanes.set(lane, [...(lanes.get(lane) ?? []), award.value]);
+      const player = award.value.serviceUserId;
+      lanes.set(player, [...(lanes.get(player) ?? []), { award: award.value, index }]);
     });
+    const deadline = awardDeadline(runtime, c);
+    const { signal } = deadline;
     const limit = pLimit(runtime.batchConcurrency);
-    await Promise.all(
-      [...lanes.values()].map((lane) =>
-        limit(async () => {
-          for (const award of lane) {
-            const outcome = await runAward(runtime, claims, requestId, award);
-            runtime.metrics.award(outcome);
-            results[indexOf.get(award)!] = batchResult(award.idempotencyKey, outcome);
-          }
-        }),
-      ),
+    const work = Promise.all(
+      [...lanes].map(([player, lane]) => limit(() => runLane(runtime, { claims, requestId, player, lane, results, signal }))),
     );
-    const body: BatchResponse = { success: true, results };
+    await untilAborted(work, signal);
+    deadline.dispose();
+    // Not sent, or not answered, by the deadline (or the client left): nothing final is known, send it again later.
+    const body: BatchResponse = {
+      success: true,
+      results: keys.map((idempotencyKey, index) => results[index] ?? { idempotencyKey, outcome: 'retry', reason: 'deadline' }),
+    };
     return c.json(body, 200);
   });
   return app;
+}
+
+type Lane = { award: QueuedAward; index: number }[];
+
+/**
+ * One player's awards of a batch, in order, in the player's turn. Once one is answered retry, the later ones are
+ * answered retry unsent: sent now, they would land before it and the player's history would be out of award order.
+ */
+async function runLane(
+  runtime: RelayRuntime,
+  job: { claims: VerifiedClaims; requestId: string; player: string; lane: Lane; results: (BatchResult | undefined)[]; signal: AbortSignal },
+): Promise<void> {
+  const { lane, results, signal } = job;
+  if (signal.aborted) return;
+  const turn = await runtime.players.acquire(job.player, signal);
+  if (turn === 'cancelled') return;
+  if (turn === 'busy') {
+    for (const { award, index } of lane) results[index] = { idempotencyKey: award.idempotencyKey, outcome: 'retry', reason: 'relay_busy' };
+    return;
+  }
+  try {
+    let held = false;
+    for (const { award, index } of lane) {
+      if (signal.aborted) return;
+      if (held) {
+        results[index] = { idempotencyKey: award.idempotencyKey, outcome: 'retry', reason: 'earlier_award_pending' };
+        continue;
+      }
+      const outcome = await runAward(runtime, job.claims, job.requestId, award, signal);
+      runtime.metrics.award(outcome);
+      const result = batchResult(award.idempotencyKey, outcome);
+      results[index] = result;
+      held = result.outcome === 'retry';
+    }
+  } finally {
+    turn.release();
+  }
 }
 
 /** [first index, second index] of the first key seen twice (UUIDs compare case-insensitively). */
@@ -97,15 +136,13 @@ function findDuplicate(keys: string[]): [number, number] | null {
   return null;
 }
 
-const FINAL_STATUSES = new Set([400, 403, 404, 413, 422]);
-
-/** Classify one award's outcome for the SDK: done, dead-letter, or send again later with the same key. */
+/** One award's outcome for the SDK, by the protocol's status table: done, dead-letter, or send again later. */
 export function batchResult(idempotencyKey: string, outcome: AwardOutcome): BatchResult {
   if ('refused' in outcome) {
     const { status, message, retryAfter } = outcome.refused;
-    if (status === 429) return { idempotencyKey, outcome: 'retry', reason: 'rate_limited', status, ...(retryAfter !== undefined ? { retryAfter } : {}) };
-    // The relay itself could not decide (its rate-limit store is away, onStoreError 'closed'): send again later.
-    if (status >= 500) return { idempotencyKey, outcome: 'retry', reason: 'relay_unavailable', status, ...(retryAfter !== undefined ? { retryAfter } : {}) };
+    if (statusVerdict(status) === 'retry') {
+      return { idempotencyKey, outcome: 'retry', reason: retryReason(status), status, ...(retryAfter !== undefined ? { retryAfter } : {}) };
+    }
     return { idempotencyKey, outcome: 'rejected', status, message };
   }
   const result = outcome.result;
@@ -113,18 +150,14 @@ export function batchResult(idempotencyKey: string, outcome: AwardOutcome): Batc
     return { idempotencyKey, outcome: 'retry', reason: result.reason, ...(result.status !== undefined ? { status: result.status } : {}) };
   }
   const { status } = result;
-  if (status >= 200 && status < 300) return { idempotencyKey, outcome: 'ok' };
-  // The service refused the relay's own API key: nothing the player did, nothing to dead-letter.
+  // The service refused the relay's own API key: nothing the player did, nothing to dead-letter, no token to renew.
   if (status === 401) return { idempotencyKey, outcome: 'retry', reason: 'upstream_auth' };
-  if (FINAL_STATUSES.has(status)) return { idempotencyKey, outcome: 'rejected', status, message: upstreamMessage(result.body) };
+  const verdict = statusVerdict(status);
+  if (verdict === 'ok') return { idempotencyKey, outcome: 'ok' };
+  if (verdict === 'rejected') return { idempotencyKey, outcome: 'rejected', status, message: upstreamMessage(result.body) };
   const retryAfter = status === 429 || status === 503 ? retryAfterSeconds(result.retryAfter) : undefined;
-  return {
-    idempotencyKey,
-    outcome: 'retry',
-    reason: RETRY_REASONS[status] ?? (status >= 500 ? 'upstream_error' : `upstream_${status}`),
-    status,
-    ...(retryAfter !== undefined ? { retryAfter } : {}),
-  };
+  return { idempotencyKey, outcome: 'retry', reason: retryReason(status), status, ...(retryAfter !== undefined ? { retryAfter } : {}) };
 }
 
 const RETRY_REASONS: Record<number, string> = { 408: 'upstream_timeout', 409: 'in_flight', 429: 'rate_limited' };
+const retryReason = (status: number) => RETRY_REASONS[status] ?? (status >= 500 ? 'upstream_error' : `upstream_${status}`);

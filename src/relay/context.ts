@@ -3,6 +3,7 @@ import type { VerifiedClaims } from './claims.js';
 import type { CounterStore } from './counter-store.js';
 import type { LogRecord, LogSink } from './logger.js';
 import type { RelayMetrics } from './metrics.js';
+import type { PlayerQueue } from './player-queue.js';
 import type { ResolvedPolicy } from './policy.js';
 import type { StoreErrorBehaviour } from './rate-limit.js';
 import { redactSecrets } from './redact.js';
@@ -30,6 +31,12 @@ export interface RelayRuntime {
   metrics: RelayMetrics;
   log: LogSink;
   batchConcurrency: number;
+  /** Per award request (single or batch): work not done by then is answered retry / 504. */
+  deadlineMs: number;
+  /** The upstream idempotency key of a player's client key (keys.ts). */
+  upstreamKey: (sub: string, clientKey: string) => string;
+  /** One player's awards go to the service one request after another. */
+  players: PlayerQueue;
   /** API key and relay secret: masked in anything the relay writes. */
   secrets: string[];
 }

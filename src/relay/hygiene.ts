@@ -3,7 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { secureHeaders } from 'hono/secure-headers';
 import { ConfigError } from '../kit/index.js';
-import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from '../protocol/index.js';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_IETF_HEADER, REQUEST_ID_HEADER } from '../protocol/index.js';
 import type { RelayContext, RelayEnv } from './context.js';
 import { fail } from './respond.js';
 
@@ -27,7 +27,7 @@ export function originPolicy(allowlist: readonly string[]): Middleware[] {
   const headers = cors({
     origin: (origin, c) => (isAllowed(origin, c) ? origin : null),
     allowMethods: ['GET', 'POST'],
-    allowHeaders: ['Authorization', 'Content-Type', IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER],
+    allowHeaders: ['Authorization', 'Content-Type', IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_IETF_HEADER, REQUEST_ID_HEADER],
     exposeHeaders: ['Retry-After', REQUEST_ID_HEADER],
     maxAge: 600,
   });

@@ -34,3 +34,4 @@ export { OPS_PATHS } from './ops.js';
 export { ConfigError, type ConfigErrorCode, type ServerLimits, SERVER_LIMITS } from '../kit/index.js';
 export type { LogRecord, LogSink } from './logger.js';
 export type { UpstreamOptions } from './upstream.js';
+export { upstreamIdempotencyKey } from './keys.js';

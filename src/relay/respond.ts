@@ -1,5 +1,6 @@
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { errorBody } from '../kit/index.js';
+import { statusVerdict } from '../protocol/index.js';
 import { logEvent, redactFor, type RelayContext, type RelayRuntime } from './context.js';
 import type { Refusal } from './policy.js';
 import type { UpstreamResult } from './upstream.js';
@@ -23,11 +24,12 @@ export function upstreamMessage(body: unknown): string {
  */
 export function upstreamOutage(result: UpstreamResult): Refusal | null {
   if (result.kind === 'failure') {
-    const status = result.reason === 'timeout' ? 504 : 502;
+    const status = result.reason === 'timeout' || result.reason === 'cancelled' ? 504 : 502;
     return { status, message: `${SERVICE} ${result.message}` };
   }
   if (result.status === 401) return { status: 502, message: `${SERVICE} refused the relay's API key (check QP_API_KEY)` };
-  if (result.status < 500) return null;
+  // 2xx, final 4xx and the "wait, then resend" 4xx (409, 429) pass through: the caller reads them by the same table.
+  if (statusVerdict(result.status) !== 'retry' || result.status < 500) return null;
   const detail = `${SERVICE} answered ${result.status}: ${upstreamMessage(result.body)}`;
   if (result.status === 503) return { status: 503, message: detail, ...retryAfterOf(result) };
   return { status: result.status === 504 ? 504 : 502, message: detail };

@@ -2,8 +2,6 @@ import { Hono } from 'hono';
 import {
   AwardBodySchema,
   BODY_LIMIT_BYTES,
-  IDEMPOTENCY_KEY_HEADER,
-  IdempotencyKeySchema,
   IdentifyBodySchema,
   PageQuerySchema,
   paths,
@@ -12,12 +10,12 @@ import {
   routes,
 } from '../protocol/index.js';
 import { checkIdentifyAccess, checkListAccess, checkUserAccess } from './access.js';
-import { runAward } from './award.js';
+import { awardDeadline, runAward } from './award.js';
 import type { RelayContext, RelayEnv, RelayRuntime } from './context.js';
 import { limitBody, requireJson } from './hygiene.js';
 import { checkPolicyQuest } from './policy.js';
 import { fail, relayUpstream } from './respond.js';
-import { check, checkSegments, readJson } from './validate.js';
+import { check, readIdempotencyKey, readJson } from './validate.js';
 
 /** The spec's five routes, same paths, bodies and answers; the caller is already authenticated. */
 export function serviceRoutes(runtime: RelayRuntime): Hono<RelayEnv> {
@@ -33,21 +31,27 @@ export function serviceRoutes(runtime: RelayRuntime): Hono<RelayEnv> {
     if (!json.ok) return fail(c, json.refusal);
     const award = check(AwardBodySchema, json.value);
     if (!award.ok) return fail(c, award.refusal);
-    const rawKey = c.req.header(IDEMPOTENCY_KEY_HEADER);
-    if (rawKey !== undefined) {
-      const key = check(IdempotencyKeySchema, rawKey, `${IDEMPOTENCY_KEY_HEADER} `);
-      if (!key.ok) return fail(c, key.refusal);
+    const key = readIdempotencyKey(c);
+    if (!key.ok) return fail(c, key.refusal);
+    // Before taking a turn in the player's queue: nobody queues behind (and so holds up) another player's awards.
+    const denied = checkUserAccess(c.get('claims'), params.value.questId, award.value.serviceUserId);
+    if (denied) return fail(c, denied);
+    const deadline = awardDeadline(runtime, c);
+    const { signal } = deadline;
+    const turn = await runtime.players.acquire(award.value.serviceUserId, signal);
+    if (typeof turn === 'string') {
+      deadline.dispose();
+      if (turn === 'busy') return fail(c, { status: 503, message: 'too many players waiting at this relay instance; retry shortly', retryAfter: 1 });
+      return fail(c, { status: 504, message: `not sent within the relay's deadline (${runtime.deadlineMs} ms); retry with the same key` });
     }
-    const segments = checkSegments({ questId: params.value.questId });
-    if (segments) return fail(c, segments);
-    // The key goes on exactly as the caller sent it: the service compares keys, the relay does not rewrite them.
-    const outcome = await runAward(runtime, c.get('claims'), c.get('requestId'), {
-      ...award.value,
-      questId: params.value.questId,
-      idempotencyKey: rawKey,
-    });
-    runtime.metrics.award(outcome);
-    return 'refused' in outcome ? fail(c, outcome.refused) : relayUpstream(runtime, c, outcome.result);
+    try {
+      const outcome = await runAward(runtime, c.get('claims'), c.get('requestId'), { ...award.value, questId: params.value.questId, idempotencyKey: key.value }, signal);
+      runtime.metrics.award(outcome);
+      return 'refused' in outcome ? fail(c, outcome.refused) : relayUpstream(runtime, c, outcome.result);
+    } finally {
+      turn.release();
+      deadline.dispose();
+    }
   });
 
   app.post(routes.identify, ...body, async (c) => {
@@ -71,10 +75,7 @@ export function serviceRoutes(runtime: RelayRuntime): Hono<RelayEnv> {
       const params = check(QuestUserParamsSchema, c.req.param(), 'path ');
       if (!params.ok) return fail(c, params.refusal);
       const { questId, serviceUserId } = params.value;
-      const refusal =
-        checkSegments({ questId, serviceUserId }) ??
-        checkPolicyQuest(runtime.policy, questId) ??
-        checkUserAccess(c.get('claims'), questId, serviceUserId);
+      const refusal = checkPolicyQuest(runtime.policy, questId) ?? checkUserAccess(c.get('claims'), questId, serviceUserId);
       if (refusal) return fail(c, refusal);
       return relayUpstream(runtime, c, await get(c, path(questId, serviceUserId)));
     });
@@ -85,7 +86,7 @@ export function serviceRoutes(runtime: RelayRuntime): Hono<RelayEnv> {
     const params = check(QuestParamsSchema, c.req.param(), 'path ');
     if (!params.ok) return fail(c, params.refusal);
     const { questId } = params.value;
-    const refusal = checkListAccess(c.get('claims')) ?? checkSegments({ questId }) ?? checkPolicyQuest(runtime.policy, questId);
+    const refusal = checkListAccess(c.get('claims')) ?? checkPolicyQuest(runtime.policy, questId);
     if (refusal) return fail(c, refusal);
     const raw = { offset: c.req.query('offset'), limit: c.req.query('limit') };
     const query = check(PageQuerySchema, raw, 'query ');

@@ -1,4 +1,6 @@
-import { API_KEY_HEADER, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from '../protocol/index.js';
+import { createFetch, type FetchError, type FetchResponse } from 'ofetch';
+import { API_KEY_HEADER, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, resendNowStatuses } from '../protocol/index.js';
+import { createDeadline } from './deadline.js';
 import { redactSecrets } from './redact.js';
 import { ConfigError } from '../kit/index.js';
 
@@ -9,7 +11,7 @@ export interface UpstreamOptions {
   apiKey?: string;
   /** Per attempt, headers and body included; default 10 000. */
   timeoutMs?: number;
-  /** Extra attempts for an award that carries an idempotency key, on a network error or 5xx; default 2. */
+  /** Extra attempts for an award that carries an idempotency key, on no answer or a status the protocol resends at once (408, 5xx); default 2. */
   retries?: number;
   /** First pause between attempts, doubled each time (plus jitter); default 200. */
   retryDelayMs?: number;
@@ -24,16 +26,24 @@ export interface UpstreamRequest {
   body?: unknown;
   idempotencyKey?: string | undefined;
   requestId: string;
+  /** The caller's deadline or disconnect: stops waiting, and no further attempt is made. */
+  signal?: AbortSignal | undefined;
 }
 
 export type UpstreamResult =
   | { kind: 'response'; status: number; body: unknown; retryAfter?: string; attempts: number }
-  | { kind: 'failure'; reason: 'timeout' | 'network' | 'invalid_response'; message: string; status?: number; attempts: number };
+  | {
+      kind: 'failure';
+      /** cancelled: the caller's signal stopped it (deadline, client gone). */
+      reason: 'timeout' | 'network' | 'invalid_response' | 'cancelled';
+      message: string;
+      status?: number;
+      attempts: number;
+    };
 
 export interface Upstream {
-  /** `retry`: resend on a network error or 5xx, same request and key, a bounded number of times. */
+  /** `retry`: resend on no answer or a status the protocol resends at once, same request and key, a bounded number of times. */
   send(request: UpstreamRequest, options?: { retry?: boolean }): Promise<UpstreamResult>;
-  readonly timeoutMs: number;
 }
 
 const DEFAULTS = { timeoutMs: 10_000, retries: 2, retryDelayMs: 200 } as const;
@@ -69,6 +79,7 @@ export function createUpstream(options: UpstreamOptions | undefined, secrets: re
   const config = resolveUpstreamOptions(options);
   const basePath = new URL(config.base).pathname.replace(/\/+$/, '');
   const redact = (text: string) => redactSecrets(text, [config.apiKey, ...secrets]);
+  const retryStatusCodes = resendNowStatuses();
 
   function target(path: string): string {
     const url = new URL(config.base + path);
@@ -77,66 +88,79 @@ export function createUpstream(options: UpstreamOptions | undefined, secrets: re
     return url.href;
   }
 
-  async function attempt(request: UpstreamRequest, attempts: number): Promise<UpstreamResult> {
-    const headers = new Headers({ [API_KEY_HEADER]: config.apiKey, accept: 'application/json' });
-    headers.set(REQUEST_ID_HEADER, request.requestId);
-    if (request.idempotencyKey !== undefined) headers.set(IDEMPOTENCY_KEY_HEADER, request.idempotencyKey);
-    if (request.body !== undefined) headers.set('content-type', 'application/json');
-    const url = target(request.path);
-    const signal = AbortSignal.timeout(config.timeoutMs);
-    let response: Response;
-    let text: string;
+  /**
+   * One attempt, body read included, within timeoutMs. Here rather than ofetch's `timeout`: ofetch arms that only
+   * when no signal is given, and only for the first attempt. Raced against the signal too: an in-process fetch
+   * (emulator.fetch) may not honour it. The caller's abort surfaces as an AbortError, which ofetch never retries.
+   */
+  async function attempt(input: RequestInfo | URL, init: RequestInit = {}): Promise<Response> {
+    const deadline = createDeadline(config.timeoutMs, init.signal);
+    const { signal } = deadline;
     try {
-      // Raced against the signal too: an in-process fetch (emulator.fetch) may not honour it.
-      response = await abortable(
-        config.fetch(
-          new Request(url, {
-            method: request.method,
-            headers,
-            body: request.body === undefined ? null : JSON.stringify(request.body),
-            signal,
-          }),
-        ),
-        signal,
-      );
-      text = await abortable(response.text(), signal);
+      const response = await abortable(config.fetch(new Request(input, { ...init, signal })), signal);
+      const text = await abortable(response.text(), signal);
+      return new Response(NULL_BODY.has(response.status) ? null : text, { status: response.status, headers: response.headers });
     } catch (error) {
-      if (signal.aborted) {
-        return { kind: 'failure', reason: 'timeout', message: `did not answer within ${config.timeoutMs} ms`, attempts };
-      }
-      return { kind: 'failure', reason: 'network', message: `unreachable (${networkCode(error)})`, attempts };
+      if (init.signal?.aborted) throw new DOMException('cancelled by the caller', 'AbortError');
+      if (deadline.expired) throw new DOMException(`did not answer within ${config.timeoutMs} ms`, 'TimeoutError');
+      throw error;
+    } finally {
+      deadline.dispose();
     }
-    let body: unknown;
-    try {
-      body = JSON.parse(redact(text));
-    } catch {
-      return {
-        kind: 'failure',
-        reason: 'invalid_response',
-        message: `answered ${response.status} with a body that is not JSON`,
-        status: response.status,
-        attempts,
-      };
-    }
-    const retryAfter = response.headers.get('retry-after') ?? undefined;
-    return { kind: 'response', status: response.status, body, ...(retryAfter ? { retryAfter } : {}), attempts };
   }
+  const $fetch = createFetch({ fetch: attempt });
 
   return {
-    timeoutMs: config.timeoutMs,
     async send(request, { retry = false } = {}) {
-      const canRetry = retry && request.idempotencyKey !== undefined;
-      for (let n = 1; ; n++) {
-        const result = await attempt(request, n);
-        const transient =
-          (result.kind === 'failure' && result.reason === 'network') ||
-          (result.kind === 'response' && result.status >= 500) ||
-          (result.kind === 'failure' && result.reason === 'invalid_response' && (result.status ?? 0) >= 500);
-        if (!canRetry || !transient || n > config.retries) return result;
-        await sleep(config.retryDelayMs * 2 ** (n - 1) * (0.5 + Math.random() / 2));
+      const retries = retry && request.idempotencyKey !== undefined ? config.retries : 0;
+      const headers: Record<string, string> = {
+        [API_KEY_HEADER]: config.apiKey,
+        accept: 'application/json',
+        [REQUEST_ID_HEADER]: request.requestId,
+      };
+      if (request.idempotencyKey !== undefined) headers[IDEMPOTENCY_KEY_HEADER] = request.idempotencyKey;
+      let attempts = 0;
+      let response: FetchResponse<string>;
+      try {
+        response = await $fetch.raw(target(request.path), {
+          method: request.method,
+          headers,
+          ...(request.body !== undefined ? { body: request.body as Record<string, unknown> } : {}),
+          ...(request.signal ? { signal: request.signal } : {}),
+          responseType: 'text',
+          // Same request, same key: the service applies an award once however often it arrives.
+          retry: retries,
+          retryStatusCodes,
+          retryDelay: () => config.retryDelayMs * 2 ** (attempts - 1) * (0.5 + Math.random() / 2),
+          onRequest: () => void attempts++,
+        });
+      } catch (error) {
+        const answered = (error as FetchError<string>).response;
+        if (!answered) return failure(error, request.signal, attempts);
+        response = answered as FetchResponse<string>;
       }
+      let body: unknown;
+      try {
+        body = JSON.parse(redact(response._data ?? ''));
+      } catch {
+        const message = `answered ${response.status} with a body that is not JSON`;
+        return { kind: 'failure', reason: 'invalid_response', message, status: response.status, attempts };
+      }
+      const retryAfter = response.headers.get('retry-after') ?? undefined;
+      return { kind: 'response', status: response.status, body, ...(retryAfter ? { retryAfter } : {}), attempts };
     },
   };
+}
+
+const NULL_BODY = new Set([101, 204, 205, 304]);
+
+function failure(error: unknown, signal: AbortSignal | undefined, attempts: number): UpstreamResult {
+  const cause = (error as { cause?: unknown }).cause ?? error;
+  if (signal?.aborted) return { kind: 'failure', reason: 'cancelled', message: 'was not waited for (deadline passed or client gone)', attempts };
+  if ((cause as { name?: unknown })?.name === 'TimeoutError') {
+    return { kind: 'failure', reason: 'timeout', message: (cause as Error).message, attempts };
+  }
+  return { kind: 'failure', reason: 'network', message: `unreachable (${networkCode(cause)})`, attempts };
 }
 
 /** e.g. ECONNREFUSED; never the error's own text, which may quote a URL or header. */
@@ -146,13 +170,12 @@ function networkCode(error: unknown): string {
   return typeof code === 'string' && /^[A-Z0-9_]{2,40}$/.test(code) ? code : 'network error';
 }
 
+/** The promise, or the signal's reason as soon as it fires. The promise is always handled (no unhandled rejection). */
 function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
     const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
   });
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,7 +1,16 @@
 import type * as v from 'valibot';
 import { readJsonBody } from '../kit/index.js';
-import { parseWith } from '../protocol/index.js';
-import type { RelayContext } from './context.js';
+import type { MiddlewareHandler } from 'hono';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENCY_KEY_IETF_HEADER,
+  IdempotencyKeySchema,
+  malformedPathMessage,
+  malformedPathSegment,
+  parseWith,
+} from '../protocol/index.js';
+import type { RelayContext, RelayEnv } from './context.js';
+import { fail } from './respond.js';
 import type { Refusal } from './policy.js';
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; refusal: Refusal };
@@ -21,12 +30,23 @@ export async function readJson(c: RelayContext): Promise<Checked<unknown>> {
 }
 
 /**
- * "." and ".." are valid ids to the schema but no URL can carry them as a segment: URL parsing resolves
- * them (even as %2e), so they would change the service path. Refused before anything is sent.
+ * The client's idempotency key: IDEMPOTENCY_KEY (the service's spelling) or Idempotency-Key (the IETF draft's, which
+ * proxies such as nginx pass by default where they drop underscore headers). Both with different keys: 400.
  */
-export function checkSegments(ids: Record<string, string>): Refusal | null {
-  for (const [name, value] of Object.entries(ids)) {
-    if (value === '.' || value === '..') return { status: 400, message: `${name} must not be "." or ".."` };
+export function readIdempotencyKey(c: RelayContext): Checked<string | undefined> {
+  const spec = c.req.header(IDEMPOTENCY_KEY_HEADER);
+  const ietf = c.req.header(IDEMPOTENCY_KEY_IETF_HEADER);
+  if (spec !== undefined && ietf !== undefined && spec.toLowerCase() !== ietf.toLowerCase()) {
+    return badRequest(`${IDEMPOTENCY_KEY_HEADER} and ${IDEMPOTENCY_KEY_IETF_HEADER} headers carry different keys; send one of them`);
   }
-  return null;
+  const raw = spec ?? ietf;
+  if (raw === undefined) return { ok: true, value: undefined };
+  return check(IdempotencyKeySchema, raw, `${spec !== undefined ? IDEMPOTENCY_KEY_HEADER : IDEMPOTENCY_KEY_IETF_HEADER} `);
 }
+
+/** A path segment that is not valid percent-encoded UTF-8 -> 400, on every route, before anything else reads it. */
+export const wellFormedPath: MiddlewareHandler<RelayEnv> = async (c, next) => {
+  const segment = malformedPathSegment(new URL(c.req.url).pathname);
+  if (segment !== undefined) return fail(c, { status: 400, message: malformedPathMessage(segment) });
+  await next();
+};

@@ -9,7 +9,7 @@ import { browserBundle } from '../helpers/bundle.js';
 import type { Browser, BrowserContext, ConsoleMessage, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { startEmulator, type FaultConfig, type RequestLogEntry, type RunningEmulator } from '../../src/emulator/index.js';
-import { signPlayerToken, startRelay, type RelayPolicy, type RunningServer } from '../../src/relay/index.js';
+import { signPlayerToken, startRelay, upstreamIdempotencyKey, type RelayPolicy, type RunningServer } from '../../src/relay/index.js';
 import { launchChromium } from '../helpers/chromium.js';
 import type { SdkPage } from './pages/sdk-page.js';
 
@@ -88,7 +88,7 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 const isAwardPath = (path: string) => path === '/batch/points' || /^\/group-quests\/[^/]+\/points$/.test(path);
 
 function keysOf(path: string, body: Buffer, req: IncomingMessage): string[] {
-  if (path !== '/batch/points') return [String(req.headers['idempotency_key'] ?? '')];
+  if (path !== '/batch/points') return [String(req.headers['idempotency-key'] ?? req.headers['idempotency_key'] ?? '')];
   try {
     return (JSON.parse(body.toString()) as { awards: { idempotencyKey: string }[] }).awards.map((a) => a.idempotencyKey);
   } catch {
@@ -121,7 +121,7 @@ export async function startStack(): Promise<Stack> {
       req.method === 'POST' && isAwardPath(path.split('?')[0]!) ? { ...owner, path, keys: keysOf(path, body, req), start: performance.now() } : undefined;
     if (entry) awards.push(entry), proxyEvents.emit('start', entry);
     const headers: Record<string, string> = {};
-    for (const name of ['authorization', 'content-type', 'idempotency_key', 'x-request-id'])
+    for (const name of ['authorization', 'content-type', 'idempotency-key', 'idempotency_key', 'x-request-id'])
       if (typeof req.headers[name] === 'string') headers[name] = req.headers[name];
     let status = 502;
     let answer: Buffer = Buffer.from(JSON.stringify({ success: false, message: 'relay unreachable' }));
@@ -299,16 +299,20 @@ export function nextAward(stack: Stack, match: (entry: ProxiedAward) => boolean,
  * user.
  */
 export async function expectExactlyOnce(stack: Stack, serviceUserId: string, issued: Map<string, number>) {
+  // The relay scopes keys per player: the ledger holds the key the service saw for each of the page's keys.
   const ledger = await stack.ledgerOf(serviceUserId);
   const byKey = new Map<string, number[]>();
   for (const entry of ledger) {
     const key = entry.idempotencyKey?.toLowerCase() ?? 'null';
     byKey.set(key, [...(byKey.get(key) ?? []), entry.eventPoints]);
   }
-  const expected = new Map([...issued].map(([key, points]) => [key.toLowerCase(), [points]]));
+  const expected = new Map([...issued].map(([key, points]) => [serviceKey(serviceUserId, key), [points]]));
   expect(Object.fromEntries(byKey)).toEqual(Object.fromEntries(expected));
   return ledger;
 }
+
+/** The idempotency key the service sees for a page's key: the relay derives one per player (docs/relay.md). */
+export const serviceKey = (sub: string, clientKey: string) => upstreamIdempotencyKey(SECRET, sub, clientKey);
 
 export const uniqueId = (prefix: string) => `${prefix}-${Math.random().toString(36).slice(2, 10)}`;
 

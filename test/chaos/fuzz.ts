@@ -30,6 +30,21 @@ function policyAllows(questId: string, eventName: string, points: number): boole
   return false;
 }
 
+/**
+ * encodeURIComponent, except that a lone surrogate (which it refuses) is written as the three bytes a careless client
+ * would send (WTF-8, e.g. %ED%A0%80): such a path must be answered 4xx, not crash anything.
+ */
+function encodeSegment(text: string): string {
+  let out = '';
+  for (const char of text) {
+    const unit = char.charCodeAt(0);
+    if (char.length === 1 && unit >= 0xd800 && unit <= 0xdfff) {
+      out += [0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('');
+    } else out += encodeURIComponent(char);
+  }
+  return out;
+}
+
 const b64 = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
 
 /** Every token shape the fuzzer sends, with the claims a valid one carries (null: the relay must refuse it). */
@@ -97,8 +112,17 @@ export async function runFuzz({ seed, requests }: { seed: number; requests: numb
   const fail = (message: string) => report.failures.length < MAX_FAILURES && report.failures.push(message);
 
   // --- arbitraries ---
+  // Full Unicode, lone UTF-16 surrogates included: "binary" strings hold any code unit, and a surrogate is spliced in
+  // on purpose too (such text has no UTF-8 form; it once made encodeURIComponent throw inside the relay: a 500).
+  const loneSurrogate = fc.integer({ min: 0xd800, max: 0xdfff }).map((unit) => String.fromCharCode(unit));
+  const fullUnicode = fc.oneof(
+    fc.string({ unit: 'binary', maxLength: 16 }),
+    fc.tuple(fc.string({ unit: 'binary', maxLength: 6 }), loneSurrogate, fc.string({ unit: 'binary', maxLength: 6 })).map((parts) => parts.join('')),
+  );
   const hostile = fc.oneof(
     fc.string({ maxLength: 20 }),
+    fullUnicode,
+    fc.constantFrom('%ED%A0%80', '%ED%BF%BF', '%F0%9F', '%FF', '%C0%80'),
     fc.string({ unit: 'grapheme', maxLength: 12 }),
     fc.constantFrom('.', '..', '%2e', '%2E%2e', '..%2f', '%2F', '%00', '%ZZ', '%', '%C0%AE', '%E2%80%AE', 'a b', '\\', '__proto__', 'constructor', 'user_not_enrolled', '?', '#'),
     fc.constant('a'.repeat(5000)),
@@ -106,7 +130,7 @@ export async function runFuzz({ seed, requests }: { seed: number; requests: numb
   );
   const quest = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...QUESTS, 'q-not-in-policy') }, { weight: 1, arbitrary: hostile });
   const user = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...USERS, 'admin-1') }, { weight: 1, arbitrary: hostile });
-  const segment = (a: fc.Arbitrary<string>) => a.map((s) => (/%/.test(s) || s === '.' || s === '..' ? s : fc.sample(fc.boolean(), 1)[0] ? encodeURIComponent(s) : s));
+  const segment = (a: fc.Arbitrary<string>) => a.map((s) => (/%/.test(s) || s === '.' || s === '..' ? s : fc.sample(fc.boolean(), 1)[0] ? encodeSegment(s) : s));
   const path = fc.oneof(
     fc.tuple(segment(quest)).map(([q]) => `/group-quests/${q}/points`),
     fc.tuple(segment(quest), segment(user)).map(([q, u]) => `/group-quests/${q}/points/${u}`),
@@ -128,10 +152,10 @@ export async function runFuzz({ seed, requests }: { seed: number; requests: numb
     fc.double({ noNaN: true }),
     fc.constantFrom<unknown>('5', null, true, [], {}, '1e1'),
   );
-  const eventName = fc.oneof(fc.constantFrom<unknown>('small', 'fixed', 'penalty', 'DefaultPointsEvent', 'unknown', 'constructor', '__proto__', 'hasOwnProperty', undefined, null, 5), fc.string({ maxLength: 10 }));
+  const eventName = fc.oneof(fc.constantFrom<unknown>('small', 'fixed', 'penalty', 'DefaultPointsEvent', 'unknown', 'constructor', '__proto__', 'hasOwnProperty', undefined, null, 5), fc.string({ maxLength: 10 }), fullUnicode);
   const idKey = fc.oneof(fc.uuid(), fc.uuid().map((k) => k.toUpperCase()), fc.constantFrom('11111111-2222-4333-8444-555555555555', 'not-a-uuid', '', ' ', '{11111111-2222-4333-8444-555555555555}'), fc.string({ maxLength: 40 }));
   const award = fc.record(
-    { serviceUserId: fc.oneof(user, fc.constantFrom<unknown>(null, 7)), eventPoints: points, eventName, eventDescription: fc.oneof(fc.string({ maxLength: 20 }), fc.constant('d'.repeat(3000))), extra: fc.jsonValue({ maxDepth: 2 }) },
+    { serviceUserId: fc.oneof(user, fc.constantFrom<unknown>(null, 7)), eventPoints: points, eventName, eventDescription: fc.oneof(fc.string({ maxLength: 20 }), fullUnicode, fc.constant('d'.repeat(3000))), extra: fc.jsonValue({ maxDepth: 2 }) },
     { requiredKeys: ['serviceUserId', 'eventPoints'] },
   );
   const queued = fc.tuple(award, quest, idKey).map(([a, questId, idempotencyKey]) => ({ ...a, questId, idempotencyKey }));
@@ -139,7 +163,7 @@ export async function runFuzz({ seed, requests }: { seed: number; requests: numb
     { weight: 5, arbitrary: award.map((a) => JSON.stringify(a)) },
     { weight: 3, arbitrary: fc.array(queued, { maxLength: 8 }).map((awards) => JSON.stringify({ awards })) },
     { weight: 1, arbitrary: fc.array(fc.constant({ questId: 'q1', serviceUserId: 'u1', eventPoints: 1, eventName: 'small' }), { minLength: 101, maxLength: 102 }).map((a) => JSON.stringify({ awards: a.map((x) => ({ ...x, idempotencyKey: crypto.randomUUID() })) })) },
-    { weight: 1, arbitrary: fc.oneof(fc.record({ email: fc.oneof(fc.emailAddress(), fc.string()) }), fc.record({ wallet: fc.record({ address: fc.string(), chain: fc.string() }) }), fc.record({ email: fc.emailAddress(), wallet: fc.constant({ address: '0x1', chain: 'c' }) })).map((b) => JSON.stringify(b)) },
+    { weight: 1, arbitrary: fc.oneof(fc.record({ email: fc.oneof(fc.emailAddress(), fc.string(), fullUnicode) }), fc.record({ wallet: fc.record({ address: fc.oneof(fc.string(), fullUnicode), chain: fc.oneof(fc.string(), fullUnicode) }) }), fc.record({ email: fc.emailAddress(), wallet: fc.constant({ address: '0x1', chain: 'c' }) })).map((b) => JSON.stringify(b)) },
     { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)) },
     { weight: 1, arbitrary: fc.string({ maxLength: 50 }) },
     { weight: 1, arbitrary: fc.constantFrom('{', '{"serviceUserId":"u1","eventPoints":1', '\u0000', '{"a":1}{"b":2}', '[' .repeat(5000), '"x"', 'null', JSON.stringify({ serviceUserId: 'u1', eventPoints: 1, eventName: 'small', eventDescription: 'x'.repeat(20_000) })) },
@@ -161,6 +185,7 @@ export async function runFuzz({ seed, requests }: { seed: number; requests: numb
     authorization,
     apiKey: fc.constantFrom<string | undefined>(API_KEY, API_KEY, 'wrong-key', '', API_KEY.toUpperCase(), undefined),
     idempotencyKey: fc.option(idKey, { nil: undefined }),
+    ietfKey: fc.option(idKey, { nil: undefined }),
     origin: fc.constantFrom<string | undefined>(undefined, ORIGIN, 'http://evil.fuzz', 'null'),
   });
 
@@ -171,8 +196,8 @@ export async function runFuzz({ seed, requests }: { seed: number; requests: numb
     .record({
       target: fc.constantFrom('relay', 'relay', 'emulator'),
       batch: fc.boolean(),
-      quest: fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...QUESTS) }, { weight: 1, arbitrary: quest }),
-      user: fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...USERS, 'admin-1') }, { weight: 1, arbitrary: user }),
+      quest: fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...QUESTS) }, { weight: 1, arbitrary: quest }, { weight: 1, arbitrary: fullUnicode }),
+      user: fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...USERS, 'admin-1') }, { weight: 1, arbitrary: user }, { weight: 1, arbitrary: fullUnicode }),
       eventName: fc.oneof({ weight: 5, arbitrary: fc.constantFrom('small', 'fixed', 'penalty') }, { weight: 1, arbitrary: eventName }),
       points: fc.oneof({ weight: 5, arbitrary: fc.constantFrom(1, 2, 5, 10, -1, -3, 0.25) }, { weight: 1, arbitrary: points }),
       key: fc.oneof({ weight: 5, arbitrary: fc.uuid({ version: 4 }) }, { weight: 1, arbitrary: fc.constantFrom('11111111-2222-4333-8444-555555555555') }, { weight: 1, arbitrary: idKey }),
@@ -185,7 +210,7 @@ export async function runFuzz({ seed, requests }: { seed: number; requests: numb
       return {
         target: v.target,
         method: 'POST',
-        path: asBatch ? '/batch/points' : `/group-quests/${encodeURIComponent(v.quest)}/points`,
+        path: asBatch ? '/batch/points' : `/group-quests/${encodeSegment(v.quest)}/points`,
         query: '',
         body: JSON.stringify(asBatch ? { awards: Array.from({ length: v.count }, (_, i) => ({ ...one, questId: v.quest, idempotencyKey: i ? crypto.randomUUID() : v.key })) } : one),
         contentType: 'application/json',
@@ -206,6 +231,7 @@ export async function runFuzz({ seed, requests }: { seed: number; requests: numb
       const headers = new Headers();
       if (r.contentType !== undefined) headers.set('content-type', r.contentType);
       if (r.idempotencyKey !== undefined) headers.set('IDEMPOTENCY_KEY', r.idempotencyKey);
+      if ('ietfKey' in r && r.ietfKey !== undefined) headers.set('Idempotency-Key', r.ietfKey);
       if (r.origin !== undefined) headers.set('origin', r.origin);
       if (r.target === 'relay' && r.authorization.header !== undefined) headers.set('authorization', r.authorization.header);
       if (r.target !== 'relay' && r.apiKey !== undefined && r.target === 'emulator') headers.set('API_KEY', r.apiKey);

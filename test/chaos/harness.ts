@@ -2,7 +2,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { PageReport, PlannedAward } from './pages/protocol.js';
 import { chaosFaults, planChaos, SLOTS, type ChaosSize, type Sender } from './plan.js';
 import { createRng } from './rng.js';
-import { QUEST, type Stack } from './stack.js';
+import { upstreamIdempotencyKey } from '../../src/relay/index.js';
+import { QUEST, SECRET, type Stack } from './stack.js';
 import { judge, type LedgerEntry, type Verdict } from './verdict.js';
 
 export interface ChaosOptions extends ChaosSize {
@@ -18,6 +19,8 @@ export interface Issued {
   award: PlannedAward;
   user: string;
   storage: string;
+  /** The tab (slot) the award was issued into. */
+  tab: string;
   /** Set once the page reported it durably queued. */
   key?: string;
   accepted: boolean;
@@ -155,7 +158,7 @@ export async function runChaos(stack: Stack, browser: Browser, options: ChaosOpt
       tab = tabs.find((t) => t.ready) ?? tab;
       if (Date.now() > until) throw new Error('no tab ready to issue into for 20 s');
     }
-    for (const award of awards) issued.set(award.n, { award, user: tab.slot.user, storage: tab.slot.storage, accepted: false });
+    for (const award of awards) issued.set(award.n, { award, user: tab.slot.user, storage: tab.slot.storage, tab: tab.slot.id, accepted: false });
     // A tab reloaded under this call loses the awards it had not made durable: "never accepted", counted apart.
     await tab.page.evaluate((list) => (globalThis as any).chaos.issue(list), awards).catch(() => {});
   }
@@ -242,7 +245,16 @@ export async function runChaos(stack: Stack, browser: Browser, options: ChaosOpt
   const faulted = Object.values(faults).reduce((a, b) => a + b, 0);
   await stack.setFaults({});
 
-  const verdict = judge({ sender, issued: [...issued.values()], ledger: state.ledger.filter((e) => e.questId === QUEST), deadLetters, answers, stillQueued: new Set(left) });
+  const verdict = judge({
+    sender,
+    issued: [...issued.values()],
+    ledger: state.ledger.filter((e) => e.questId === QUEST),
+    deadLetters,
+    answers,
+    stillQueued: new Set(left),
+    // The relay scopes keys per player: the ledger holds the key the service saw.
+    upstreamKey: (user, key) => upstreamIdempotencyKey(SECRET, user, key),
+  });
   return {
     sender,
     seed,

@@ -19,6 +19,7 @@ export function summaryRows(runs: ChaosRun[]): [string, ...string[]][] {
     row('dead-lettered (all meant)', (r) => `${r.verdict.deadLettered}${r.verdict.unexpectedDeadLetters ? ` + ${r.verdict.unexpectedDeadLetters} unexpected` : ''}`),
     row('never accepted (page gone) / applied anyway', (r) => `${r.verdict.neverAccepted} / ${r.verdict.neverAcceptedApplied}`),
     row('totals equal', (r) => (r.verdict.totalsEqual ? 'yes' : 'no')),
+    row('order inversions (pairs of one tab)', (r) => `${r.verdict.orderInversions} of ${r.verdict.orderPairs}`),
     row('left in queues at the end', (r) => r.verdict.queueLeft),
     row('reloads / closes (mid-flush)', (r) => `${r.chaos.reloads} / ${r.chaos.closes} (${r.chaos.midFlush})`),
     row('offline toggles', (r) => r.chaos.offlineToggles),

@@ -34,6 +34,12 @@ export interface Verdict {
   totalsEqual: boolean;
   /** Awards still queued in a page's storage at the end (a failure of the run, but not counted as lost). */
   queueLeft: number;
+  /**
+   * Pairs of one tab's applied awards that the ledger holds in the other order than they were issued (by first
+   * application: a replay after a lost acknowledgement adds no entry, so it is no inversion), of `orderPairs` pairs.
+   */
+  orderInversions: number;
+  orderPairs: number;
   lostKeys: string[];
   duplicatedKeys: string[];
   problems: string[];
@@ -54,8 +60,10 @@ export function judge(input: {
   answers: Map<number, number[]>;
   /** Keys (ours) or descriptions (naive) still in a queue at the end: undelivered, not lost. */
   stillQueued: Set<string>;
+  /** The key the service saw for a player's client key (the relay derives one per player). */
+  upstreamKey: (user: string, key: string) => string;
 }): Verdict {
-  const { sender, issued, ledger, deadLetters, answers, stillQueued } = input;
+  const { sender, issued, ledger, deadLetters, answers, stillQueued, upstreamKey } = input;
   const queueLeft = stillQueued.size;
   const byKey = new Map<string, LedgerEntry[]>();
   const byDescription = new Map<string, LedgerEntry[]>();
@@ -66,14 +74,16 @@ export function judge(input: {
   const deadByDescription = new Set(deadLetters.map((d) => d.description));
   const v: Verdict = {
     issued: 0, neverAccepted: 0, neverAcceptedApplied: 0, acknowledged: 0, lost: 0, duplicated: 0, extraApplications: 0,
-    deadLettered: 0, unexpectedDeadLetters: 0, foreign: 0, totalsEqual: true, queueLeft, lostKeys: [], duplicatedKeys: [], problems: [],
+    deadLettered: 0, unexpectedDeadLetters: 0, foreign: 0, totalsEqual: true, queueLeft, orderInversions: 0, orderPairs: 0, lostKeys: [], duplicatedKeys: [], problems: [],
   };
   const explained = new Set<LedgerEntry>();
+  const entriesOf = (it: Issued) =>
+    sender === 'ours' && it.key ? (byKey.get(upstreamKey(it.user, it.key)) ?? []) : (byDescription.get(it.award.description) ?? []);
 
   for (const it of issued) {
     const { award } = it;
     const id = it.key ?? award.description;
-    const entries = sender === 'ours' && it.key ? (byKey.get(it.key.toLowerCase()) ?? []) : (byDescription.get(award.description) ?? []);
+    const entries = entriesOf(it);
     // A key found with another description or user is not this award.
     const mine = entries.filter((e) => e.eventDescription === award.description && e.serviceUserId === it.user);
     mine.forEach((e) => explained.add(e));
@@ -114,12 +124,27 @@ export function judge(input: {
   const should = new Map<string, number>();
   for (const it of issued) {
     if (it.award.eventName === FORBIDDEN_EVENT) continue;
-    const applied = (sender === 'ours' && it.key ? (byKey.get(it.key.toLowerCase()) ?? []) : (byDescription.get(it.award.description) ?? [])).length;
+    const applied = entriesOf(it).length;
     if (it.accepted || applied) should.set(it.user, round((should.get(it.user) ?? 0) + it.award.points));
   }
   for (const user of new Set([...should.keys(), ...actualTotal.keys()]))
     if ((should.get(user) ?? 0) !== (actualTotal.get(user) ?? 0)) v.totalsEqual = false;
   if (queueLeft) v.problems.push(`${queueLeft} awards still queued at the end`);
+
+  // Award order per tab: issue order (n) against the ledger's arrival order of each award's first application.
+  const position = new Map(ledger.map((e, index) => [e, index]));
+  const byTab = new Map<string, number[]>();
+  for (const it of [...issued].sort((a, b) => a.award.n - b.award.n)) {
+    const mine = entriesOf(it).filter((e) => e.eventDescription === it.award.description && e.serviceUserId === it.user);
+    if (!it.accepted || !mine.length) continue;
+    byTab.set(it.tab, [...(byTab.get(it.tab) ?? []), Math.min(...mine.map((e) => position.get(e)!))]);
+  }
+  for (const positions of byTab.values())
+    for (let i = 0; i < positions.length; i++)
+      for (let j = i + 1; j < positions.length; j++) {
+        v.orderPairs++;
+        if (positions[i]! > positions[j]!) v.orderInversions++;
+      }
   return v;
 }
 

@@ -61,7 +61,7 @@ describe('award() validation', () => {
     expect(await settled).toEqual({ status: 'sent', idempotencyKey });
     const sent = relay.seen.find((r) => r.method === 'POST')!;
     expect(sent.path).toBe('/api/group-quests/quest-1/points');
-    expect(sent.headers.idempotency_key).toBe(idempotencyKey);
+    expect(sent.headers['idempotency-key']).toBe(idempotencyKey);
     expect(sent.headers.authorization).toMatch(/^Bearer e30\./);
     expect(sent.body).toEqual({ serviceUserId: 'player-1', eventPoints: 5, eventName: 'kill' });
     expect(await qp.pending()).toEqual([]);

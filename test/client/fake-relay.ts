@@ -32,7 +32,7 @@ export function fakeRelay(handler: Handler = () => undefined) {
   };
   /** Keys of the awards the relay saw, in order, one entry per send. */
   const sentKeys = () =>
-    seen.flatMap((r) => (r.path === '/api/batch/points' ? r.body.awards.map((a: any) => a.idempotencyKey) : r.headers.idempotency_key ? [r.headers.idempotency_key] : []));
+    seen.flatMap((r) => (r.path === '/api/batch/points' ? r.body.awards.map((a: any) => a.idempotencyKey) : (r.headers['idempotency-key'] ?? r.headers.idempotency_key) ? [r.headers['idempotency-key'] ?? r.headers.idempotency_key!] : []));
   return { fetch: fetch as typeof globalThis.fetch, seen, sentKeys };
 }
 

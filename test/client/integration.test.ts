@@ -1,7 +1,7 @@
 // The SDK against the real relay and emulator (in-process, Web-standard fetch handlers), with fault injection.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEmulator } from '../../src/emulator/index.js';
-import { createRelay, signPlayerToken } from '../../src/relay/index.js';
+import { createRelay, signPlayerToken, upstreamIdempotencyKey } from '../../src/relay/index.js';
 import { createQuestPoints, type AwardHandle, type QuestPoints } from '../../src/client/index.js';
 import { until } from './fake-relay.js';
 
@@ -39,12 +39,16 @@ function stack() {
   return { admin, client };
 }
 
-/** Ledger entries per idempotency key, from the emulator's state export. */
-async function ledgerCounts(admin: ReturnType<typeof stack>['admin']) {
+/**
+ * Ledger entries of a player per client idempotency key, from the emulator's state export. The service holds the
+ * key the relay derived for the player (docs/relay.md): each entry is matched through it.
+ */
+async function ledgerCounts(admin: ReturnType<typeof stack>['admin'], sub: string) {
   const state = (await admin('GET', 'state')).data;
   const counts = new Map<string, number>();
-  for (const e of state.ledger) if (e.idempotencyKey) counts.set(e.idempotencyKey.toLowerCase(), (counts.get(e.idempotencyKey.toLowerCase()) ?? 0) + 1);
-  return counts;
+  for (const e of state.ledger) if (e.idempotencyKey && e.serviceUserId === sub) counts.set(e.idempotencyKey, (counts.get(e.idempotencyKey) ?? 0) + 1);
+  const serviceKey = (key: string) => upstreamIdempotencyKey(SECRET, sub, key);
+  return { get: (key: string) => counts.get(serviceKey(key)), has: (key: string) => counts.has(serviceKey(key)), size: counts.size };
 }
 
 describe('SDK + relay + emulator', () => {
@@ -58,7 +62,7 @@ describe('SDK + relay + emulator', () => {
     expect(view.history).toHaveLength(4);
     expect(await qp.getEnrollment()).toMatchObject({ serviceUserId: 'player-a', enrolled: true, currentPoints: 7.8 });
     await expect(qp.getEnrollment('quest-1', 'player-a-other')).rejects.toMatchObject({ status: 403 });
-    const counts = await ledgerCounts(admin);
+    const counts = await ledgerCounts(admin, 'player-a');
     expect(handles.map((h) => counts.get(h.idempotencyKey))).toEqual([1, 1, 1, 1]);
   });
 
@@ -70,7 +74,7 @@ describe('SDK + relay + emulator', () => {
     expect((await ok.settled).status).toBe('sent');
     expect(await tooMany.settled).toMatchObject({ status: 'rejected', httpStatus: expect.any(Number) });
     expect((await qp.deadLetters()).map((d) => d.idempotencyKey)).toEqual([tooMany.idempotencyKey]);
-    const counts = await ledgerCounts(admin);
+    const counts = await ledgerCounts(admin, 'player-b');
     expect(counts.get(ok.idempotencyKey)).toBe(1);
     expect(counts.has(tooMany.idempotencyKey)).toBe(false);
   });
@@ -89,7 +93,7 @@ describe('SDK + relay + emulator', () => {
     }
     await until(async () => (await qp.pending()).length === 0, 15_000);
     await admin('PUT', 'faults', {});
-    const counts = await ledgerCounts(admin);
+    const counts = await ledgerCounts(admin, 'player-c');
     expect(handles.filter((h) => counts.get(h.idempotencyKey) !== 1)).toEqual([]);
     expect(counts.size).toBe(handles.length);
     expect((await qp.getPoints()).confirmedPoints).toBe(handles.length);

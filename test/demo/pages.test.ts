@@ -1,83 +1,11 @@
-import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import type { Browser, BrowserContext, ConsoleMessage, Page } from 'playwright-core';
-import { createServer, type ViteDevServer } from 'vite';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../helpers/chromium.js';
+import { describe, expect, it } from 'vitest';
+import { ledgerOf as ledgerAt, numberIn, shots, uniqueId, useDemoServer, waitForNumber } from './harness.js';
 
 // The demo in real Chromium, served by Vite's dev server with the quest-points plugin (emulator + dev relay).
-
-const repo = fileURLToPath(new URL('../..', import.meta.url));
-const shots = `${repo}test-results/demo`;
-
-let server: ViteDevServer;
-let browser: Browser;
-let base: string;
-
-beforeAll(async () => {
-  mkdirSync(shots, { recursive: true });
-  server = await createServer({ configFile: `${repo}vite.config.ts`, server: { port: 0, host: '127.0.0.1', strictPort: false }, logLevel: 'warn' });
-  await server.listen();
-  base = server.resolvedUrls!.local[0]!.replace(/\/$/, '');
-  browser = await launchChromium();
-}, 90_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-interface Opened {
-  page: Page;
-  context: BrowserContext;
-  /** Console errors and uncaught exceptions, except network failures the test declared expected. */
-  errors: string[];
-  expectNetworkErrors(pattern: RegExp): void;
-  finish(name: string): Promise<void>;
-}
-
-async function open(path: string): Promise<Opened> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
-  const page = await context.newPage();
-  const errors: string[] = [];
-  const expected: RegExp[] = [];
-  // Chromium reports a failed or non-2xx fetch as a console error naming the resource: only the ones a test
-  // provokes on purpose (the 404 of the enrollment check, requests while offline) are allowed.
-  const isExpected = (message: ConsoleMessage) =>
-    message.text().startsWith('Failed to load resource') && expected.some((pattern) => pattern.test(message.location().url));
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !isExpected(message)) errors.push(`${message.text()} (${message.location().url})`);
-  });
-  page.on('pageerror', (error) => errors.push(`uncaught: ${error.message}`));
-  await page.goto(`${base}${path}`);
-  return {
-    page,
-    context,
-    errors,
-    expectNetworkErrors: (pattern) => void expected.push(pattern),
-    async finish(name) {
-      await page.screenshot({ path: `${shots}/${name}.png`, fullPage: true });
-      await context.close();
-      expect(errors).toEqual([]);
-    },
-  };
-}
-
-const numberIn = async (page: Page, selector: string) => Number(await page.locator(selector).getAttribute('data-value'));
-const waitForNumber = (page: Page, selector: string, predicate: string) =>
-  page.waitForFunction(([sel, pred]) => {
-    const value = Number(document.querySelector(sel!)?.getAttribute('data-value'));
-    return new Function('v', `return ${pred}`)(value) as boolean;
-  }, [selector, predicate] as const, { timeout: 20_000 });
-
-type LedgerEntry = { questId: string; serviceUserId: string; eventPoints: number; idempotencyKey: string | null };
-async function ledgerOf(serviceUserId: string): Promise<LedgerEntry[]> {
-  const response = await fetch(`${base}/__emulator/state`);
-  const { data } = (await response.json()) as { data: { ledger: LedgerEntry[] } };
-  return data.ledger.filter((entry) => entry.serviceUserId === serviceUserId);
-}
-
-const uniqueId = (prefix: string) => `${prefix}-${Math.random().toString(36).slice(2, 10)}`;
+const demo = useDemoServer('pages');
+const open = (path: string) => demo.open(path);
+const ledgerOf = (serviceUserId: string) => ledgerAt(demo.base, serviceUserId);
+const base = () => demo.base;
 
 // Generous: the first visit of a page makes Vite transform its modules (Phaser is large), on 2 busy cores.
 describe('demo pages in Chromium', { timeout: 90_000 }, () => {
@@ -106,11 +34,23 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
     const caught = await numberIn(page, '#hud-caught');
     const queued = await numberIn(page, '#hud-queue');
     expect(sentBefore + queued).toBe(caught);
-    // Nothing reached the service while offline.
-    await page.waitForTimeout(600);
+    // Nothing reaches the service while offline: the SDK tries now (flush ignores the backoff), its request fails as
+    // a network error, and the ledger has not moved.
+    const refused = page.evaluate(() => new Promise<string>((resolve) => (window as any).questPointsDemo.client.once('award:retrying', (e: { reason: string }) => resolve(e.reason))));
+    await page.evaluate(() => (window as any).questPointsDemo.client.flush());
+    expect(await refused).toBe('network');
     expect((await ledgerOf(player)).length).toBe(sentBefore);
 
     await page.screenshot({ path: `${shots}/game-offline.png` });
+    // From here the page records what the SDK tells the game: the queued keys must each be reported sent once.
+    const queuedKeys = await page.evaluate(async () => {
+      const { client } = (window as any).questPointsDemo;
+      const seen: { name: string; key?: string; online?: boolean }[] = ((window as any).seenEvents = []);
+      client.on('award:sent', (e: { award: { idempotencyKey: string } }) => seen.push({ name: 'award:sent', key: e.award.idempotencyKey }));
+      client.on('connection:changed', (e: { online: boolean }) => seen.push({ name: 'connection:changed', online: e.online }));
+      return ((await client.pending()) as { idempotencyKey: string }[]).map((award) => award.idempotencyKey);
+    });
+    expect(queuedKeys).toHaveLength(queued);
     await page.getByRole('switch', { name: /Offline switch/ }).uncheck();
     await waitForNumber(page, '#hud-queue', 'v === 0');
     await expect.poll(() => page.locator('#hud-connection').textContent(), { timeout: 10_000 }).toBe('online');
@@ -121,7 +61,11 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
     const total = ledger.reduce((sum, entry) => sum + entry.eventPoints, 0);
     await expect.poll(() => numberIn(page, '#hud-total'), { timeout: 10_000 }).toBe(total);
     await expect.poll(() => page.locator('#hud-pending-points').textContent()).toBe('all confirmed');
-    expect(await page.locator('#hud-events li').count()).toBeGreaterThan(0);
+    // The game heard it: back online, then each queued award reported sent exactly once; the HUD's log shows events.
+    const seen = (await page.evaluate(() => (window as any).seenEvents)) as { name: string; key?: string; online?: boolean }[];
+    expect(seen.find((e) => e.name === 'connection:changed')).toEqual({ name: 'connection:changed', online: true });
+    expect(seen.filter((e) => e.name === 'award:sent').map((e) => e.key).sort()).toEqual([...queuedKeys].sort());
+    expect(await page.locator('#hud-events li[data-event="award:sent"]').count()).toBeGreaterThan(0);
     await opened.finish('game');
   });
 
@@ -160,8 +104,12 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
       const total = (await ledgerOf(player)).reduce((sum, entry) => sum + entry.eventPoints, 0);
       return (await sceneText()) === `Points: ${total}`;
     }, { timeout: 10_000 }).toBe(true);
-    // The plugin is the same object in every scene, mapped as this.questPoints.
-    expect(await page.evaluate(() => { const g = (window as any).questPointsDemo.game; return g.scene.getScene('catch').questPoints === g.plugins.get('QuestPoints'); })).toBe(true);
+    // The scene's this.questPoints (a scene plugin) speaks through the global plugin's client, the page's client.
+    expect(await page.evaluate(() => {
+      const demo = (window as any).questPointsDemo;
+      const client = demo.game.scene.getScene('catch').questPoints.client;
+      return client === demo.game.plugins.get('QuestPoints').client && client === demo.client;
+    })).toBe(true);
     await opened.finish('phaser');
   });
 
@@ -185,7 +133,6 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
 
     // Award a custom event, then read it back in the history table.
     await page.getByRole('button', { name: 'Award' }).click();
-    await expect(page.locator('#award-result')).toBeDefined();
     await expect.poll(() => page.locator('#award-result').textContent(), { timeout: 10_000 }).toMatch(/^Awarded/);
     await page.getByRole('button', { name: 'Load', exact: true }).click();
     await expect.poll(() => page.locator('#points-result').getAttribute('data-total')).toBe('25');
@@ -240,9 +187,9 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
 
     // Fault switches reach the emulator.
     await page.getByRole('switch', { name: /30% of requests/ }).check();
-    await expect.poll(async () => (await (await fetch(`${base}/__emulator/faults`)).json()).data.errorRate).toBe(0.3);
+    await expect.poll(async () => (await (await fetch(`${base()}/__emulator/faults`)).json()).data.errorRate).toBe(0.3);
     await page.getByRole('switch', { name: /30% of requests/ }).uncheck();
-    await expect.poll(async () => (await (await fetch(`${base}/__emulator/faults`)).json()).data.errorRate ?? 0).toBe(0);
+    await expect.poll(async () => (await (await fetch(`${base()}/__emulator/faults`)).json()).data.errorRate ?? 0).toBe(0);
 
     await opened.finish('console');
   });

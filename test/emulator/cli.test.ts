@@ -88,6 +88,62 @@ describe('quest-points emulator (CLI)', () => {
     expect(cli.output().stderr).toContain(message);
     expect(cli.output().stderr).toContain('usage: quest-points emulator');
   });
+  it('--no-auto-create, --chain, --idempotency-ttl, --request-log-size reach the emulator', async () => {
+    const cli = run(['--port', '0', '--admin', '--no-auto-create', '--chain', 'Ethereum', '--chain', 'base', '--idempotency-ttl', '1s', '--request-log-size', '3']);
+    const url = await cli.listening;
+    const headers = { API_KEY: 'dev-api-key', 'content-type': 'application/json' };
+    const identify = (body: unknown) => fetch(`${url}${paths.identify()}`, { method: 'POST', headers, body: JSON.stringify(body) });
+
+    // Unknown users are not created; a seeded one is found.
+    const unknown = await identify({ email: 'nobody@example.com' });
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toEqual({ success: false, message: 'User not found' });
+    const seeded = await fetch(`${url}/__emulator/seed`, { method: 'POST', body: JSON.stringify({ users: [{ email: 'ada@example.com', wallet: { chain: 'base', address: '0xabc' } }] }) });
+    expect(seeded.status).toBe(200);
+    expect((await identify({ email: 'ada@example.com' })).status).toBe(200);
+    // The chain allowlist, compared case-insensitively.
+    expect((await identify({ wallet: { chain: 'BASE', address: '0xabc' } })).status).toBe(200);
+    const refused = await identify({ wallet: { chain: 'solana', address: 'So1' } });
+    expect(refused.status).toBe(400);
+    expect((await refused.json()).message).toBe('wallet.chain must be one of: ethereum, base');
+
+    // A key is replayed while remembered, applied again once 1 s has passed (waited for, not slept).
+    const key = crypto.randomUUID();
+    const award = () => fetch(`${url}${paths.points('q')}`, {
+      method: 'POST', headers: { ...headers, IDEMPOTENCY_KEY: key }, body: JSON.stringify({ serviceUserId: 'u1', eventPoints: 2 }),
+    });
+    expect((await award()).headers.get('idempotent-replayed')).toBeNull();
+    const started = Date.now();
+    expect((await award()).headers.get('idempotent-replayed')).toBe('true');
+    await expect.poll(async () => (await award()).headers.get('idempotent-replayed'), { timeout: 10_000, interval: 200 }).toBeNull();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    const points = await (await fetch(`${url}${paths.pointsOf('q', 'u1')}`, { headers })).json();
+    expect(points.data.totalPoints).toBe(4);
+
+    // The request log keeps the last 3 service requests.
+    const log = (await (await fetch(`${url}/__emulator/requests`)).json()).data as { seq: number; path: string }[];
+    expect(log).toHaveLength(3);
+    expect(log.at(-1)?.path).toBe(paths.pointsOf('q', 'u1'));
+    cli.child.kill('SIGTERM');
+    expect(await cli.exited).toBe(0);
+  });
+  it('--faults starts with faults on and prints the seed in effect', async () => {
+    const cli = run(['--port', '0', '--admin', '--faults', '{"errorRate":1,"errorStatuses":[503],"retryAfterSeconds":4}']);
+    const url = await cli.listening;
+    const answer = await fetch(`${url}${paths.pointsOf('q', 'u1')}`, { headers: { API_KEY: 'dev-api-key' } });
+    expect(answer.status).toBe(503);
+    expect(answer.headers.get('retry-after')).toBe('4');
+    const { data } = await (await fetch(`${url}/__emulator/faults`)).json();
+    expect(data).toMatchObject({ errorRate: 1, errorStatuses: [503], seed: expect.any(Number) });
+    await expect.poll(() => cli.output().stderr).toContain(`faults ${JSON.stringify(data)}`);
+    cli.child.kill('SIGTERM');
+    expect(await cli.exited).toBe(0);
+  });
+  it('an invalid --faults: exit 2 naming the field and the rule', async () => {
+    const cli = run(['--port', '0', '--faults', '{"errorRate":2}']);
+    expect(await cli.exited).toBe(2);
+    expect(cli.output().stderr).toContain('--faults errorRate must be at most 1');
+  });
   it('an unreadable --import file: exit 1 with the reason', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'qp-emu-'));
     const file = join(dir, 'bad.json');
@@ -102,7 +158,36 @@ describe('parseEmulatorArgs', () => {
   it('defaults', () => {
     expect(parseEmulatorArgs([], {})).toEqual({
       host: '127.0.0.1', port: 8787, mode: 'stateful', apiKeys: [], admin: false, importFile: undefined, exportFile: undefined,
+      autoCreate: true, chains: undefined, idempotencyTtlMs: undefined, faults: undefined, requestLogSize: undefined,
     });
+  });
+  it('durations, chains, faults and the log size', () => {
+    expect(parseEmulatorArgs(['--idempotency-ttl', '90'], {})).toMatchObject({ idempotencyTtlMs: 90_000 });
+    expect(parseEmulatorArgs(['--idempotency-ttl', '15m'], {})).toMatchObject({ idempotencyTtlMs: 900_000 });
+    expect(parseEmulatorArgs(['--idempotency-ttl', '7d'], {})).toMatchObject({ idempotencyTtlMs: 604_800_000 });
+    expect(parseEmulatorArgs(['--chain', ' base '], {})).toMatchObject({ chains: ['base'] });
+    expect(parseEmulatorArgs(['--faults', '{"latencyMs":5,"seed":3}'], {})).toMatchObject({ faults: { latencyMs: 5, seed: 3 } });
+    expect(parseEmulatorArgs(['--faults', '{}'], {})).toMatchObject({ faults: { seed: expect.any(Number) } });
+    expect(parseEmulatorArgs(['--request-log-size', '50'], {})).toMatchObject({ requestLogSize: 50 });
+    expect(parseEmulatorArgs(['--no-auto-create'], {})).toMatchObject({ autoCreate: false });
+  });
+  it.each([
+    [['--idempotency-ttl', '0'], '--idempotency-ttl must be a positive duration'],
+    [['--idempotency-ttl', '1w'], '--idempotency-ttl must be a positive duration'],
+    [['--chain', ''], '--chain must be at least 1 character'],
+    [['--chain', ' '], '--chain must not be empty'],
+    [['--chain', 'x'.repeat(65)], '--chain must be at most 64 characters'],
+    [['--faults', 'errorRate=1'], '--faults must be JSON'],
+    [['--faults', '[]'], '--faults must be a JSON object of fault settings'],
+    [['--faults', '{"errorRate":"0.5"}'], '--faults errorRate must be a number'],
+    [['--faults', '{"latencyMs":-1}'], '--faults latencyMs must be at least 0'],
+    [['--faults', '{"typo":1}'], '--faults typo'],
+    [['--request-log-size', '0'], '--request-log-size must be an integer from 1 to 9999999'],
+    [['--request-log-size', '1e3'], '--request-log-size must be an integer from 1 to 9999999'],
+  ])('%j is refused: %s', (args, message) => {
+    const parsed = parseEmulatorArgs(args, {});
+    expect(parsed).toEqual({ error: expect.any(String) });
+    expect((parsed as { error: string }).error).toContain(message);
   });
   it('repeated --api-key and QP_API_KEY combine', () => {
     expect(parseEmulatorArgs(['--api-key', 'a', '--api-key', 'b'], { QP_API_KEY: 'c,,d ' })).toMatchObject({ apiKeys: ['a', 'b', 'c', 'd'] });

@@ -130,12 +130,19 @@ describe('lost acknowledgements', () => {
 });
 
 describe('latency', () => {
-  it('latencyMs holds the answer back: still pending while a shorter timer fires, answered afterwards', async () => {
-    const { send } = emulator({ faults: { latencyMs: 400, seed: 1 } });
-    const answer = send('GET', paths.pointsOf('q', 'u'));
-    const first = await Promise.race([answer.then(() => 'answered'), new Promise((r) => setTimeout(() => r('pending'), 50))]);
-    expect(first).toBe('pending');
-    expect((await answer).status).toBe(200);
+  it('latencyMs holds the answer back by at least that long; without it the same request answers at once', async () => {
+    // Elapsed time can only be longer than the delay under load, never shorter: a lower bound cannot flake.
+    const timed = async (send: ReturnType<typeof emulator>['send']) => {
+      const started = performance.now();
+      const answer = await send('GET', paths.pointsOf('q', 'u'));
+      return { status: answer.status, ms: performance.now() - started };
+    };
+    const slow = await timed(emulator({ faults: { latencyMs: 400, seed: 1 } }).send);
+    expect(slow.status).toBe(200);
+    expect(slow.ms).toBeGreaterThanOrEqual(395);
+    const fast = await timed(emulator().send);
+    expect(fast.status).toBe(200);
+    expect(fast.ms, 'the emulator itself takes as long as the injected latency').toBeLessThan(slow.ms - 250);
   });
 });
 

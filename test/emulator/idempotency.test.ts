@@ -1,7 +1,9 @@
 // IDEMPOTENCY_KEY: replay, 422, 409 under real concurrency, 400 for a non-UUID, expiry, scope per API key.
 import { afterEach, describe, expect, it } from 'vitest';
 import { paths } from '../../src/protocol/index.js';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { buildEmulator, startEmulator, type RunningServer } from '../../src/emulator/index.js';
 import { API_KEY, emulator, expectError, uuid } from './helpers.js';
 
 const body = { serviceUserId: 'u1', eventPoints: 10, eventName: 'Quest' };
@@ -111,8 +113,16 @@ describe('IDEMPOTENCY_KEY', () => {
   });
 });
 
+/** An emulator app on loopback HTTP, for tests that need its core too. */
+function listen(fetch: Parameters<typeof serve>[0]['fetch']): Promise<RunningServer> {
+  return new Promise((resolve) => {
+    const http = serve({ fetch, hostname: '127.0.0.1', port: 0 }, (info: AddressInfo) =>
+      resolve({ url: `http://127.0.0.1:${info.port}`, port: info.port, close: () => new Promise((done) => http.close(() => done())) }));
+  });
+}
+
 describe('IDEMPOTENCY_KEY under real concurrency (HTTP)', () => {
-  let server: RunningEmulator | undefined;
+  let server: RunningServer | undefined;
   afterEach(async () => {
     await server?.close();
     server = undefined;
@@ -125,25 +135,37 @@ describe('IDEMPOTENCY_KEY under real concurrency (HTTP)', () => {
     });
 
   it('a repeat while the first is in flight -> 409; afterwards it replays; applied once', async () => {
-    server = await startEmulator({ port: 0, apiKeys: [API_KEY], faults: { latencyMs: 300, seed: 1 } });
+    // The emulator holds an award's answer for latencyMs *after* claiming its key. The test waits for that claim
+    // (a spy on the store), not for a guessed time, so the repeat is known to meet the first in flight.
+    const { app, core } = buildEmulator({ apiKeys: [API_KEY], faults: { latencyMs: 1500, seed: 1 } });
+    const claims: string[] = [];
+    const claim = core.idempotency.claim;
+    core.idempotency.claim = (...args) => {
+      const result = claim(...args);
+      claims.push(`${args[1]} ${result.kind}`);
+      return result;
+    };
+    server = await listen(app.fetch);
     const key = uuid();
     const first = post(server.url, key);
-    await new Promise((r) => setTimeout(r, 100));
+    await expect.poll(() => claims, { timeout: 5_000, interval: 10 }).toContain(`${key} new`);
     const second = await post(server.url, key);
+    expect(claims).toContain(`${key} in-flight`);
     expect(second.status).toBe(409);
     expect(await second.json()).toEqual({ success: false, message: expect.stringMatching(/still being processed/) });
     expect((await first).status).toBe(200);
     const third = await post(server.url, key);
     expect(third.status).toBe(200);
     expect(third.headers.get('idempotent-replayed')).toBe('true');
-    expect(server.exportState().ledger).toHaveLength(1);
+    expect(core.exportState().ledger).toHaveLength(1);
   });
   it('many simultaneous requests with one key: exactly one applies', async () => {
-    server = await startEmulator({ port: 0, apiKeys: [API_KEY], faults: { latencyMs: 50, seed: 2 } });
+    const running = await startEmulator({ port: 0, apiKeys: [API_KEY], faults: { latencyMs: 50, seed: 2 } });
+    server = running;
     const key = uuid();
-    const statuses = await Promise.all(Array.from({ length: 20 }, () => post(server!.url, key).then((r) => r.status)));
+    const statuses = await Promise.all(Array.from({ length: 20 }, () => post(running.url, key).then((r) => r.status)));
     expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(1);
     expect(statuses.every((s) => s === 200 || s === 409)).toBe(true);
-    expect(server.exportState().ledger).toHaveLength(1);
+    expect(running.exportState().ledger).toHaveLength(1);
   });
 });

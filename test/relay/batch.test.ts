@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { BatchResponseSchema } from '../../src/protocol/index.js';
-import { award, fakeRelay, token } from './helpers.js';
+import { award, fakeRelay, token, upstreamKey } from './helpers.js';
 
 const error = (status: number, message: string, headers?: Record<string, string>) =>
   Response.json({ success: false, message }, { status, ...(headers ? { headers } : {}) });
@@ -13,29 +13,22 @@ describe('POST /batch/points (fake upstream)', () => {
       1: () => Response.json({ success: true }),
       2: () => error(422, 'IDEMPOTENCY_KEY reused with a different body'),
       3: () => error(503, 'down', { 'Retry-After': '4' }),
-      4: () => error(409, 'in flight'),
-      5: () => error(429, 'slow', { 'Retry-After': '2' }),
-      6: () => error(401, 'API_KEY header is not a valid API key'),
-      7: () => {
-        throw new TypeError('fetch failed');
-      },
       8: () => error(404, 'User not found'),
       25: () => Response.json({ success: true }),
     };
     const { call, seen } = fakeRelay({ upstream: { retries: 0 }, reply: (r) => byPoints[(r.body as { eventPoints: number }).eventPoints]!() });
+    // Final answers first: a retry holds back the player's later awards (checked at the end).
     const awards = [
       award('q', 'u1', 1),
       award('q', 'u1', 2),
-      award('q', 'u1', 3),
-      award('q', 'u1', 4),
-      award('q', 'u1', 5),
-      award('q', 'u1', 6),
-      award('q', 'u1', 7),
       award('q', 'u1', 8),
       award('q', 'u2', 1), // not the token's sub
       award('q', 'u1', 25, { eventName: 'bonus' }),
       award('q', 'u1', 24, { eventName: 'bonus' }), // policy: bonus is exactly 25
       award('q', 'u1', 'ten'),
+      award('q', 'u1', 3),
+      award('q', 'u1', 4),
+      award('q', 'u1', 1),
     ];
     const res = await call('POST', '/batch/points', { token: await token({ sub: 'u1' }), body: { awards } });
     expect(res.status).toBe(200);
@@ -45,19 +38,40 @@ describe('POST /batch/points (fake upstream)', () => {
     expect(results.map(({ idempotencyKey, ...rest }: { idempotencyKey: string }) => rest)).toEqual([
       { outcome: 'ok' },
       { outcome: 'rejected', status: 422, message: 'IDEMPOTENCY_KEY reused with a different body' },
-      { outcome: 'retry', reason: 'upstream_error', status: 503, retryAfter: 4 },
-      { outcome: 'retry', reason: 'in_flight', status: 409 },
-      { outcome: 'retry', reason: 'rate_limited', status: 429, retryAfter: 2 },
-      { outcome: 'retry', reason: 'upstream_auth' },
-      { outcome: 'retry', reason: 'network' },
       { outcome: 'rejected', status: 404, message: 'User not found' },
       { outcome: 'rejected', status: 403, message: 'serviceUserId "u2" is not the token\'s sub: a player acts only on itself' },
       { outcome: 'ok' },
       { outcome: 'rejected', status: 422, message: 'eventPoints 24 does not match policy events.bonus.points 25' },
       { outcome: 'rejected', status: 400, message: 'eventPoints must be a number' },
+      { outcome: 'retry', reason: 'upstream_error', status: 503, retryAfter: 4 },
+      { outcome: 'retry', reason: 'earlier_award_pending' },
+      { outcome: 'retry', reason: 'earlier_award_pending' },
     ]);
-    // Every award sent went with its own key; the refused ones were never sent.
-    expect(seen.map((r) => r.headers['idempotency_key'])).toEqual([...awards.slice(0, 8), awards[9]!].map((a) => a.idempotencyKey));
+    // Every award sent went with its player's key; the refused and the held-back ones were never sent.
+    const sent = [awards[0], awards[1], awards[2], awards[4], awards[7]].map((a) => upstreamKey('u1', a!.idempotencyKey));
+    expect(seen.map((r) => r.headers['idempotency_key'])).toEqual(sent);
+  });
+
+  it('classifies each retry answer of the service on its own (one player per award)', async () => {
+    const byPoints: Record<number, () => Response> = {
+      3: () => error(503, 'down', { 'Retry-After': '4' }),
+      4: () => error(409, 'in flight'),
+      5: () => error(429, 'slow', { 'Retry-After': '2' }),
+      6: () => error(401, 'API_KEY header is not a valid API key'),
+      7: () => {
+        throw new TypeError('fetch failed');
+      },
+    };
+    const { call } = fakeRelay({ upstream: { retries: 0 }, reply: (r) => byPoints[(r.body as { eventPoints: number }).eventPoints]!() });
+    const awards = [3, 4, 5, 6, 7].map((points) => award('q', `p${points}`, points));
+    const res = await call('POST', '/batch/points', { token: await token({ sub: 'ops', role: 'admin' }), body: { awards } });
+    expect(res.json.results.map(({ idempotencyKey, ...rest }: { idempotencyKey: string }) => rest)).toEqual([
+      { outcome: 'retry', reason: 'upstream_error', status: 503, retryAfter: 4 },
+      { outcome: 'retry', reason: 'in_flight', status: 409 },
+      { outcome: 'retry', reason: 'rate_limited', status: 429, retryAfter: 2 },
+      { outcome: 'retry', reason: 'upstream_auth' },
+      { outcome: 'retry', reason: 'network' },
+    ]);
   });
 
   it('retries a 5xx inside a batch with the same key, then reports retry', async () => {
@@ -65,7 +79,8 @@ describe('POST /batch/points (fake upstream)', () => {
     const one = award('q', 'u1', 1);
     const res = await call('POST', '/batch/points', { token: await token({ sub: 'u1' }), body: { awards: [one] } });
     expect(res.json.results).toEqual([{ idempotencyKey: one.idempotencyKey, outcome: 'retry', reason: 'upstream_error', status: 500 }]);
-    expect(seen.map((r) => r.headers['idempotency_key'])).toEqual([one.idempotencyKey, one.idempotencyKey, one.idempotencyKey]);
+    const sent = upstreamKey('u1', one.idempotencyKey);
+    expect(seen.map((r) => r.headers['idempotency_key'])).toEqual([sent, sent, sent]);
   });
 
   it('turns per-player rate-limit refusals into retry with retryAfter', async () => {

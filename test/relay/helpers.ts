@@ -1,4 +1,5 @@
-import { createRelay, signPlayerToken, type LogRecord, type PlayerClaims, type RelayOptions } from '../../src/relay/index.js';
+import { buildEmulator } from '../../src/emulator/index.js';
+import { createRelay, signPlayerToken, upstreamIdempotencyKey, type LogRecord, type PlayerClaims, type RelayOptions } from '../../src/relay/index.js';
 
 export const SECRET = 'test-relay-secret-0123456789abcdef-0123456789';
 export const API_KEY = 'qp_test_api_key_5f0c1b2a9d8e7f6a5b4c3d2e1f';
@@ -90,6 +91,25 @@ export function caller(target: ((request: Request) => Response | Promise<Respons
 
 export const uuid = () => crypto.randomUUID();
 
+/** The key the service sees for a player's client key under the tests' relay secret. */
+export const upstreamKey = (sub: string, clientKey: string) => upstreamIdempotencyKey(SECRET, sub, clientKey);
+
 export function award(questId: string, serviceUserId: string, eventPoints: unknown, extra: Record<string, unknown> = {}) {
   return { questId, serviceUserId, eventPoints, idempotencyKey: uuid(), ...extra };
+}
+
+/** A relay in front of a real emulator, in-process (app.fetch): faults and state under the test's hand. */
+export function emulatedRelay(options: Partial<RelayOptions> = {}) {
+  const emulator = buildEmulator({ apiKeys: [API_KEY] });
+  const upstreamOptions = { url: 'http://service.test', apiKey: API_KEY, retryDelayMs: 1, fetch: async (request: Request) => emulator.app.fetch(request) };
+  const relayOn = (more: Partial<RelayOptions> = {}) =>
+    createRelay({ secret: SECRET, policy: OPEN_POLICY, logger: () => {}, ...options, ...more, upstream: { ...upstreamOptions, ...more.upstream } });
+  const app = relayOn();
+  const direct = caller((request) => {
+    request.headers.set('API_KEY', API_KEY);
+    return emulator.app.fetch(request);
+  });
+  const totalOf = async (questId: string, serviceUserId: string) =>
+    (await direct('GET', `/group-quests/${questId}/points/${serviceUserId}`)).json.data.totalPoints as number;
+  return { app, call: caller(app.fetch), relayOn, core: emulator.core, direct, totalOf };
 }

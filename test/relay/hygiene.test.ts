@@ -15,7 +15,7 @@ describe('HTTP hygiene', () => {
     );
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe(GAME);
-    expect(res.headers.get('access-control-allow-headers')).toBe('Authorization,Content-Type,IDEMPOTENCY_KEY,X-Request-Id');
+    expect(res.headers.get('access-control-allow-headers')).toBe('Authorization,Content-Type,IDEMPOTENCY_KEY,Idempotency-Key,X-Request-Id');
     expect(res.headers.get('access-control-allow-methods')).toBe('GET,POST');
     expect(seen).toHaveLength(0);
   });

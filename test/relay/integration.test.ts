@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchResponseSchema, EnrolledUsersResponseSchema } from '../../src/protocol/index.js';
-import { API_KEY, award, OPEN_POLICY, uuid } from './helpers.js';
+import { API_KEY, award, OPEN_POLICY, upstreamKey, uuid } from './helpers.js';
 import { secretHits, startLoopback, type Loopback } from './loopback.js';
 
 let lb: Loopback;
@@ -43,7 +43,7 @@ describe('relay -> real emulator on loopback: every route proxied faithfully', (
     expect(history.json.data.totalPoints).toBe(10);
     expect(history.json.data.history).toEqual([{ createdAt: expect.any(String), eventPoints: 10, eventName: 'coin', eventDescription: 'found a coin' }]);
     const log = (await lb.requests()).filter((r) => r.method === 'POST');
-    expect(log.map((r) => r.idempotencyKey)).toEqual([key, key]);
+    expect(log.map((r) => r.idempotencyKey)).toEqual([upstreamKey('alice', key), upstreamKey('alice', key)]);
   });
 
   it('passes the service errors through: not enrolled (404), unknown user identify with autoCreate on creates it', async () => {
@@ -135,7 +135,7 @@ describe('batches against the emulator', () => {
       expect(res.json.results).toEqual([{ idempotencyKey: one.idempotencyKey, outcome: 'ok' }]);
       const sent = await lb.requests();
       expect(sent.length).toBeGreaterThanOrEqual(2);
-      expect(new Set(sent.map((r) => r.idempotencyKey))).toEqual(new Set([one.idempotencyKey]));
+      expect(new Set(sent.map((r) => r.idempotencyKey))).toEqual(new Set([upstreamKey('frank', one.idempotencyKey)]));
     } finally {
       await lb.admin('PUT', '/faults', {});
     }
@@ -152,9 +152,10 @@ describe('batches against the emulator', () => {
     } finally {
       await lb.admin('PUT', '/faults', {});
     }
-    expect(res.json.results.map((r: { outcome: string; status?: number; retryAfter?: number }) => [r.outcome, r.status, r.retryAfter])).toEqual([
-      ['retry', 503, 3],
-      ['retry', 503, 3],
+    // The second award is held back unsent: sent after a failed first, it would land before it (award order).
+    expect(res.json.results.map((r: { outcome: string; status?: number; retryAfter?: number; reason: string }) => [r.outcome, r.reason, r.status, r.retryAfter])).toEqual([
+      ['retry', 'upstream_error', 503, 3],
+      ['retry', 'earlier_award_pending', undefined, undefined],
     ]);
     const replay = await lb.relay.call('POST', '/batch/points', { token: gina, body: { awards } });
     expect(replay.json.results.map((r: { outcome: string }) => r.outcome)).toEqual(['ok', 'ok']);

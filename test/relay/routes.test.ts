@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { API_KEY, award, fakeRelay, token, uuid } from './helpers.js';
+import { API_KEY, award, fakeRelay, token, upstreamKey, uuid } from './helpers.js';
 
 describe('relay routes (fake upstream)', () => {
-  it('forwards an award with the API key, the idempotency key unchanged and only the spec fields', async () => {
+  it('forwards an award with the API key, the player-scoped idempotency key and only the spec fields', async () => {
     const { call, seen } = fakeRelay();
     const key = uuid().toUpperCase();
     const res = await call('POST', '/group-quests/q1/points', {
@@ -19,7 +19,10 @@ describe('relay routes (fake upstream)', () => {
       body: { serviceUserId: 'u1', eventPoints: 5, eventName: 'coin', eventDescription: 'd' },
     });
     expect(seen[0]!.headers['api_key']).toBe(API_KEY);
-    expect(seen[0]!.headers['idempotency_key']).toBe(key);
+    // The service sees the key scoped to the player (keys.ts), the same for any spelling of the client's key.
+    expect(seen[0]!.headers['idempotency_key']).toBe(upstreamKey('u1', key));
+    expect(upstreamKey('u1', key)).toBe(upstreamKey('u1', key.toLowerCase()));
+    expect(upstreamKey('u1', key)).not.toBe(upstreamKey('u2', key));
     expect(seen[0]!.headers['authorization']).toBeUndefined();
     expect(seen[0]!.headers['x-request-id']).toBe(res.headers.get('x-request-id'));
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { API_KEY, fakeRelay, SECRET, token, uuid } from './helpers.js';
+import { API_KEY, fakeRelay, SECRET, token, upstreamKey, uuid } from './helpers.js';
 
 const awardOnce = async (call: ReturnType<typeof fakeRelay>['call'], key: string | null = uuid()) =>
   call('POST', '/group-quests/q/points', {
@@ -17,7 +17,8 @@ describe('upstream: retries and outages', () => {
     const key = uuid();
     const res = await awardOnce(call, key);
     expect(res.status).toBe(200);
-    expect(seen.map((r) => r.headers['idempotency_key'])).toEqual([key, key, key]);
+    const sent = upstreamKey('u1', key);
+    expect(seen.map((r) => r.headers['idempotency_key'])).toEqual([sent, sent, sent]);
   });
 
   it('retries a network error, a bounded number of times, then answers 502 naming the cause', async () => {

@@ -1,0 +1,96 @@
+// The one status policy: what an answer means for an award. The SDK classifies the relay's (or the service's) answers
+// with it; the relay answers its single route and its batch with it and retries the service by it. A status is
+// read the same way on every path, so an award is never dead-lettered by one path and resent forever by another.
+
+/**
+ * What to do with one award after an answer.
+ * - ok: acknowledged (first time or an idempotent replay): done.
+ * - rejected: final: dead-letter it, with the status and message (sending it again cannot help).
+ * - auth: the caller's token is refused: fetch a fresh one, then send again with the same key.
+ * - retry: nothing final is known: send again later with the same key.
+ */
+export type Verdict = 'ok' | 'rejected' | 'auth' | 'retry';
+
+/** Answers that are no HTTP status. */
+export type NoAnswer = 'network' | 'timeout';
+
+export interface StatusRule {
+  verdict: Verdict;
+  /**
+   * 'retry' only. now: a transient fault of the server; the relay resends it to the service at once (a few times,
+   * with backoff, same key). later: the server asked for time (in flight, rate limited): the caller waits and resends.
+   */
+  resend?: 'now' | 'later';
+}
+
+/** Every status with a rule of its own. Anything else: 2xx ok, other 4xx rejected, other 5xx retried (resend now). */
+export const STATUS_POLICY: Readonly<Record<number | NoAnswer, StatusRule>> = {
+  // no answer: the award may or may not have been applied; the same key makes a resend safe
+  network: { verdict: 'retry', resend: 'now' },
+  // no answer in time: as for a network error
+  timeout: { verdict: 'retry', resend: 'now' },
+  // the award itself is invalid (a field breaks a rule)
+  400: { verdict: 'rejected' },
+  // the caller's token is missing, expired or refused: fetch a fresh one. (To the relay, the service's 401 means the
+  // relay's own API key is refused: nothing the player did, so the relay answers 502 / retry, never 401.)
+  401: { verdict: 'auth' },
+  // payment required: not something a resend changes
+  402: { verdict: 'rejected' },
+  // the caller may not do this (policy, quest, another player)
+  403: { verdict: 'rejected' },
+  // no such user, quest or route
+  404: { verdict: 'rejected' },
+  // method not allowed: a client bug
+  405: { verdict: 'rejected' },
+  // the server timed out reading the request
+  408: { verdict: 'retry', resend: 'now' },
+  // a request with this key is still in flight: its result is not known yet
+  409: { verdict: 'retry', resend: 'later' },
+  // gone for good
+  410: { verdict: 'rejected' },
+  // the body is too large: it will stay too large
+  413: { verdict: 'rejected' },
+  // unsupported content type: a client bug
+  415: { verdict: 'rejected' },
+  // policy refusal, or the key was used with a different award
+  422: { verdict: 'rejected' },
+  // too early: the server asks to wait
+  425: { verdict: 'retry', resend: 'later' },
+  // rate limited: wait for Retry-After
+  429: { verdict: 'retry', resend: 'later' },
+  // server error: nothing applied is lost, the key makes a resend safe
+  500: { verdict: 'retry', resend: 'now' },
+  // bad gateway: the service behind could not be reached
+  502: { verdict: 'retry', resend: 'now' },
+  // unavailable: wait for Retry-After when given
+  503: { verdict: 'retry', resend: 'now' },
+  // gateway timeout: as for a timeout
+  504: { verdict: 'retry', resend: 'now' },
+};
+
+// success
+const OTHER_2XX: StatusRule = { verdict: 'ok' };
+// an unknown client error is final: resending the same request cannot fix it
+const OTHER_4XX: StatusRule = { verdict: 'rejected' };
+// an unknown server error is transient until proven otherwise
+const OTHER_5XX: StatusRule = { verdict: 'retry', resend: 'now' };
+// 1xx/3xx or out of range: no answer about the award
+const NOT_AN_ANSWER: StatusRule = { verdict: 'retry', resend: 'now' };
+
+/** The rule for a status (or for no answer at all). */
+export function statusRule(status: number | NoAnswer): StatusRule {
+  if (typeof status !== 'number') return STATUS_POLICY[status];
+  const rule = STATUS_POLICY[status];
+  if (rule) return rule;
+  if (status >= 200 && status < 300) return OTHER_2XX;
+  if (status >= 400 && status < 500) return OTHER_4XX;
+  if (status >= 500 && status < 600) return OTHER_5XX;
+  return NOT_AN_ANSWER;
+}
+
+/** What to do with an award after this answer. */
+export const statusVerdict = (status: number | NoAnswer): Verdict => statusRule(status).verdict;
+
+/** Error statuses a server's client resends at once, same key (ofetch's retryStatusCodes for the relay's calls). */
+export const resendNowStatuses = (): number[] =>
+  Array.from({ length: 200 }, (_, i) => 400 + i).filter((status) => statusRule(status).resend === 'now');

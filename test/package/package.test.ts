@@ -1,0 +1,106 @@
+// The package as npm would publish it: compiled from the current sources into a staging directory (the repo's own
+// dist/ is left alone), packed, then checked by publint --strict and attw --profile esm-only, the same CLIs a user
+// runs. Plus what those tools do not check: the file list, its size, and README links that work on the npm page.
+import { execFile } from 'node:child_process';
+import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const repo = resolve(import.meta.dirname, '../..');
+const bin = (name: string) => join(repo, 'node_modules/.bin', name);
+const REPOSITORY = 'https://github.com/quest-points/quest-points';
+
+interface Packed { filename: string; size: number; unpackedSize: number; entryCount: number; files: { path: string; size: number }[] }
+
+let stage: string;
+let tarball: string;
+let packed: Packed;
+
+beforeAll(async () => {
+  stage = await mkdtemp(join(tmpdir(), 'qp-package-'));
+  await run(process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '-p', join(repo, 'tsconfig.build.json'), '--outDir', join(stage, 'dist')]);
+  for (const file of ['package.json', 'README.md', 'LICENSE']) await copyFile(join(repo, file), join(stage, file));
+  const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', stage], { cwd: stage });
+  packed = (JSON.parse(stdout) as Packed[])[0]!;
+  tarball = join(stage, packed.filename);
+}, 120_000);
+
+afterAll(async () => {
+  if (stage) await rm(stage, { recursive: true, force: true });
+});
+
+describe('the published package', { timeout: 60_000 }, () => {
+  it('publint --strict: no error, warning or suggestion', async () => {
+    const { stdout, stderr } = await run(bin('publint'), ['run', tarball, '--strict']).catch((error: { stdout: string; stderr: string }) => error);
+    expect(`${stdout}${stderr.replace(/^npm warn .*\n/gm, '')}`).toMatch(/All good!/);
+  });
+
+  it('attw --profile esm-only: no problem on any entry point', async () => {
+    const { stdout } = await run(bin('attw'), [tarball, '--profile', 'esm-only', '--format', 'json'], { maxBuffer: 64 << 20 }).catch((error: { stdout: string }) => error);
+    const result = JSON.parse(stdout) as { analysis: { entrypoints: Record<string, unknown>; problems: { resolutionKind?: string }[] } };
+    expect(Object.keys(result.analysis.entrypoints).sort()).toEqual(['.', './emulator', './package.json', './phaser', './protocol', './relay', './vite']);
+    // The JSON lists every problem; the esm-only profile leaves out the CommonJS resolutions (node10, node16 from CJS)
+    // an ESM-only package cannot satisfy. Whatever remains is a real fault (a missing type, a wrong format).
+    const ignored = new Set(['node10', 'node16-cjs']);
+    expect(result.analysis.problems.filter((problem) => !ignored.has(problem.resolutionKind ?? ''))).toEqual([]);
+    // And the CLI itself agrees (its exit code is what CI would see).
+    await expect(run(bin('attw'), [tarball, '--profile', 'esm-only'])).resolves.toBeDefined();
+  });
+
+  it('ships dist, README and LICENSE only: no source maps, no demo build, lean', () => {
+    const paths = packed.files.map((file) => file.path);
+    expect(paths).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/cli.js', 'dist/client/index.js', 'dist/client/index.d.ts']));
+    expect(paths.filter((path) => !/^dist\/.+\.(js|d\.ts)$/.test(path)).sort()).toEqual(['LICENSE', 'README.md', 'package.json']);
+    expect(paths.filter((path) => path.startsWith('dist/demo/'))).toEqual([]);
+    // Every .js has its .d.ts: nothing is typed by accident only.
+    for (const js of paths.filter((path) => path.endsWith('.js'))) expect(paths, js).toContain(js.replace(/\.js$/, '.d.ts'));
+    expect(packed.size).toBeLessThan(150_000);
+    expect(packed.unpackedSize).toBeLessThan(500_000);
+  });
+
+  it('package.json names the license, repository, homepage, bugs and keywords', () => {
+    const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8'));
+    expect(pkg).toMatchObject({
+      license: 'MIT', type: 'module', engines: { node: '>=20.19' },
+      repository: { type: 'git', url: `git+${REPOSITORY}.git` },
+      homepage: `${REPOSITORY}#readme`,
+      bugs: { url: `${REPOSITORY}/issues` },
+    });
+    expect(pkg.keywords.length).toBeGreaterThan(3);
+    expect(readFileSync(join(repo, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) 2026 quest-points contributors\n/);
+  });
+});
+
+// Markdown links and images: [text](target) and ![alt](target); code spans and fences are not links.
+function linksOf(markdown: string): string[] {
+  const prose = markdown.replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '');
+  return [...prose.matchAll(/!?\[[^\]]*\]\(([^)\s]+)\)/g)].map((match) => match[1]!);
+}
+
+describe('documentation links', () => {
+  it('every README link works on the npm page: absolute, and a repository link names a file that exists', () => {
+    const links = linksOf(readFileSync(join(repo, 'README.md'), 'utf8'));
+    expect(links.length).toBeGreaterThan(5);
+    for (const link of links) {
+      if (link.startsWith('#')) continue;
+      expect(link, 'a relative link is dead on the npm page').toMatch(/^https:\/\//);
+      const inRepo = /^https:\/\/(?:github\.com\/quest-points\/quest-points\/(?:blob|tree)|raw\.githubusercontent\.com\/quest-points\/quest-points)\/main\/([^#?]+)/.exec(link);
+      if (inRepo) expect(existsSync(join(repo, inRepo[1]!)), link).toBe(true);
+    }
+  });
+
+  it('every relative link in docs/*.md names a file that exists (they are read on GitHub)', () => {
+    const docs = join(repo, 'docs');
+    for (const name of readdirSync(docs).filter((file) => file.endsWith('.md'))) {
+      for (const link of linksOf(readFileSync(join(docs, name), 'utf8'))) {
+        if (/^(https?:|mailto:|#)/.test(link)) continue;
+        const target = link.split('#')[0]!;
+        expect(existsSync(resolve(docs, target)), `${name}: ${link}`).toBe(true);
+      }
+    }
+  });
+});

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { createPlayerQueue } from '../../src/relay/player-queue.js';
+import { award, fakeRelay, token, type SeenRequest } from './helpers.js';
+
+/** A promise and its resolve, to hold a fake service's answer until the test lets it go. */
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { open, opened };
+}
+
+/** Polls a condition (bounded): the tests wait on states, never on a fixed sleep. */
+async function until(condition: () => boolean, timeoutMs = 2000) {
+  for (const end = Date.now() + timeoutMs; !condition(); await new Promise((resolve) => setTimeout(resolve, 2)))
+    if (Date.now() > end) throw new Error('condition not met in time');
+}
+
+const pointsOf = (seen: SeenRequest[], user: string) =>
+  seen.filter((r) => (r.body as { serviceUserId: string }).serviceUserId === user).map((r) => (r.body as { eventPoints: number }).eventPoints);
+
+describe("one player's awards reach the service in award order", () => {
+  it('two concurrent batches of one player are not interleaved; another player is not held up', async () => {
+    const first = gate();
+    const { call, seen } = fakeRelay({
+      reply: async (r) => {
+        if ((r.body as { eventPoints: number }).eventPoints === 1) await first.opened;
+        return Response.json({ success: true });
+      },
+    });
+    const [alice, bob] = [await token({ sub: 'alice' }), await token({ sub: 'bob' })];
+    // A page's batch, still in flight, and its reloaded successor's.
+    const before = call('POST', '/batch/points', { token: alice, body: { awards: [1, 2, 3].map((n) => award('q', 'alice', n)) } });
+    await until(() => seen.length === 1);
+    const after = call('POST', '/batch/points', { token: alice, body: { awards: [4, 5].map((n) => award('q', 'alice', n)) } });
+    // Bob's batch goes through while Alice's first award is stuck.
+    const other = await call('POST', '/batch/points', { token: bob, body: { awards: [award('q', 'bob', 9)] } });
+    expect(other.json.results[0].outcome).toBe('ok');
+    expect(pointsOf(seen, 'alice')).toEqual([1]);
+    first.open();
+    const [a, b] = await Promise.all([before, after]);
+    expect([...a.json.results, ...b.json.results].map((r: { outcome: string }) => r.outcome)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
+    expect(pointsOf(seen, 'alice')).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('a single-route award waits for the batch in flight of the same player', async () => {
+    const first = gate();
+    const { call, seen } = fakeRelay({
+      reply: async (r) => {
+        if ((r.body as { eventPoints: number }).eventPoints === 1) await first.opened;
+        return Response.json({ success: true });
+      },
+    });
+    const t = await token({ sub: 'alice' });
+    const batch = call('POST', '/batch/points', { token: t, body: { awards: [1, 2].map((n) => award('q', 'alice', n)) } });
+    await until(() => seen.length === 1);
+    const beacon = call('POST', '/group-quests/q/points', { token: t, body: { serviceUserId: 'alice', eventPoints: 3 } });
+    first.open();
+    await Promise.all([batch, beacon]);
+    expect(pointsOf(seen, 'alice')).toEqual([1, 2, 3]);
+  });
+});
+
+describe('the per-player queue', () => {
+  it('forgets a player once its work is done, and bounds the players waiting', async () => {
+    const queue = createPlayerQueue(2);
+    const a = await queue.acquire('a');
+    const b = await queue.acquire('b');
+    expect(queue.size).toBe(2);
+    expect(await queue.acquire('c')).toBe('busy');
+    if (typeof a === 'string' || typeof b === 'string') throw new Error('expected turns');
+    a.release();
+    b.release();
+    await until(() => queue.size === 0);
+    expect(typeof (await queue.acquire('c'))).toBe('object');
+  });
+
+  it('a waiter that gives up does not let the next one jump ahead of the running turn', async () => {
+    const queue = createPlayerQueue();
+    const running = await queue.acquire('p');
+    if (typeof running === 'string') throw new Error('expected a turn');
+    const quitter = new AbortController();
+    const gaveUp = queue.acquire('p', quitter.signal);
+    quitter.abort();
+    expect(await gaveUp).toBe('cancelled');
+    let third = false;
+    const next = queue.acquire('p').then((turn) => ((third = true), turn));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(third).toBe(false); // still behind the running turn
+    running.release();
+    const turn = await next;
+    if (typeof turn === 'string') throw new Error('expected a turn');
+    turn.release();
+    await until(() => queue.size === 0);
+  });
+});
