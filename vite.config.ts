@@ -11,9 +11,9 @@ export default defineConfig({
   root: demo,
   plugins: [questPoints()],
   server: { host: '127.0.0.1', port: 5173 },
-  // Pre-bundled at start-up, so the first visit of the Phaser page does not trigger a dependency re-optimisation
-  // and a full reload.
-  optimizeDeps: { include: ['phaser'] },
+  // Pre-bundled at start-up, so the first visit of the Phaser or React page does not trigger a dependency
+  // re-optimisation and a full reload.
+  optimizeDeps: { include: ['phaser', 'react', 'react-dom/client', 'react/jsx-dev-runtime', 'react/jsx-runtime'] },
   build: {
     outDir: `${repo}dist/demo`,
     emptyOutDir: true,
@@ -22,6 +22,7 @@ export default defineConfig({
         index: `${demo}index.html`,
         game: `${demo}game.html`,
         phaser: `${demo}phaser.html`,
+        react: `${demo}react.html`,
         console: `${demo}console.html`,
       },
     },

@@ -96,8 +96,15 @@ function keysOf(path: string, body: Buffer, req: IncomingMessage): string[] {
   }
 }
 
-export async function startStack(): Promise<Stack> {
+/** Other test pages: name -> entry module, served as /<name>.html (with a #root element) and /<name>.js. */
+export type ExtraPages = Record<string, string>;
+
+const pageHtml = (name: string) =>
+  `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>quest-points ${name}</title><div id="root"></div><script type="module" src="/${name}.js"></script>`;
+
+export async function startStack(pages: ExtraPages = {}): Promise<Stack> {
   const [script, emulator] = await Promise.all([bundlePage(), startEmulator({ port: 0, admin: true, apiKeys: [API_KEY] })]);
+  const scripts = new Map(await Promise.all(Object.entries(pages).map(async ([name, entry]) => [name, await browserBundle(entry)] as const)));
   const relay: RunningServer = await startRelay({
     port: 0,
     secret: SECRET,
@@ -154,6 +161,9 @@ export async function startStack(): Promise<Stack> {
     if (url.pathname.startsWith('/api/')) return void proxy(req, res, url.pathname.slice(4) + url.search);
     if (url.pathname === '/sdk.html') return send(200, 'text/html', PAGE_HTML);
     if (url.pathname === '/sdk-page.js') return send(200, 'text/javascript', script);
+    const extra = /^\/([\w-]+)\.(html|js)$/.exec(url.pathname);
+    if (extra && scripts.has(extra[1]!))
+      return extra[2] === 'html' ? send(200, 'text/html', pageHtml(extra[1]!)) : send(200, 'text/javascript', scripts.get(extra[1]!)!);
     if (url.pathname === '/token') {
       const sub = url.searchParams.get('sub') ?? '';
       const tab = url.searchParams.get('tab') ?? '?';
@@ -209,10 +219,10 @@ export async function startStack(): Promise<Stack> {
  * Starts the stack before the file's tests and stops it (browser included) after them. The returned function runs
  * one test in a fresh browser context, with emulator faults if given; context, faults and blocking end with it.
  */
-export function useBrowserStack() {
+export function useBrowserStack(pages: ExtraPages = {}) {
   let stack: Stack | undefined;
   beforeAll(async () => {
-    stack = await startStack();
+    stack = await startStack(pages);
   }, 60_000);
   afterAll(async () => {
     await stack?.close();

@@ -22,6 +22,7 @@ const PAGES = [
   ['/', 'index'],
   ['/game.html?player=a11y-game', 'game'],
   ['/phaser.html?player=a11y-phaser', 'phaser'],
+  ['/react.html?player=a11y-react', 'react'],
   ['/console.html', 'console'],
 ] as const;
 

@@ -12,7 +12,7 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
   it('the landing page links every demo page', async () => {
     const opened = await open('/');
     const links = await opened.page.locator('main a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
-    expect(links).toEqual(['/game.html', '/phaser.html', '/console.html']);
+    expect(links).toEqual(['/game.html', '/phaser.html', '/react.html', '/console.html']);
     await opened.finish('index');
   });
 
@@ -111,6 +111,41 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
       return client === demo.game.plugins.get('QuestPoints').client && client === demo.client;
     })).toBe(true);
     await opened.finish('phaser');
+  });
+
+  it('React HUD: the total and the last 8 awards follow the buttons, offline and back; 0 React warnings', async () => {
+    const player = uniqueId('react');
+    const opened = await open(`/react.html?player=${player}`);
+    const { page } = opened;
+    const states = () => page.locator('#react-history li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-state')));
+    const warnings: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'warning') warnings.push(message.text());
+    });
+    await page.getByRole('button', { name: 'Award a coin (+1)' }).click();
+    await page.getByRole('button', { name: 'Award a gem (+5)' }).click();
+    await waitForNumber(page, '#react-total', 'v === 6');
+    await expect.poll(states, { timeout: 10_000 }).toEqual(['confirmed', 'confirmed']);
+
+    await page.getByRole('switch', { name: /Offline switch/ }).check();
+    await page.getByRole('button', { name: 'Award a coin (+1)' }).click();
+    await waitForNumber(page, '#react-total', 'v === 7');
+    await expect.poll(() => page.locator('#react-connection').getAttribute('data-online'), { timeout: 10_000 }).toBe('false');
+    expect(await states()).toEqual(['pending', 'confirmed', 'confirmed']);
+    expect(await numberIn(page, '#react-queue')).toBe(1);
+    await page.screenshot({ path: `${shots}/react-offline.png` });
+
+    await page.getByRole('switch', { name: /Offline switch/ }).uncheck();
+    await waitForNumber(page, '#react-queue', 'v === 0');
+    await expect.poll(states, { timeout: 10_000 }).toEqual(['confirmed', 'confirmed', 'confirmed']);
+    for (let i = 0; i < 7; i++) await page.getByRole('button', { name: 'Award a coin (+1)' }).click();
+    await waitForNumber(page, '#react-total', 'v === 14');
+    await waitForNumber(page, '#react-queue', 'v === 0');
+    await expect.poll(states, { timeout: 10_000 }).toEqual(Array(8).fill('confirmed'));
+    const ledger = await ledgerOf(player);
+    expect(ledger.map((entry) => entry.eventPoints).sort((a, b) => a - b)).toEqual([1, 1, 1, 1, 1, 1, 1, 1, 1, 5]);
+    expect(warnings).toEqual([]);
+    await opened.finish('react');
   });
 
   it('designer console: identify, award, history, enrollment (404 included), paging, dead letters, switches', async () => {
