@@ -35,6 +35,7 @@ export async function startBenchServer(): Promise<BenchServer> {
       port: 0,
       upstream: { url: emulator.url, apiKey: API_KEY },
       secret: SECRET,
+      maxTokenAgeSeconds: 6 * 3600,
       // The bench's one event, and no rate limits: the figures are throughput, not the operator's policy.
       policy: { events: { Bench: { maxPoints: 100 } }, rateLimits: {} },
       // 20,000+ request lines on stderr would drown the table; the log call itself still runs.
@@ -73,7 +74,7 @@ export async function startBenchServer(): Promise<BenchServer> {
 
   return {
     url: `http://127.0.0.1:${port}`,
-    token: await signPlayerToken({ sub: BENCH_PLAYER }, { secret: SECRET, ttl: '6h' }),
+    token: await signPlayerToken({ sub: BENCH_PLAYER }, { secret: SECRET, ttl: '6h', maxTokenAgeSeconds: 6 * 3600 }),
     delivered: (questId) => emulator.delivered(questId),
     topology: 'emulator: own process (CLI); relay and page server: bench process',
     async close() {

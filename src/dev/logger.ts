@@ -7,5 +7,6 @@ import type { LogRecord } from '../relay/index.js';
 export function devLogger(record: LogRecord): void {
   if (record.level === 'info') return;
   const status = record.status === undefined ? '' : ` ${record.status}`;
-  console.error(`[quest-points relay]${status} ${record.method} ${record.path}: ${record.msg}`);
+  const where = record.method ? ` ${record.method} ${record.path}:` : '';
+  console.error(`[quest-points relay]${status}${where} ${record.msg}`);
 }

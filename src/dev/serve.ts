@@ -1,6 +1,5 @@
-import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
-import { isLoopbackHost } from './loopback.js';
+import { ConfigError, startNodeServer, takeLimits, type ServerLimits } from '../kit/index.js';
+import { isLoopbackAddress, isLoopbackHost } from './loopback.js';
 import { createDevServer, DEV_PATHS, type DevBindings, type DevServer, type DevServerOptions } from './server.js';
 
 export interface RunningDevServer {
@@ -13,18 +12,17 @@ export interface RunningDevServer {
   close(): Promise<void>;
 }
 
-export class NotLoopbackError extends Error {
-  constructor(host: string) {
-    super(
-      `dev mode refuses to listen on "${host}": it mints tokens without a login, so it binds only to a loopback ` +
-        'address (127.0.0.1, ::1 or localhost). Run the production relay (quest-points relay) to serve other hosts.',
-    );
-    this.name = 'NotLoopbackError';
-  }
-}
+const refusal = (host: string, resolved?: string) =>
+  new ConfigError(
+    'host',
+    'not_loopback',
+    `dev mode refuses to listen on "${host}"${resolved ? ` (it resolves to ${resolved})` : ''}: it mints tokens without a login, so it binds only to a loopback ` +
+      'address (127.0.0.1, ::1 or localhost). Run the production relay (quest-points relay) to serve other hosts.',
+  );
 
+/** Throws a ConfigError (code `not_loopback`) for a host that is not a loopback address or name. */
 export function assertLoopbackHost(host: string): void {
-  if (!isLoopbackHost(host)) throw new NotLoopbackError(host);
+  if (!isLoopbackHost(host)) throw refusal(host);
 }
 
 /** Prints as `http://HOST:PORT`, with IPv6 hosts in brackets. */
@@ -36,23 +34,23 @@ export function devUrls(origin: string) {
   return { relay: `${origin}${DEV_PATHS.relay}`, emulator: `${origin}${DEV_PATHS.emulator}`, token: `${origin}${DEV_PATHS.token}` };
 }
 
-/** Serve the dev composition on one loopback port (relay, emulator admin and token minting under their prefixes). */
-export async function startDevServer(options: DevServerOptions & { host?: string; port?: number } = {}): Promise<RunningDevServer> {
-  const host = options.host ?? '127.0.0.1';
+/**
+ * Serve the dev composition on one loopback port (relay, emulator admin and token minting under their prefixes).
+ * A name must resolve, and only to loopback addresses (`*.localhost` that resolves nowhere: ConfigError `host_not_found`).
+ */
+export async function startDevServer(options: DevServerOptions & ServerLimits & { host?: string; port?: number } = {}): Promise<RunningDevServer> {
+  const [limits, { host = '127.0.0.1', port = 8787, ...devOptions }] = takeLimits(options);
   assertLoopbackHost(host);
-  const dev = createDevServer(options);
-  const server = serve({ fetch: (request, env) => dev.fetch(request, env as DevBindings), hostname: host, port: options.port ?? 8787 });
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
-  const port = (server.address() as AddressInfo).port;
-  const url = originOf(host, port);
-  return {
-    url,
+  const dev = createDevServer(devOptions);
+  const running = await startNodeServer({
+    fetch: (request, env) => dev.fetch(request, env as DevBindings),
+    host,
     port,
-    urls: devUrls(url),
-    dev,
-    close: () => new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve()))),
-  };
+    ...limits,
+    checkAddress: (address) => {
+      if (!isLoopbackAddress(address)) throw refusal(host, address);
+    },
+  });
+  const url = originOf(host, running.port);
+  return { url, port: running.port, urls: devUrls(url), dev, close: running.close };
 }

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
+import { errorResponse } from '../kit/index.js';
 import { REQUEST_ID_HEADER } from '../protocol/index.js';
 import { createEmulator, type EmulatorOptions } from '../emulator/index.js';
 import { createRelay, signPlayerToken, type RelayOptions } from '../relay/index.js';
@@ -14,6 +15,8 @@ import { DEV_TOKEN_TTL_SECONDS, parseDevTokenQuery, type DevTokenClaims } from '
 export const DEV_PATHS = { relay: '/api', emulator: '/__emulator', token: '/__dev/token' } as const;
 /** Every prefix the dev server answers; anything else is left to the host server (Vite). */
 export const DEV_PREFIXES = ['/api', '/__emulator', '/__dev'] as const;
+/** Prefixes only a client on this machine may call (the relay under /api has its own tokens). */
+const LOOPBACK_ONLY = ['/__emulator', '/__dev'] as const;
 
 export interface DevServerOptions {
   /** Emulator mode at start; switchable at PUT /__emulator/mode. Default 'stateful'. */
@@ -43,8 +46,7 @@ function withoutOrigin(request: Request): Request {
   return new Request(request, { headers });
 }
 
-const fail = (status: number, message: string) =>
-  Response.json({ success: false, message }, { status, headers: { 'cache-control': 'no-store' } });
+const fail = errorResponse;
 
 /**
  * One emulator (admin routes on) behind one relay whose upstream is the emulator in-process: no extra port,
@@ -87,9 +89,19 @@ export function createDevServer(options: DevServerOptions = {}): DevServer {
   });
   app.use('*', cors({ origin: (origin) => (isLoopbackOrigin(origin) ? origin : null), exposeHeaders: ['Retry-After', REQUEST_ID_HEADER], maxAge: 600 }));
 
+  // Token minting and the emulator's admin routes (reset, state, faults) answer this machine only, whatever the bind
+  // address: the socket's address, never a header (X-Forwarded-For is whatever the caller wants it to be). No socket
+  // at all (app.fetch called directly) is refused too, not assumed local.
+  app.use('*', async (c, next) => {
+    const path = c.req.path;
+    const local = LOOPBACK_ONLY.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+    if (local && !isLoopbackAddress(c.env?.incoming?.socket?.remoteAddress)) {
+      return fail(403, `${LOOPBACK_ONLY.map((prefix) => `${prefix}/*`).join(' and ')} answer loopback clients only`);
+    }
+    await next();
+  });
+
   app.get(DEV_PATHS.token, async (c) => {
-    // The socket, never a header: X-Forwarded-For is whatever the caller wants it to be.
-    if (!isLoopbackAddress(c.env?.incoming?.socket?.remoteAddress)) return fail(403, 'dev tokens are minted only for loopback clients');
     const parsed = parseDevTokenQuery(new URL(c.req.url).searchParams);
     if (!parsed.ok) return fail(400, parsed.message);
     const token = await mintToken(parsed.value);

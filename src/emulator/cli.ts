@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
+import { parseFlags, parsePort, stopOnSignals } from '../kit/index.js';
 import { checkRule, parseWith, WALLET_CHAIN_RULE } from '../protocol/index.js';
 import { FaultConfigSchema, type FaultConfig } from './faults.js';
 import { startEmulator } from './server.js';
@@ -95,32 +95,27 @@ function parseTuning(values: {
 /** Parse argv (strict); a message naming the flag and the rule on error. `help` when asked. */
 export function parseEmulatorArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): EmulatorCliOptions | 'help' | { error: string } {
   let values;
+  let port: number;
   try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        host: { type: 'string', default: '127.0.0.1' },
-        port: { type: 'string', default: '8787' },
-        mode: { type: 'string', default: 'stateful' },
-        'api-key': { type: 'string', multiple: true },
-        admin: { type: 'boolean', default: false },
-        import: { type: 'string' },
-        'export-on-exit': { type: 'string' },
-        'no-auto-create': { type: 'boolean', default: false },
-        chain: { type: 'string', multiple: true },
-        'idempotency-ttl': { type: 'string' },
-        faults: { type: 'string' },
-        'request-log-size': { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    }));
+    values = parseFlags(argv, {
+      host: { type: 'string', default: '127.0.0.1' },
+      port: { type: 'string', default: '8787' },
+      mode: { type: 'string', default: 'stateful' },
+      'api-key': { type: 'string', multiple: true },
+      admin: { type: 'boolean', default: false },
+      import: { type: 'string' },
+      'export-on-exit': { type: 'string' },
+      'no-auto-create': { type: 'boolean', default: false },
+      chain: { type: 'string', multiple: true },
+      'idempotency-ttl': { type: 'string' },
+      faults: { type: 'string' },
+      'request-log-size': { type: 'string' },
+    });
+    if (values.help) return 'help';
+    port = parsePort(values.port);
   } catch (error) {
     return { error: (error as Error).message };
   }
-  if (values.help) return 'help';
-  if (!/^\d{1,5}$/.test(values.port) || Number(values.port) > 65535) return { error: '--port must be an integer from 0 to 65535' };
   if (values.mode !== 'stateful' && values.mode !== 'sandbox') return { error: "--mode must be 'stateful' or 'sandbox'" };
   if (values.host.trim() === '') return { error: '--host must not be empty' };
   const fromEnv = (env.QP_API_KEY ?? '').split(',').map((key) => key.trim()).filter(Boolean);
@@ -130,7 +125,7 @@ export function parseEmulatorArgs(argv: string[], env: NodeJS.ProcessEnv = proce
   if ('error' in tuning) return tuning;
   return {
     host: values.host,
-    port: Number(values.port),
+    port,
     mode: values.mode,
     apiKeys,
     admin: values.admin,
@@ -193,20 +188,9 @@ export async function emulatorCommand(argv: string[]): Promise<void> {
   // With the seed in effect: the same seed and the same request order replay the same faults.
   if (parsed.faults) console.error(`quest-points emulator: faults ${JSON.stringify(parsed.faults)}`);
 
-  let stopping = false;
-  const stop = async (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    try {
-      if (parsed.exportFile) await writeFile(parsed.exportFile, `${JSON.stringify(server.exportState(), null, 2)}\n`);
-      await server.close();
-      console.error(`quest-points emulator: stopped (${signal})`);
-      process.exit(0);
-    } catch (error) {
-      console.error(`quest-points emulator: ${(error as Error).message}`);
-      process.exit(1);
-    }
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  stopOnSignals(async (signal) => {
+    if (parsed.exportFile) await writeFile(parsed.exportFile, `${JSON.stringify(server.exportState(), null, 2)}\n`);
+    await server.close();
+    console.error(`quest-points emulator: stopped (${signal})`);
+  }, 'emulator');
 }

@@ -26,12 +26,7 @@ export interface EmulatorOptions {
   requestLogSize?: number;
 }
 
-export interface RunningServer {
-  /** http://HOST:PORT */
-  url: string;
-  port: number;
-  close(): Promise<void>;
-}
+export type { RunningServer } from '../kit/index.js';
 
 export const DEFAULT_API_KEYS = ['dev-api-key'];
 export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;

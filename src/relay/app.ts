@@ -1,16 +1,22 @@
 import { Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
 import { requestId } from 'hono/request-id';
+import { ConfigError } from '../kit/index.js';
 import { REQUEST_ID_HEADER } from '../protocol/index.js';
 import { authentication, type Authenticate } from './authenticate.js';
 import { batchRoute } from './batch.js';
+import { clientIp, type ForwardedHeader } from './client-ip.js';
 import { logEvent, redactFor, type RelayEnv, type RelayRuntime } from './context.js';
 import { createMemoryCounterStore, type CounterStore } from './counter-store.js';
-import { clientIp, originPolicy, securityHeaders } from './hygiene.js';
+import { originPolicy, securityHeaders } from './hygiene.js';
 import { createKeyScope } from './keys.js';
 import { jsonLinesToStderr, levelOfStatus, type LogSink } from './logger.js';
+import { createRelayMetrics, timedUpstream } from './metrics.js';
+import { OPS_PATHS, operatorRoutes, type OpsState } from './ops.js';
 import { createPlayerQueue } from './player-queue.js';
 import { resolvePolicy, type RelayPolicy } from './policy.js';
-import { checkRateLimit } from './rate-limit.js';
+import { checkRateLimit, type StoreErrorBehaviour } from './rate-limit.js';
+import { createRedisCounterStore } from './redis-store.js';
 import { fail } from './respond.js';
 import { serviceRoutes } from './routes.js';
 import { createUpstream, type UpstreamOptions } from './upstream.js';
@@ -24,14 +30,22 @@ export interface RelayOptions {
   upstream?: UpstreamOptions;
   /** HS256 secret for player tokens, at least 32 characters; default process.env.QP_RELAY_SECRET. */
   secret?: string;
+  /** Longest token lifetime (exp - iat) accepted, in seconds; default 3600 (QP_MAX_TOKEN_AGE). */
+  maxTokenAgeSeconds?: number;
   /** Replaces JWT auth: resolve the caller's claims from the operator's own session, or null (401). */
   authenticate?: Authenticate;
   /** The award policy, or the path of a JSON file holding it; default DEFAULT_POLICY. */
   policy?: RelayPolicy | string;
   /** Exact origins allowed to call from a browser, e.g. https://game.example.com. */
   corsOrigins?: string[];
-  /** Where rate-limit counters live; default in this process's memory. */
+  /** Where rate-limit counters live; default Redis when `redis` (or QP_REDIS_URL) is set, else this process's memory. */
   rateLimitStore?: CounterStore;
+  /** Share rate limits between instances: a Redis URL (redis://host:6379); default process.env.QP_REDIS_URL. */
+  redis?: string;
+  /** A failing counter store (Redis away): 'closed' (default) answers 503, 'open' lets requests through unlimited. */
+  onStoreError?: StoreErrorBehaviour;
+  /** When set, GET /metrics needs `Authorization: Bearer <metricsToken>`; default process.env.QP_METRICS_TOKEN. */
+  metricsToken?: string;
   /** Structured records; default JSON lines on stderr. */
   logger?: LogSink;
   /** Awards of a batch in flight toward the service at once; default 8. */
@@ -43,17 +57,46 @@ export interface RelayOptions {
   deadlineMs?: number;
   /** Proxies of your own in front of the relay: true = 1, or a count. Default false (socket address only). */
   trustProxy?: boolean | number;
+  /** The header those proxies write: 'x-forwarded-for' (default) or 'forwarded' (RFC 7239). */
+  forwardedHeader?: ForwardedHeader;
+}
+
+/** The relay and what its Node server needs to stop it: mark it draining, release the store it opened. */
+export interface BuiltRelay {
+  app: Hono<RelayEnv>;
+  drain(): void;
+  dispose(): Promise<void>;
 }
 
 /** The relay as a Web-standard fetch handler (`app.fetch`): Node (startRelay), Workers, Deno, Bun. */
 export function createRelay(options: RelayOptions = {}): Hono<RelayEnv> {
-  const secret = options.secret ?? globalThis.process?.env?.QP_RELAY_SECRET;
-  const upstream = createUpstream(options.upstream, [secret]);
+  return buildRelay(options).app;
+}
+
+export function buildRelay(options: RelayOptions = {}): BuiltRelay {
+  const env = globalThis.process?.env ?? {};
+  const secret = options.secret ?? env.QP_RELAY_SECRET;
+  const metrics = createRelayMetrics();
+  const upstream = timedUpstream(createUpstream(options.upstream, [secret]), metrics);
+  const policy = resolvePolicy(options.policy);
+  const onStoreError = options.onStoreError ?? 'closed';
+  if (onStoreError !== 'open' && onStoreError !== 'closed') {
+    throw new ConfigError('onStoreError', 'invalid', `onStoreError must be 'open' or 'closed', got ${JSON.stringify(onStoreError)}`);
+  }
+  const auth = authentication({ secret, authenticate: options.authenticate, maxTokenAgeSeconds: options.maxTokenAgeSeconds });
+  const log = options.logger ?? jsonLinesToStderr;
+  const redisUrl = options.rateLimitStore ? undefined : (options.redis ?? env.QP_REDIS_URL);
+  // Last, once every other option is valid: a relay that refuses to start leaves no connection behind.
+  const ownStore = redisUrl
+    ? createRedisCounterStore({ url: redisUrl, onConnectionError: (msg) => log({ time: new Date().toISOString(), level: 'warn', msg }) })
+    : undefined;
   const runtime: RelayRuntime = {
-    policy: resolvePolicy(options.policy),
+    policy,
     upstream,
-    store: options.rateLimitStore ?? createMemoryCounterStore(),
-    log: options.logger ?? jsonLinesToStderr,
+    store: options.rateLimitStore ?? ownStore ?? createMemoryCounterStore(),
+    onStoreError,
+    metrics,
+    log,
     batchConcurrency: Math.max(1, Math.floor(options.batchConcurrency ?? 8)),
     deadlineMs: Math.max(1, options.deadlineMs ?? DEFAULT_DEADLINE_MS),
     // Without a relay secret (an operator's own authenticate()), the API key is the deployment's secret.
@@ -61,24 +104,34 @@ export function createRelay(options: RelayOptions = {}): Hono<RelayEnv> {
     players: createPlayerQueue(),
     secrets: [upstreamApiKey(options), secret].filter((s): s is string => Boolean(s)),
   };
-  const auth = authentication({ secret, authenticate: options.authenticate });
-  const trustProxy = options.trustProxy ?? false;
+  const ops: OpsState = { draining: false };
+  const ipOptions = { trustProxy: options.trustProxy ?? false, forwardedHeader: options.forwardedHeader ?? 'x-forwarded-for' } as const;
+  const quiet = new Set<string>(Object.values(OPS_PATHS));
 
   const app = new Hono<RelayEnv>();
   app.use(requestId({ headerName: REQUEST_ID_HEADER, limitLength: 64 }));
   app.use(async (c, next) => {
     const started = performance.now();
-    await next();
+    metrics.inFlight.inc();
+    try {
+      await next();
+    } finally {
+      metrics.inFlight.dec();
+    }
     const status = c.res.status;
+    metrics.request(status);
+    // Probes every few seconds would drown the log.
+    if (quiet.has(c.req.path) && status < 500) return;
     logEvent(runtime, c, levelOfStatus(status), 'request', { status, ms: Math.round((performance.now() - started) * 10) / 10 });
   });
   app.use(...securityHeaders);
+  app.route('/', operatorRoutes(runtime, ops, options.metricsToken ?? env.QP_METRICS_TOKEN));
   app.use(...originPolicy(options.corsOrigins ?? []));
   app.use(wellFormedPath);
   const perIp = runtime.policy.rateLimits.perIp;
   if (perIp) {
     app.use(async (c, next) => {
-      const limited = await checkRateLimit(runtime.store, perIp, 'perIp', clientIp(c, trustProxy));
+      const limited = await checkRateLimit(runtime, perIp, 'perIp', clientIp(c, ipOptions));
       if (limited) return fail(c, limited);
       await next();
     });
@@ -91,10 +144,20 @@ export function createRelay(options: RelayOptions = {}): Hono<RelayEnv> {
     fail(c, { status: 404, message: redactFor(runtime, c, `no route ${c.req.method} ${new URL(c.req.url).pathname}`) }),
   );
   app.onError((error, c) => {
+    // Hono's own middlewares (bearer auth on /metrics) answer by throwing a ready response.
+    if (error instanceof HTTPException) return error.getResponse();
     logEvent(runtime, c, 'error', `unexpected: ${error instanceof Error ? error.message : String(error)}`, { status: 500 });
     return fail(c, { status: 500, message: `internal error (request ${c.get('requestId') ?? 'unknown'})` });
   });
-  return app;
+  return {
+    app,
+    drain: () => {
+      ops.draining = true;
+    },
+    dispose: async () => {
+      await ownStore?.close?.();
+    },
+  };
 }
 
 const upstreamApiKey = (options: RelayOptions) => options.upstream?.apiKey ?? globalThis.process?.env?.QP_API_KEY;

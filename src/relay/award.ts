@@ -33,7 +33,7 @@ export async function runAward(
   if (refusal) return { refused: refusal };
   // Admins are operators' tools (designer console, back office): the per-player limit is for players.
   if (claims.role !== 'admin') {
-    const limited = await checkRateLimit(runtime.store, runtime.policy.rateLimits.perPlayer, 'perPlayer', claims.sub);
+    const limited = await checkRateLimit(runtime, runtime.policy.rateLimits.perPlayer, 'perPlayer', claims.sub);
     if (limited) return { refused: limited };
   }
   // Only the spec's fields go to the service; eventName only when given, so the service's default applies.

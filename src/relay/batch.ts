@@ -114,7 +114,9 @@ async function runLane(
         results[index] = { idempotencyKey: award.idempotencyKey, outcome: 'retry', reason: 'earlier_award_pending' };
         continue;
       }
-      const result = batchResult(award.idempotencyKey, await runAward(runtime, job.claims, job.requestId, award, signal));
+      const outcome = await runAward(runtime, job.claims, job.requestId, award, signal);
+      runtime.metrics.award(outcome);
+      const result = batchResult(award.idempotencyKey, outcome);
       results[index] = result;
       held = result.outcome === 'retry';
     }

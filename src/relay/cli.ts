@@ -1,117 +1,142 @@
-import { parseArgs } from 'node:util';
+import { ConfigError, parseFlags, parsePort, parsePositiveInteger, runCommand, stopOnSignals } from '../kit/index.js';
+import type { ForwardedHeader } from './client-ip.js';
+import type { StoreErrorBehaviour } from './rate-limit.js';
 import { DEFAULT_HOST, DEFAULT_PORT, startRelay } from './server.js';
-import { DEFAULT_TOKEN_TTL, signPlayerToken } from './token.js';
+import { DEFAULT_MAX_TOKEN_AGE_SECONDS, DEFAULT_TOKEN_TTL, signPlayerToken } from './token.js';
 
-const RELAY_USAGE = `usage: quest-points relay [--host ${DEFAULT_HOST}] [--port ${DEFAULT_PORT}] --upstream URL [--policy FILE]
-                          [--cors-origin ORIGIN]... [--trust-proxy HOPS]
+const RELAY_USAGE = `usage: quest-points relay [options]
+
+  --host HOST                 address to bind (default ${DEFAULT_HOST})
+  --port PORT                 port, 0 picks a free one (default ${DEFAULT_PORT})
+  --upstream URL              the Quest Points Service (or QP_UPSTREAM_URL)
+  --policy FILE               the award policy, JSON
+  --cors-origin ORIGIN        a browser origin allowed to call; repeat for more
+  --trust-proxy HOPS          proxies of yours in front; their forwarded header gives the client IP (QP_TRUST_PROXY)
+  --forwarded-header NAME     x-forwarded-for (default) or forwarded (QP_FORWARDED_HEADER)
+  --redis URL                 share rate limits between instances in Redis (or QP_REDIS_URL)
+  --on-store-error MODE       Redis away: closed (default, 503) or open (allow) (QP_ON_STORE_ERROR)
+  --max-token-age SECONDS     longest player-token lifetime accepted (default ${DEFAULT_MAX_TOKEN_AGE_SECONDS}; QP_MAX_TOKEN_AGE)
+  --headers-timeout MS        request head must arrive within (default 10000; QP_HEADERS_TIMEOUT_MS)
+  --request-timeout MS        whole request must arrive within (default 30000; QP_REQUEST_TIMEOUT_MS)
+  --max-connections N         open connections at once (default 4096; QP_MAX_CONNECTIONS)
+  --shutdown-grace MS         on SIGTERM/SIGINT, in-flight requests get this long (default 10000; QP_SHUTDOWN_GRACE_MS)
+  -h, --help                  show this help
 
 Secrets come from the environment only:
   QP_API_KEY        the Quest Points Service API key (required)
   QP_RELAY_SECRET   HS256 secret for player tokens, at least 32 characters (required)
-  QP_UPSTREAM_URL   used when --upstream is not given
+  QP_METRICS_TOKEN  when set, GET /metrics needs "Authorization: Bearer <it>"
 
---port 0 picks a free port. Prints "listening on http://HOST:PORT" once ready; logs are JSON lines on stderr.`;
+Prints "listening on http://HOST:PORT" once ready; logs are JSON lines on stderr.
+GET /healthz, /readyz and /metrics are for your probes and Prometheus.`;
 
 const TOKEN_USAGE = `usage: quest-points token --sub ID [--role player|admin] [--ttl ${DEFAULT_TOKEN_TTL}] [--quest ID]...
-                          [--email E] [--wallet CHAIN:ADDRESS]
+                          [--email E] [--wallet CHAIN:ADDRESS] [--max-token-age SECONDS]
 
-Prints a player token signed with QP_RELAY_SECRET (HS256). --ttl: 30s, 15m, 2h, 7d or seconds.
---wallet splits at the last ":" (eip155:1:0xabc... -> chain eip155:1).`;
+Prints a player token signed with QP_RELAY_SECRET (HS256). --ttl: 30s, 15m, 1h or seconds, at most the relay's
+--max-token-age (default ${DEFAULT_MAX_TOKEN_AGE_SECONDS} s; QP_MAX_TOKEN_AGE). --wallet splits at the last ":"
+(eip155:1:0xabc... -> chain eip155:1).`;
 
-class UsageError extends Error {}
-
-function parse<T extends NonNullable<Parameters<typeof parseArgs>[0]>['options']>(argv: string[], options: T, usage: string) {
-  try {
-    return parseArgs({ args: argv, options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }).values;
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message}\n\n${usage}`);
-  }
-}
-
-async function run(usage: string, body: () => Promise<void>): Promise<void> {
-  try {
-    await body();
-  } catch (error) {
-    // Messages here never carry a secret: they are built from names and rules, not from values.
-    console.error(`quest-points: ${(error as Error).message}${error instanceof UsageError ? '' : `\n\n${usage}`}`);
-    process.exit(2);
-  }
-}
+const oneOf = <T extends string>(value: string | undefined, allowed: readonly T[], flag: string): T | undefined => {
+  if (value === undefined || (allowed as readonly string[]).includes(value)) return value as T | undefined;
+  throw new ConfigError(flag, 'invalid', `${flag} must be ${allowed.join(' or ')}, got "${value}"`);
+};
 
 export async function relayCommand(argv: string[]): Promise<void> {
-  await run(RELAY_USAGE, async () => {
-    const values = parse(
-      argv,
-      {
-        host: { type: 'string', default: DEFAULT_HOST },
-        port: { type: 'string', default: String(DEFAULT_PORT) },
-        upstream: { type: 'string' },
-        policy: { type: 'string' },
-        'cors-origin': { type: 'string', multiple: true },
-        'trust-proxy': { type: 'string' },
-      },
-      RELAY_USAGE,
-    );
+  await runCommand('relay', RELAY_USAGE, async () => {
+    const values = parseFlags(argv, {
+      host: { type: 'string', default: DEFAULT_HOST },
+      port: { type: 'string', default: String(DEFAULT_PORT) },
+      upstream: { type: 'string' },
+      policy: { type: 'string' },
+      'cors-origin': { type: 'string', multiple: true },
+      'trust-proxy': { type: 'string' },
+      'forwarded-header': { type: 'string' },
+      redis: { type: 'string' },
+      'on-store-error': { type: 'string' },
+      'max-token-age': { type: 'string' },
+      'headers-timeout': { type: 'string' },
+      'request-timeout': { type: 'string' },
+      'max-connections': { type: 'string' },
+      'shutdown-grace': { type: 'string' },
+    });
     if (values.help) return void console.log(RELAY_USAGE);
-    const port = Number(values.port);
-    if (!/^\d{1,5}$/.test(String(values.port)) || port > 65535) throw new UsageError(`--port must be 0-65535\n\n${RELAY_USAGE}`);
     const env = process.env;
-    if (!env.QP_API_KEY) throw new Error('QP_API_KEY is not set: the relay needs the service API key in its environment');
-    if (!env.QP_RELAY_SECRET) throw new Error('QP_RELAY_SECRET is not set: the relay needs a token secret in its environment');
-    const upstreamUrl = (values.upstream as string | undefined) ?? env.QP_UPSTREAM_URL;
-    if (!upstreamUrl) throw new UsageError(`--upstream URL (or QP_UPSTREAM_URL) is required\n\n${RELAY_USAGE}`);
-    const trust = values['trust-proxy'] as string | undefined;
+    const port = parsePort(values.port);
+    if (!env.QP_API_KEY) throw new ConfigError('QP_API_KEY', 'missing', 'QP_API_KEY is not set: the relay needs the service API key in its environment');
+    if (!env.QP_RELAY_SECRET) throw new ConfigError('QP_RELAY_SECRET', 'missing', 'QP_RELAY_SECRET is not set: the relay needs a token secret in its environment');
+    const upstreamUrl = values.upstream ?? env.QP_UPSTREAM_URL;
+    if (!upstreamUrl) throw new ConfigError('--upstream', 'missing', '--upstream URL (or QP_UPSTREAM_URL) is required');
+    type NumberFlag = 'max-token-age' | 'headers-timeout' | 'request-timeout' | 'max-connections' | 'shutdown-grace';
+    const number = (flag: NumberFlag, variable: string) => parsePositiveInteger(values[flag] ?? env[variable], `--${flag}`);
+    const trustProxy = parsePositiveInteger(values['trust-proxy'] ?? env.QP_TRUST_PROXY, '--trust-proxy');
+    const forwardedHeader = oneOf<ForwardedHeader>(values['forwarded-header'] ?? env.QP_FORWARDED_HEADER, ['x-forwarded-for', 'forwarded'], '--forwarded-header');
+    const onStoreError = oneOf<StoreErrorBehaviour>(values['on-store-error'] ?? env.QP_ON_STORE_ERROR, ['closed', 'open'], '--on-store-error');
+    const redis = values.redis ?? env.QP_REDIS_URL;
     const relay = await startRelay({
-      host: values.host as string,
+      host: values.host,
       port,
       upstream: { url: upstreamUrl, apiKey: env.QP_API_KEY },
       secret: env.QP_RELAY_SECRET,
-      ...(values.policy ? { policy: values.policy as string } : {}),
-      corsOrigins: (values['cors-origin'] as string[] | undefined) ?? [],
-      ...(trust !== undefined ? { trustProxy: Number(trust) } : {}),
+      ...(values.policy ? { policy: values.policy } : {}),
+      corsOrigins: values['cors-origin'] ?? [],
+      ...(trustProxy !== undefined ? { trustProxy } : {}),
+      ...(forwardedHeader ? { forwardedHeader } : {}),
+      ...(redis ? { redis } : {}),
+      ...(onStoreError ? { onStoreError } : {}),
+      ...(env.QP_METRICS_TOKEN ? { metricsToken: env.QP_METRICS_TOKEN } : {}),
+      maxTokenAgeSeconds: number('max-token-age', 'QP_MAX_TOKEN_AGE'),
+      headersTimeoutMs: number('headers-timeout', 'QP_HEADERS_TIMEOUT_MS'),
+      requestTimeoutMs: number('request-timeout', 'QP_REQUEST_TIMEOUT_MS'),
+      maxConnections: number('max-connections', 'QP_MAX_CONNECTIONS'),
+      shutdownGraceMs: number('shutdown-grace', 'QP_SHUTDOWN_GRACE_MS'),
     });
     console.log(`listening on ${relay.url}`);
-    const stop = () => void relay.close().then(() => process.exit(0));
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    // In-flight requests finish, then the process exits 0 (a second signal is ignored while they do).
+    stopOnSignals(() => relay.close(), 'relay');
   });
 }
 
 export async function tokenCommand(argv: string[]): Promise<void> {
-  await run(TOKEN_USAGE, async () => {
-    const values = parse(
-      argv,
-      {
-        sub: { type: 'string' },
-        role: { type: 'string', default: 'player' },
-        ttl: { type: 'string', default: DEFAULT_TOKEN_TTL },
-        quest: { type: 'string', multiple: true },
-        email: { type: 'string' },
-        wallet: { type: 'string' },
-      },
-      TOKEN_USAGE,
-    );
+  await runCommand('token', TOKEN_USAGE, async () => {
+    const values = parseFlags(argv, {
+      sub: { type: 'string' },
+      role: { type: 'string', default: 'player' },
+      ttl: { type: 'string', default: DEFAULT_TOKEN_TTL },
+      quest: { type: 'string', multiple: true },
+      email: { type: 'string' },
+      wallet: { type: 'string' },
+      'max-token-age': { type: 'string' },
+    });
     if (values.help) return void console.log(TOKEN_USAGE);
-    if (!values.sub) throw new UsageError(`--sub is required\n\n${TOKEN_USAGE}`);
+    if (!values.sub) throw new ConfigError('--sub', 'missing', '--sub is required');
     const secret = process.env.QP_RELAY_SECRET;
-    if (!secret) throw new Error('QP_RELAY_SECRET is not set: tokens are signed with the relay secret from the environment');
-    const ttl = values.ttl as string;
-    const token = await signPlayerToken(
-      {
-        sub: values.sub as string,
-        role: values.role as 'player' | 'admin',
-        ...(values.quest ? { quests: values.quest as string[] } : {}),
-        ...(values.email ? { email: values.email as string } : {}),
-        ...(values.wallet ? { wallet: parseWallet(values.wallet as string) } : {}),
-      },
-      { secret, ttl: /^\d+$/.test(ttl) ? Number(ttl) : ttl },
-    );
+    if (!secret) throw new ConfigError('QP_RELAY_SECRET', 'missing', 'QP_RELAY_SECRET is not set: tokens are signed with the relay secret from the environment');
+    const ttl = values.ttl;
+    const role = oneOf(values.role, ['player', 'admin'] as const, '--role') ?? 'player';
+    const maxTokenAgeSeconds = parsePositiveInteger(values['max-token-age'] ?? process.env.QP_MAX_TOKEN_AGE, '--max-token-age');
+    let token: string;
+    try {
+      token = await signPlayerToken(
+        {
+          sub: values.sub,
+          role,
+          ...(values.quest ? { quests: values.quest } : {}),
+          ...(values.email ? { email: values.email } : {}),
+          ...(values.wallet ? { wallet: parseWallet(values.wallet) } : {}),
+        },
+        { secret, ttl: /^-?\d+$/.test(ttl) ? Number(ttl) : ttl, ...(maxTokenAgeSeconds ? { maxTokenAgeSeconds } : {}) },
+      );
+    } catch (error) {
+      if (error instanceof ConfigError) throw error;
+      throw new ConfigError('--ttl', 'invalid', (error as Error).message.replace(/^ttl /, '--ttl '));
+    }
     console.log(token);
   });
 }
 
 function parseWallet(value: string): { chain: string; address: string } {
   const at = value.lastIndexOf(':');
-  if (at <= 0 || at === value.length - 1) throw new UsageError(`--wallet must be CHAIN:ADDRESS\n\n${TOKEN_USAGE}`);
+  if (at <= 0 || at === value.length - 1) throw new ConfigError('--wallet', 'invalid', '--wallet must be CHAIN:ADDRESS');
   return { chain: value.slice(0, at), address: value.slice(at + 1) };
 }

@@ -2,8 +2,10 @@ import type { Context } from 'hono';
 import type { VerifiedClaims } from './claims.js';
 import type { CounterStore } from './counter-store.js';
 import type { LogRecord, LogSink } from './logger.js';
+import type { RelayMetrics } from './metrics.js';
 import type { PlayerQueue } from './player-queue.js';
 import type { ResolvedPolicy } from './policy.js';
+import type { StoreErrorBehaviour } from './rate-limit.js';
 import { redactSecrets } from './redact.js';
 import type { Upstream } from './upstream.js';
 
@@ -24,6 +26,9 @@ export interface RelayRuntime {
   policy: ResolvedPolicy;
   upstream: Upstream;
   store: CounterStore;
+  /** What a failing counter store means for a request: allowed ('open') or 503 ('closed'). */
+  onStoreError: StoreErrorBehaviour;
+  metrics: RelayMetrics;
   log: LogSink;
   batchConcurrency: number;
   /** Per award request (single or batch): work not done by then is answered retry / 504. */

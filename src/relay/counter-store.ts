@@ -1,14 +1,22 @@
+import { LRUCache } from 'lru-cache';
+import { ConfigError } from '../kit/index.js';
+
 /**
  * Where rate-limit counters live. The relay only ever asks one question: "count one more hit on this key
  * in the current fixed window; how many so far, and when does the window end?". In-memory by default;
- * several relay instances share limits by implementing this over Redis (INCR + PEXPIRE NX, see docs/relay.md).
+ * several relay instances share limits with createRedisCounterStore.
  */
 export interface CounterStore {
   /**
    * Add one hit to `key` in its fixed window of `windowMs` (the window starts at the key's first hit).
    * Resolves to the hits counted in the window so far, this one included, and the ms until the window ends.
+   * Rejects when the store cannot count (the relay then applies `onStoreError`).
    */
   increment(key: string, windowMs: number): Promise<CounterHit>;
+  /** For GET /readyz: resolves when the store can count, rejects with the reason otherwise. */
+  ready?(): Promise<void>;
+  /** Release connections; called by startRelay's close() for a store the relay created. */
+  close?(): Promise<void>;
 }
 
 export interface CounterHit {
@@ -18,29 +26,32 @@ export interface CounterHit {
 
 export interface MemoryCounterStoreOptions {
   now?: () => number;
-  /** Drop expired windows once the map holds this many keys; default 10 000. */
-  sweepAt?: number;
+  /**
+   * Most keys held at once; default 200 000. When full, the least recently counted key is dropped (its next
+   * hit starts a fresh window): memory stays bounded whatever the number of players or addresses.
+   */
+  maxKeys?: number;
 }
 
-/** A CounterStore in this process's memory: right for one relay instance. */
+export const DEFAULT_MAX_KEYS = 200_000;
+
+/**
+ * A CounterStore in this process's memory: right for one relay instance. An LRU map with a TTL per window:
+ * O(1) per hit, expired windows dropped as they are met or evicted, never a scan of the whole map.
+ */
 export function createMemoryCounterStore(options: MemoryCounterStoreOptions = {}): CounterStore {
   const now = options.now ?? Date.now;
-  const sweepAt = options.sweepAt ?? 10_000;
-  const windows = new Map<string, { count: number; resetAt: number }>();
-
-  // Expired windows are only swept when the map grows, so memory stays bounded by live keys.
-  const sweep = (at: number) => {
-    for (const [key, window] of windows) if (window.resetAt <= at) windows.delete(key);
-  };
+  const max = options.maxKeys ?? DEFAULT_MAX_KEYS;
+  if (!Number.isInteger(max) || max < 1) throw new ConfigError('maxKeys', 'invalid', `maxKeys must be a positive integer, got ${max}`);
+  const windows = new LRUCache<string, { count: number; resetAt: number }>({ max, ttlAutopurge: false, perf: { now } });
 
   return {
     async increment(key, windowMs) {
       const at = now();
       let window = windows.get(key);
       if (!window || window.resetAt <= at) {
-        if (windows.size >= sweepAt) sweep(at);
         window = { count: 0, resetAt: at + windowMs };
-        windows.set(key, window);
+        windows.set(key, window, { ttl: windowMs });
       }
       window.count += 1;
       return { count: window.count, resetInMs: window.resetAt - at };

@@ -1,8 +1,8 @@
-import { getConnInfo } from '@hono/node-server/conninfo';
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { secureHeaders } from 'hono/secure-headers';
+import { ConfigError } from '../kit/index.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_IETF_HEADER, REQUEST_ID_HEADER } from '../protocol/index.js';
 import type { RelayContext, RelayEnv } from './context.js';
 import { fail } from './respond.js';
@@ -37,7 +37,7 @@ export function originPolicy(allowlist: readonly string[]): Middleware[] {
 function normaliseOrigin(origin: string): string {
   const url = new URL(origin);
   if (url.origin === 'null' || url.origin !== origin.replace(/\/$/, '')) {
-    throw new Error(`corsOrigins: ${JSON.stringify(origin)} must be an exact origin such as https://game.example.com`);
+    throw new ConfigError('corsOrigins', 'invalid', `corsOrigins: ${JSON.stringify(origin)} must be an exact origin such as https://game.example.com`);
   }
   return url.origin;
 }
@@ -66,20 +66,3 @@ export const requireJson: Middleware = async (c, next) => {
   }
   await next();
 };
-
-/**
- * The client's address for per-IP limits: the socket's, from the Node adapter. X-Forwarded-For is read only
- * when the operator says how many proxies of its own sit in front (`trustProxy`): the entry that many
- * hops from the right was written by a trusted proxy; anything further left is the client's own claim.
- */
-export function clientIp(c: RelayContext, trustProxy: boolean | number): string {
-  const hops = trustProxy === true ? 1 : trustProxy === false ? 0 : Math.max(0, Math.floor(trustProxy));
-  if (hops > 0) {
-    const chain = (c.req.header('x-forwarded-for') ?? '').split(',').map((part) => part.trim()).filter(Boolean);
-    const entry = chain[chain.length - hops];
-    if (entry) return entry;
-  }
-  // Only the Node adapter has a socket; app.fetch in-process or on Workers shares one bucket.
-  if (!(c.env as { incoming?: unknown } | undefined)?.incoming) return 'unknown';
-  return getConnInfo(c).remote.address ?? 'unknown';
-}

@@ -2,9 +2,10 @@
 export interface LogRecord {
   time: string;
   level: 'info' | 'warn' | 'error';
-  requestId: string;
-  method: string;
-  path: string;
+  /** Absent on records about the relay itself (a counter store outage), not about one request. */
+  requestId?: string;
+  method?: string;
+  path?: string;
   status?: number;
   ms?: number;
   msg: string;

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { ConfigError } from '../kit/index.js';
 import { DEFAULT_EVENT_NAME, formatIssues, POINTS_DECIMALS, QuestIdSchema } from '../protocol/index.js';
 
 const positive = v.pipe(v.number('must be a number'), v.finite('must be a finite number'), v.gtValue(0, 'must be greater than 0'));
@@ -75,24 +76,24 @@ export function resolvePolicy(policy: RelayPolicy | string | undefined): Resolve
   const source = typeof policy === 'string' ? `policy file ${policy}` : 'policy';
   const input = typeof policy === 'string' ? readPolicyFile(policy) : (policy ?? DEFAULT_POLICY);
   const result = v.safeParse(RelayPolicySchema, input);
-  if (!result.success) throw new Error(`${source}: ${formatIssues(result.issues)}`);
+  if (!result.success) throw new ConfigError('policy', 'invalid', `${source}: ${formatIssues(result.issues)}`);
   return result.output;
 }
 
 function readPolicyFile(file: string): unknown {
   // getBuiltinModule keeps this module importable on Workers/Deno/Bun, where a path makes no sense anyway.
   const fs = globalThis.process?.getBuiltinModule?.('node:fs') as typeof import('node:fs') | undefined;
-  if (!fs) throw new Error('a policy file path needs Node.js; pass the policy as an object instead');
+  if (!fs) throw new ConfigError('policy', 'invalid', 'a policy file path needs Node.js; pass the policy as an object instead');
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
-    throw new Error(`policy file ${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new ConfigError('policy', 'invalid', `policy file ${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
   }
   try {
     return JSON.parse(text);
   } catch {
-    throw new Error(`policy file ${file}: is not valid JSON`);
+    throw new ConfigError('policy', 'invalid', `policy file ${file}: is not valid JSON`);
   }
 }
 

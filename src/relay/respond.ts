@@ -1,4 +1,5 @@
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { errorBody } from '../kit/index.js';
 import { statusVerdict } from '../protocol/index.js';
 import { logEvent, redactFor, type RelayContext, type RelayRuntime } from './context.js';
 import type { Refusal } from './policy.js';
@@ -9,7 +10,7 @@ const SERVICE = 'Quest Points Service';
 /** The standard error body, with Retry-After when the refusal has one. */
 export function fail(c: RelayContext, refusal: Refusal): Response {
   if (refusal.retryAfter !== undefined) c.header('Retry-After', String(refusal.retryAfter));
-  return c.json({ success: false, message: refusal.message }, refusal.status as ContentfulStatusCode);
+  return c.json(errorBody(refusal.message), refusal.status as ContentfulStatusCode);
 }
 
 export function upstreamMessage(body: unknown): string {

@@ -46,6 +46,7 @@ export function serviceRoutes(runtime: RelayRuntime): Hono<RelayEnv> {
     }
     try {
       const outcome = await runAward(runtime, c.get('claims'), c.get('requestId'), { ...award.value, questId: params.value.questId, idempotencyKey: key.value }, signal);
+      runtime.metrics.award(outcome);
       return 'refused' in outcome ? fail(c, outcome.refused) : relayUpstream(runtime, c, outcome.result);
     } finally {
       turn.release();

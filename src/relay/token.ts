@@ -1,4 +1,5 @@
-import { errors, jwtVerify, SignJWT } from 'jose';
+import { decodeJwt, errors, jwtVerify, SignJWT } from 'jose';
+import { ConfigError } from '../kit/index.js';
 import * as v from 'valibot';
 import { formatIssues } from '../protocol/index.js';
 import { PlayerClaimsSchema, type PlayerClaims, type VerifiedClaims } from './claims.js';
@@ -8,17 +9,36 @@ export const TOKEN_ALGORITHM = 'HS256';
 /** HS256 with a short secret can be brute-forced offline from one token. */
 export const SECRET_MIN_LENGTH = 32;
 export const DEFAULT_TOKEN_TTL = '15m';
+/** The longest lifetime (exp - iat) the relay accepts by default: a leaked token dies within the hour. */
+export const DEFAULT_MAX_TOKEN_AGE_SECONDS = 3600;
+/** How far a token's `iat` may lie in the future (the signer's clock ahead of the relay's). */
+export const CLOCK_TOLERANCE_SECONDS = 30;
 
 export interface SignOptions {
   secret: string;
-  /** '15m', '2h', '30s' (jose time span) or a number of seconds; default '15m'. */
+  /** '15m', '2h', '30s' (jose time span) or a number of seconds; default '15m'. At most maxTokenAgeSeconds. */
   ttl?: string | number;
+  /** The relay's `maxTokenAgeSeconds`; default 3600. A longer ttl is refused with a RangeError. */
+  maxTokenAgeSeconds?: number;
+}
+
+export interface TokenLimits {
+  /** Longest lifetime (exp - iat) accepted; default 3600. */
+  maxTokenAgeSeconds?: number;
+}
+
+export function checkMaxTokenAge(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_TOKEN_AGE_SECONDS;
+  if (!Number.isInteger(value) || value < 1) {
+    throw new ConfigError('maxTokenAgeSeconds', 'invalid', `maxTokenAgeSeconds must be a positive integer, got ${value}`);
+  }
+  return value;
 }
 
 export function secretKey(secret: string | undefined): Uint8Array<ArrayBuffer> {
-  if (!secret) throw new Error('relay secret is required: pass `secret` or set QP_RELAY_SECRET');
+  if (!secret) throw new ConfigError('secret', 'missing', 'relay secret is required: pass `secret` or set QP_RELAY_SECRET');
   if (secret.length < SECRET_MIN_LENGTH) {
-    throw new Error(`relay secret must be at least ${SECRET_MIN_LENGTH} characters (QP_RELAY_SECRET)`);
+    throw new ConfigError('secret', 'invalid', `relay secret must be at least ${SECRET_MIN_LENGTH} characters (QP_RELAY_SECRET)`);
   }
   return new TextEncoder().encode(secret);
 }
@@ -32,12 +52,19 @@ export async function signPlayerToken(claims: PlayerClaims, options: SignOptions
   const now = Math.floor(Date.now() / 1000);
   // jose reads a number as an absolute time; the relay's ttl number means seconds from now.
   const exp = typeof ttl === 'number' ? now + ttl : ttl;
-  return new SignJWT(rest)
+  const maxAge = checkMaxTokenAge(options.maxTokenAgeSeconds);
+  const token = await new SignJWT(rest)
     .setProtectedHeader({ alg: TOKEN_ALGORITHM, typ: 'JWT' })
     .setSubject(sub)
     .setIssuedAt(now)
     .setExpirationTime(exp)
     .sign(secretKey(options.secret));
+  // Checked on what was signed: jose parses the time span, and the relay would refuse anything longer anyway.
+  const signed = decodeJwt(token);
+  if (signed.exp! - signed.iat! > maxAge) {
+    throw new RangeError(`ttl ${JSON.stringify(ttl)} is longer than maxTokenAgeSeconds ${maxAge}: the relay would refuse the token`);
+  }
+  return token;
 }
 
 /** Imported once: jose would otherwise import a raw key on every verification (about half its cost). */
@@ -47,13 +74,22 @@ export function verificationKey(secret: Uint8Array<ArrayBuffer>): Promise<Crypto
 
 export type TokenCheck = { ok: true; claims: VerifiedClaims } | { ok: false; message: string };
 
-/** Verify signature, algorithm and expiry, then the claims' shape. Messages never include the token. */
-export async function verifyPlayerToken(token: string, key: Uint8Array | CryptoKey): Promise<TokenCheck> {
+/**
+ * Verify signature, algorithm, expiry and lifetime (iat and exp required, exp - iat at most maxTokenAgeSeconds,
+ * iat not in the future), then the claims' shape. Messages never include the token.
+ */
+export async function verifyPlayerToken(token: string, key: Uint8Array | CryptoKey, limits: TokenLimits = {}): Promise<TokenCheck> {
+  const maxAge = limits.maxTokenAgeSeconds ?? DEFAULT_MAX_TOKEN_AGE_SECONDS;
   let payload: Record<string, unknown>;
   try {
-    ({ payload } = await jwtVerify(token, key, { algorithms: [TOKEN_ALGORITHM], requiredClaims: ['sub', 'exp'] }));
+    ({ payload } = await jwtVerify(token, key, { algorithms: [TOKEN_ALGORITHM], requiredClaims: ['sub', 'exp', 'iat'] }));
   } catch (error) {
     return { ok: false, message: tokenErrorMessage(error) };
+  }
+  const { iat, exp } = payload as { iat: number; exp: number };
+  if (iat > Date.now() / 1000 + CLOCK_TOLERANCE_SECONDS) return { ok: false, message: 'token claim iat invalid: in the future' };
+  if (exp - iat > maxAge) {
+    return { ok: false, message: `token lifetime (exp - iat) must be at most ${maxAge} s (the relay's maxTokenAgeSeconds)` };
   }
   const checked = v.safeParse(PlayerClaimsSchema, payload);
   if (!checked.success) return { ok: false, message: `token claim ${formatIssues(checked.issues)}` };

@@ -2,6 +2,7 @@ import { createFetch, type FetchError, type FetchResponse } from 'ofetch';
 import { API_KEY_HEADER, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, resendNowStatuses } from '../protocol/index.js';
 import { createDeadline } from './deadline.js';
 import { redactSecrets } from './redact.js';
+import { ConfigError } from '../kit/index.js';
 
 export interface UpstreamOptions {
   /** Base URL of the Quest Points Service; default process.env.QP_UPSTREAM_URL. */
@@ -51,17 +52,17 @@ export function resolveUpstreamOptions(options: UpstreamOptions | undefined) {
   const env = globalThis.process?.env ?? {};
   const url = options?.url ?? env.QP_UPSTREAM_URL;
   const apiKey = options?.apiKey ?? env.QP_API_KEY;
-  if (!url) throw new Error('upstream URL is required: pass upstream.url or set QP_UPSTREAM_URL');
-  if (!apiKey) throw new Error('upstream API key is required: pass upstream.apiKey or set QP_API_KEY');
+  if (!url) throw new ConfigError('upstream.url', 'missing', 'upstream URL is required: pass upstream.url or set QP_UPSTREAM_URL');
+  if (!apiKey) throw new ConfigError('upstream.apiKey', 'missing', 'upstream API key is required: pass upstream.apiKey or set QP_API_KEY');
   let base: URL;
   try {
     base = new URL(url);
   } catch {
-    throw new Error('upstream URL is not a valid URL');
+    throw new ConfigError('upstream.url', 'invalid', 'upstream URL is not a valid URL');
   }
-  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new Error('upstream URL must be http: or https:');
+  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new ConfigError('upstream.url', 'invalid', 'upstream URL must be http: or https:');
   if (base.search || base.hash || base.username || base.password) {
-    throw new Error('upstream URL must not carry a query, fragment or credentials');
+    throw new ConfigError('upstream.url', 'invalid', 'upstream URL must not carry a query, fragment or credentials');
   }
   return {
     base: base.href.replace(/\/+$/, ''),

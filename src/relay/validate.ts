@@ -1,4 +1,5 @@
 import type * as v from 'valibot';
+import { readJsonBody } from '../kit/index.js';
 import type { MiddlewareHandler } from 'hono';
 import {
   IDEMPOTENCY_KEY_HEADER,
@@ -22,12 +23,10 @@ export function check<S extends v.GenericSchema>(schema: S, input: unknown, pref
   return parsed.ok ? parsed : badRequest(parsed.message);
 }
 
+/** The body as JSON (its size is limited by the route's limitBody before it is read). */
 export async function readJson(c: RelayContext): Promise<Checked<unknown>> {
-  try {
-    return { ok: true, value: await c.req.json() };
-  } catch {
-    return badRequest('body must be valid JSON');
-  }
+  const read = await readJsonBody(c.req.raw);
+  return read.ok ? read : { ok: false, refusal: { status: read.status, message: read.message } };
 }
 
 /**

@@ -2,8 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import type { Connect, Logger, Plugin, PreviewServer, ViteDevServer } from 'vite';
 import { createDevServer, DEV_PREFIXES, type DevServer, type DevServerOptions } from '../dev/server.js';
-import { devUrls, NotLoopbackError } from '../dev/serve.js';
-import { isLoopbackHost } from '../dev/loopback.js';
+import { assertLoopbackHost, devUrls } from '../dev/serve.js';
 
 export type QuestPointsViteOptions = DevServerOptions;
 
@@ -16,8 +15,7 @@ export function isDevPath(url: string): boolean {
 /** Vite's `server.host` / `preview.host`: undefined -> localhost, true -> every interface, else the address or name given. */
 function assertLoopbackVite(host: string | boolean | undefined): void {
   if (host === undefined || host === false) return;
-  const name = host === true ? '0.0.0.0' : host;
-  if (!isLoopbackHost(name)) throw new NotLoopbackError(name);
+  assertLoopbackHost(host === true ? '0.0.0.0' : host);
 }
 
 /** The part of Vite's dev and preview servers the plugin needs (both have the same shape here). */

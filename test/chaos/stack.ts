@@ -5,6 +5,8 @@ import { startEmulator, type FaultConfig, type RunningEmulator } from '../../src
 import { signPlayerToken, startRelay, type RelayPolicy, type RunningServer } from '../../src/relay/index.js';
 import { pageBundle } from './bundle.js';
 
+const TOKEN_AGE_SECONDS = 6 * 3600;
+
 export const SECRET = 'chaos-relay-secret-0123456789abcdef-0123456789';
 export const API_KEY = 'chaos-api-key-7d1f0c2b9e8a';
 export const QUEST = 'chaos-quest';
@@ -116,6 +118,10 @@ export async function startStack(): Promise<Stack> {
     corsOrigins: [origin],
     upstream: { url: emulator.url, apiKey: API_KEY, retryDelayMs: 50 },
     logger: () => {},
+    // One token per tab for the whole run, which may outlast the default hour.
+    maxTokenAgeSeconds: TOKEN_AGE_SECONDS,
+    // The restart is a crash, not a deploy: requests in flight are cut, not let finish.
+    shutdownGraceMs: 1,
   };
   relay = await startRelay({ ...relayOptions, port: 0 });
   relayPort = relay.port;
@@ -146,7 +152,7 @@ export async function startStack(): Promise<Stack> {
     statuses,
     admin,
     setFaults: async (faults) => void (await admin('PUT', '/faults', faults)),
-    token: (sub) => signPlayerToken({ sub, quests: [QUEST] }, { secret: SECRET, ttl: '6h' }),
+    token: (sub) => signPlayerToken({ sub, quests: [QUEST] }, { secret: SECRET, ttl: TOKEN_AGE_SECONDS, maxTokenAgeSeconds: TOKEN_AGE_SECONDS }),
     async close() {
       front.closeAllConnections();
       await new Promise((resolve) => front.close(resolve));

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDevServer, isLoopbackAddress, isLoopbackHost, isLoopbackOrigin, NotLoopbackError, startDevServer, type RunningDevServer } from '../../src/dev/index.js';
+import { ConfigError, createDevServer, isLoopbackAddress, isLoopbackHost, isLoopbackOrigin, startDevServer, type RunningDevServer } from '../../src/dev/index.js';
 
 const fromSocket = (remoteAddress: string) => ({ incoming: { socket: { remoteAddress } } as unknown as IncomingMessage });
 
@@ -34,9 +34,24 @@ describe('createDevServer (in-process)', () => {
 
     const remote = await get('/__dev/token?sub=alice', { headers: { 'x-forwarded-for': '127.0.0.1' } }, fromSocket('10.1.2.3'));
     expect(remote.status).toBe(403);
-    expect(await remote.json()).toEqual({ success: false, message: 'dev tokens are minted only for loopback clients' });
+    expect(await remote.json()).toEqual({ success: false, message: '/__emulator/* and /__dev/* answer loopback clients only' });
     // No Node socket at all (app.fetch called directly): refused, not assumed local.
     expect((await dev.fetch(new Request('http://127.0.0.1/__dev/token'))).status).toBe(403);
+  });
+
+  it('answers every /__emulator/* and /__dev/* route to loopback sockets only', async () => {
+    const remote = fromSocket('192.168.1.20');
+    for (const [method, path] of [['GET', '/__emulator/state'], ['POST', '/__emulator/reset'], ['GET', '/__emulator/faults'], ['GET', '/__emulator/requests'], ['PUT', '/__emulator/mode'], ['GET', '/__dev/token'], ['GET', '/__dev/anything'], ['GET', '/__emulator']] as const) {
+      const response = await get(path, { method, headers: { 'x-forwarded-for': '127.0.0.1', 'content-type': 'application/json' }, ...(method === 'GET' ? {} : { body: '{}' }) }, remote);
+      expect(response.status, `${method} ${path}`).toBe(403);
+      expect((await response.json()).message).toBe('/__emulator/* and /__dev/* answer loopback clients only');
+      // No socket (in-process): refused too.
+      expect((await dev.fetch(new Request(`http://127.0.0.1${path}`, { method, ...(method === 'GET' ? {} : { body: '{}' }) }))).status, path).toBe(403);
+    }
+    // The state was not reset by the remote POST, and local callers still get through.
+    expect((await get('/__emulator/state')).status).toBe(200);
+    expect((await get('/__emulator/state', {}, fromSocket('::ffff:127.0.0.1'))).status).toBe(200);
+    expect((await get('/__emulator/state', {}, fromSocket('::1'))).status).toBe(200);
   });
 
   it('validates the token query and names the field', async () => {
@@ -125,7 +140,16 @@ describe('startDevServer and `quest-points dev`', () => {
   });
 
   it('refuses a non-loopback host', async () => {
-    await expect(startDevServer({ host: '0.0.0.0', port: 0 })).rejects.toBeInstanceOf(NotLoopbackError);
+    await expect(startDevServer({ host: '0.0.0.0', port: 0 })).rejects.toMatchObject({ name: 'ConfigError', code: 'not_loopback', option: 'host' });
+    await expect(startDevServer({ host: '0.0.0.0', port: 0 })).rejects.toBeInstanceOf(ConfigError);
+  });
+
+  it('a host that does not resolve is a ConfigError naming it, not an uncaught ENOTFOUND', async () => {
+    await expect(startDevServer({ host: 'nothing-here.localhost', port: 0 })).rejects.toMatchObject({
+      code: 'host_not_found',
+      option: 'host',
+      message: expect.stringMatching(/^host "nothing-here\.localhost" does not resolve to an address \(E[A-Z]+\)$/),
+    });
   });
 
   const cli = (args: string[]) => spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'dev', ...args], { cwd: `${import.meta.dirname}/../..` });
@@ -158,5 +182,14 @@ describe('startDevServer and `quest-points dev`', () => {
     const code = await new Promise((resolve) => child.once('exit', resolve));
     expect(code).toBe(2);
     expect(err).toMatch(/refuses to listen on "0\.0\.0\.0".*loopback/s);
+  });
+
+  it('the CLI answers a --host that does not resolve with one line and exit code 2, no stack', async () => {
+    const child = cli(['--host', 'foo.localhost', '--port', '0']);
+    let err = '';
+    child.stderr.on('data', (chunk) => (err += chunk));
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    expect(code).toBe(2);
+    expect(err.trim().split('\n')).toEqual([expect.stringMatching(/^quest-points dev: host "foo\.localhost" does not resolve to an address \(E[A-Z]+\)$/)]);
   });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { preview, type PreviewServer } from 'vite';
 import { afterEach, describe, expect, it } from 'vitest';
-import { NotLoopbackError } from '../../src/dev/index.js';
+import { ConfigError } from '../../src/dev/index.js';
 import { paths } from '../../src/protocol/index.js';
 import { questPoints } from '../../src/vite/index.js';
 
@@ -55,6 +55,6 @@ describe('quest-points/vite under vite preview', () => {
     await expect(preview({
       configFile: false, root: dir, logLevel: 'silent', plugins: [questPoints()],
       build: { outDir: dir }, preview: { host: '0.0.0.0', port: 0, open: false },
-    })).rejects.toBeInstanceOf(NotLoopbackError);
+    })).rejects.toBeInstanceOf(ConfigError);
   });
 });

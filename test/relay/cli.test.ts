@@ -54,6 +54,14 @@ describe('quest-points token', () => {
     });
   });
 
+  it('refuses a --ttl longer than the relay accepts, with one clear line', async () => {
+    const long = await run(['token', '--sub', 'alice', '--ttl', '2h'], { QP_RELAY_SECRET: SECRET }).exited();
+    expect([long.code, long.stdout]).toEqual([2, '']);
+    expect(long.stderr).toContain('quest-points token: --ttl "2h" is longer than maxTokenAgeSeconds 3600: the relay would refuse the token');
+    const allowed = await run(['token', '--sub', 'alice', '--ttl', '2h', '--max-token-age', '7200'], { QP_RELAY_SECRET: SECRET }).exited();
+    expect(allowed.code).toBe(0);
+  });
+
   it('refuses without the secret or --sub', async () => {
     const noSecret = await run(['token', '--sub', 'alice'], {}).exited();
     expect([noSecret.code, noSecret.stdout]).toEqual([2, '']);
@@ -87,6 +95,40 @@ describe('quest-points relay', () => {
     } finally {
       await emulator.close();
     }
+  });
+
+  it('serves /healthz and /metrics, and exits 0 on SIGTERM', async () => {
+    const relay = run(['relay', '--port', '0', '--upstream', 'http://127.0.0.1:9', '--request-timeout', '5000', '--max-connections', '50', '--shutdown-grace', '1000'], {
+      QP_API_KEY: API_KEY,
+      QP_RELAY_SECRET: SECRET,
+      QP_METRICS_TOKEN: 'metrics-secret-token-123',
+    });
+    const [, url] = await relay.line(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${url}/metrics`)).status).toBe(401);
+    const metrics = await fetch(`${url}/metrics`, { headers: { authorization: 'Bearer metrics-secret-token-123' } });
+    expect(await metrics.text()).toContain('qp_relay_requests_in_flight 1');
+    const ready = await fetch(`${url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect((await ready.json()).message).toMatch(/^not ready: service: Quest Points Service unreachable \(/);
+    relay.child.kill('SIGTERM');
+    const { code, stderr } = await relay.exited();
+    expect(code).toBe(0);
+    expect(stderr).not.toContain('metrics-secret-token-123');
+  });
+
+  it.each([
+    [['--redis', 'http://127.0.0.1:6379'], 'quest-points relay: Redis URL must start with redis:// or rediss://'],
+    [['--on-store-error', 'maybe'], 'quest-points relay: --on-store-error must be closed or open, got "maybe"'],
+    [['--max-token-age', 'soon'], 'quest-points relay: --max-token-age must be a positive integer, got "soon"'],
+    [['--request-timeout', '0'], 'quest-points relay: --request-timeout must be a positive integer, got "0"'],
+    [['--headers-timeout', '9000', '--request-timeout', '1000'], 'quest-points relay: headersTimeoutMs must not exceed requestTimeoutMs'],
+    [['--port', '70000'], 'quest-points relay: --port must be an integer from 0 to 65535'],
+    [['--forwarded-header', 'x-real-ip'], 'quest-points relay: --forwarded-header must be x-forwarded-for or forwarded, got "x-real-ip"'],
+  ])('refuses %j with one line naming it, exit 2', async (flags, message) => {
+    const out = await run(['relay', '--upstream', 'http://127.0.0.1:9', '--port', '0', ...flags], { QP_API_KEY: API_KEY, QP_RELAY_SECRET: SECRET }).exited();
+    expect(out.code).toBe(2);
+    expect(out.stderr.split('\n')[0]).toBe(message);
   });
 
   it('refuses to start without its secrets in the environment', async () => {

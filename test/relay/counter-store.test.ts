@@ -13,14 +13,34 @@ describe('in-memory counter store', () => {
     expect(await store.increment('a', 10_000)).toEqual({ count: 1, resetInMs: 10_000 });
   });
 
-  it('sweeps expired windows once it grows, keeping live ones', async () => {
+  it('holds at most maxKeys keys, dropping the least recently counted first', async () => {
     let now = 0;
-    const store = createMemoryCounterStore({ now: () => now, sweepAt: 3 });
-    await store.increment('live', 100_000);
-    await store.increment('old1', 10);
-    await store.increment('old2', 10);
-    now = 50;
-    await store.increment('new', 10); // triggers the sweep
-    expect(await store.increment('live', 100_000)).toEqual({ count: 2, resetInMs: 99_950 });
+    const store = createMemoryCounterStore({ now: () => now, maxKeys: 3 });
+    await store.increment('a', 100_000);
+    await store.increment('b', 100_000);
+    await store.increment('c', 100_000);
+    expect(await store.increment('a', 100_000)).toEqual({ count: 2, resetInMs: 100_000 }); // a is now the most recent
+    now = 10;
+    await store.increment('d', 100_000); // evicts b, the least recently counted
+    expect(await store.increment('a', 100_000)).toEqual({ count: 3, resetInMs: 99_990 });
+    expect(await store.increment('b', 100_000)).toEqual({ count: 1, resetInMs: 100_000 });
+  });
+
+  it('does O(1) work per hit: 10,000 new keys cost the same with 100,000 live keys as with none', async () => {
+    const store = createMemoryCounterStore();
+    const fresh = async (prefix: string) => {
+      const started = performance.now();
+      for (let i = 0; i < 10_000; i++) await store.increment(`${prefix}:${i}`, 60_000);
+      return performance.now() - started;
+    };
+    const empty = await fresh('warm');
+    for (let i = 0; i < 100_000; i++) await store.increment(`live:${i}`, 60_000);
+    const full = await fresh('new');
+    // A scan per new key (the old store) made this 100x slower; allow for a noisy shared machine.
+    expect(full).toBeLessThan(Math.max(empty * 10, 500));
+  });
+
+  it('refuses a maxKeys that is not a positive integer', () => {
+    expect(() => createMemoryCounterStore({ maxKeys: 0 })).toThrow(/maxKeys must be a positive integer/);
   });
 });

@@ -21,7 +21,7 @@ describe('player tokens', () => {
     const payload = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString());
     expect(payload(await token({ sub: 'u' }, 90)).exp).toBeGreaterThanOrEqual(now + 89);
     expect(payload(await token({ sub: 'u' }, 90)).exp).toBeLessThanOrEqual(now + 91);
-    expect(payload(await token({ sub: 'u' }, '2h')).exp - now).toBeGreaterThan(7190);
+    expect(payload(await token({ sub: 'u' }, '1h')).exp - now).toBeGreaterThan(3590);
   });
 
   it('refuses expired, forged, unsigned (alg none), other-algorithm and malformed tokens', async () => {
@@ -41,10 +41,51 @@ describe('player tokens', () => {
   });
 
   it('requires exp and sub, and valid claims', async () => {
-    const noExp = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('u1').sign(key);
+    const noExp = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('u1').setIssuedAt().sign(key);
     expect(await verifyPlayerToken(noExp, key)).toEqual({ ok: false, message: 'token claim exp invalid: missing' });
-    const badRole = await new SignJWT({ role: 'root' }).setProtectedHeader({ alg: 'HS256' }).setSubject('u1').setExpirationTime('5m').sign(key);
+    const noIat = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('u1').setExpirationTime('5m').sign(key);
+    expect(await verifyPlayerToken(noIat, key)).toEqual({ ok: false, message: 'token claim iat invalid: missing' });
+    const badRole = await new SignJWT({ role: 'root' }).setProtectedHeader({ alg: 'HS256' }).setSubject('u1').setIssuedAt().setExpirationTime('5m').sign(key);
     expect(await verifyPlayerToken(badRole, key)).toEqual({ ok: false, message: 'token claim role must be "player" or "admin"' });
+  });
+
+  describe('bounded lifetime (maxTokenAgeSeconds, default 3600)', () => {
+    const now = () => Math.floor(Date.now() / 1000);
+    const signed = (iat: number, exp: number) =>
+      new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('u1').setIssuedAt(iat).setExpirationTime(exp).sign(key);
+    const lifetime = 'token lifetime (exp - iat) must be at most 3600 s (the relay\'s maxTokenAgeSeconds)';
+
+    it('refuses exp 100 years ahead and exp 1e308', async () => {
+      expect(await verifyPlayerToken(await signed(now(), now() + 100 * 365 * 86_400), key)).toEqual({ ok: false, message: lifetime });
+      expect(await verifyPlayerToken(await signed(now(), 1e308), key)).toEqual({ ok: false, message: lifetime });
+    });
+
+    it('refuses iat a year ahead, accepts iat a few seconds ahead (clock skew)', async () => {
+      const ahead = now() + 365 * 86_400;
+      expect(await verifyPlayerToken(await signed(ahead, ahead + 60), key)).toEqual({ ok: false, message: 'token claim iat invalid: in the future' });
+      expect((await verifyPlayerToken(await signed(now() + 5, now() + 600), key)).ok).toBe(true);
+    });
+
+    it('accepts exactly the maximum, honours a configured one', async () => {
+      const iat = now();
+      expect((await verifyPlayerToken(await signed(iat, iat + 3600), key)).ok).toBe(true);
+      expect((await verifyPlayerToken(await signed(iat, iat + 3601), key)).ok).toBe(false);
+      expect((await verifyPlayerToken(await signed(iat, iat + 7200), key, { maxTokenAgeSeconds: 7200 })).ok).toBe(true);
+      expect(await verifyPlayerToken(await signed(iat, iat + 600), key, { maxTokenAgeSeconds: 300 })).toEqual({
+        ok: false,
+        message: 'token lifetime (exp - iat) must be at most 300 s (the relay\'s maxTokenAgeSeconds)',
+      });
+    });
+
+    it('signPlayerToken refuses a ttl beyond the maximum with a clear error, and signs within it', async () => {
+      await expect(signPlayerToken({ sub: 'u' }, { secret: SECRET, ttl: '2h' })).rejects.toThrow(
+        'ttl "2h" is longer than maxTokenAgeSeconds 3600: the relay would refuse the token',
+      );
+      await expect(signPlayerToken({ sub: 'u' }, { secret: SECRET, ttl: 3601 })).rejects.toThrow(RangeError);
+      const long = await signPlayerToken({ sub: 'u' }, { secret: SECRET, ttl: '2h', maxTokenAgeSeconds: 7200 });
+      expect((await verifyPlayerToken(long, key, { maxTokenAgeSeconds: 7200 })).ok).toBe(true);
+      expect((await verifyPlayerToken(await signPlayerToken({ sub: 'u' }, { secret: SECRET }), key)).ok).toBe(true);
+    });
   });
 
   it('refuses to sign with a missing or short secret, or invalid claims', async () => {

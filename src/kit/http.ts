@@ -1,0 +1,70 @@
+/** The error body of every face: `{ success: false, message }` (the service's own shape). */
+export const errorBody = (message: string) => ({ success: false as const, message });
+
+/** An error as a Response, never cached. */
+export function errorResponse(status: number, message: string, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(errorBody(message)), {
+    status,
+    headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers },
+  });
+}
+
+export const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
+
+export type BodyRead = { ok: true; value: unknown } | { ok: false; status: 400 | 413; message: string };
+
+// The client went away (or the server's requestTimeout cut it off) before the body's end.
+const CUT_OFF = { done: true, value: Symbol('cut off') } as const;
+
+/**
+ * The body as text, null when it is over maxBytes, undefined when it was cut off: refused from Content-Length when sent, otherwise
+ * counted while streaming, so an oversized chunked body is never buffered whole.
+ */
+async function readLimitedText(request: Request, maxBytes: number): Promise<string | null | undefined> {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && Number(declared) > maxBytes) return null;
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read().catch(() => CUT_OFF);
+    if (value === CUT_OFF.value) return undefined;
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      return null;
+    }
+    chunks.push(value);
+  }
+  const decoder = new TextDecoder();
+  if (chunks.length === 1) return decoder.decode(chunks[0]);
+  const all = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return decoder.decode(all);
+}
+
+/**
+ * A request body as JSON: 413 over maxBytes, 400 when it is not JSON. `emptyAs`: the value of an empty body
+ * (otherwise an empty body is not JSON). Content-Type is each face's own rule, checked before this.
+ */
+export async function readJsonBody(
+  request: Request,
+  { maxBytes = Number.POSITIVE_INFINITY, emptyAs }: { maxBytes?: number; emptyAs?: unknown } = {},
+): Promise<BodyRead> {
+  const text = await readLimitedText(request, maxBytes);
+  if (text === null) return { ok: false, status: 413, message: `body must be at most ${maxBytes} bytes` };
+  // Nobody is left to read the answer; a 400 keeps it out of the error log.
+  if (text === undefined) return { ok: false, status: 400, message: 'body ended before its announced length (connection closed)' };
+  if (emptyAs !== undefined && text.trim() === '') return { ok: true, value: emptyAs };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false, status: 400, message: 'body must be valid JSON' };
+  }
+}

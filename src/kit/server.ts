@@ -1,0 +1,143 @@
+import { lookup } from 'node:dns/promises';
+import type { IncomingMessage, Server } from 'node:http';
+import { isIP, type AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { ConfigError } from './errors.js';
+
+/** How long a client may take, and how many may be connected: what keeps a slow or crowded client from holding the server. */
+export interface ServerLimits {
+  /** The whole request head (line and headers) must arrive within this; default 10 000 ms. */
+  headersTimeoutMs?: number;
+  /** The whole request, body included, must arrive within this, or the connection is cut (408); default 30 000 ms. */
+  requestTimeoutMs?: number;
+  /** Open connections at once; more are closed on accept. Default 4096. */
+  maxConnections?: number;
+  /** An idle keep-alive connection is closed after this; default 5 000 ms. */
+  keepAliveTimeoutMs?: number;
+  /** close(): in-flight requests get this long to finish before their connections are cut; default 10 000 ms. */
+  shutdownGraceMs?: number;
+}
+
+export const SERVER_LIMITS = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  maxConnections: 4096,
+  keepAliveTimeoutMs: 5_000,
+  shutdownGraceMs: 10_000,
+} as const satisfies Required<ServerLimits>;
+
+/** What Node adapters pass as the second fetch argument. */
+export type NodeBindings = { incoming: IncomingMessage };
+
+export interface ServeOptions extends ServerLimits {
+  fetch: (request: Request, env: NodeBindings) => Response | Promise<Response>;
+  host: string;
+  port: number;
+  /** Refuse a host whose addresses fail this (dev mode: loopback only); checked on every resolved address. */
+  checkAddress?: (address: string, host: string) => void;
+}
+
+export interface RunningServer {
+  /** http://HOST:PORT (IPv6 in brackets). */
+  url: string;
+  port: number;
+  /** Stop accepting, let in-flight requests finish (up to shutdownGraceMs), close keep-alive connections. */
+  close(): Promise<void>;
+}
+
+/** Split a start function's options into the server limits and the rest (the app's own options). */
+export function takeLimits<T extends ServerLimits>(options: T): [ServerLimits, Omit<T, keyof ServerLimits>] {
+  const limits: ServerLimits = {};
+  const rest: Record<string, unknown> = { ...(options as Record<string, unknown>) };
+  for (const name of Object.keys(SERVER_LIMITS) as (keyof ServerLimits)[]) {
+    if (options[name] !== undefined) limits[name] = options[name];
+    delete rest[name];
+  }
+  return [limits, rest as Omit<T, keyof ServerLimits>];
+}
+
+export function resolveLimits(limits: ServerLimits): Required<ServerLimits> {
+  const resolved = { ...SERVER_LIMITS } as Required<ServerLimits>;
+  for (const name of Object.keys(SERVER_LIMITS) as (keyof ServerLimits)[]) {
+    const value = limits[name];
+    if (value === undefined) continue;
+    if (!Number.isInteger(value) || value < 1) throw new ConfigError(name, 'invalid', `${name} must be a positive integer, got ${value}`);
+    resolved[name] = value;
+  }
+  // A short request timeout alone shortens the head's default too; both given and at odds is an error.
+  if (limits.headersTimeoutMs === undefined) resolved.headersTimeoutMs = Math.min(resolved.headersTimeoutMs, resolved.requestTimeoutMs);
+  if (resolved.headersTimeoutMs > resolved.requestTimeoutMs) {
+    throw new ConfigError('headersTimeoutMs', 'invalid', 'headersTimeoutMs must not exceed requestTimeoutMs');
+  }
+  return resolved;
+}
+
+/** The addresses a host name stands for; a name that resolves to nothing is a one-line ConfigError, not a stack. */
+export async function resolveHost(host: string): Promise<string[]> {
+  if (host.trim() === '') throw new ConfigError('host', 'invalid', 'host must not be empty');
+  if (isIP(host)) return [host];
+  try {
+    return (await lookup(host, { all: true })).map((entry) => entry.address);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new ConfigError('host', 'host_not_found', `host "${host}" does not resolve to an address (${code})`);
+  }
+}
+
+function listenError(error: NodeJS.ErrnoException, host: string, port: number): Error {
+  if (error.code === 'EADDRINUSE') {
+    return new ConfigError('port', 'port_unavailable', `port ${port} on ${host} is in use; pass a free port (0 picks one)`);
+  }
+  if (error.code === 'EACCES') return new ConfigError('port', 'port_unavailable', `port ${port} on ${host} may not be bound by this user`);
+  if (error.code === 'EADDRNOTAVAIL') return new ConfigError('host', 'host_not_found', `host "${host}" is not an address of this machine`);
+  return error;
+}
+
+/** A fetch handler on Node (@hono/node-server), with the limits above. Resolves once listening; port 0 picks one. */
+export async function startNodeServer(options: ServeOptions): Promise<RunningServer> {
+  const limits = resolveLimits(options);
+  const addresses = await resolveHost(options.host);
+  for (const address of addresses) options.checkAddress?.(address, options.host);
+  const server = serve({
+    fetch: options.fetch as (request: Request, env: unknown) => Response | Promise<Response>,
+    hostname: options.host,
+    port: options.port,
+    serverOptions: {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      // How often Node checks those timeouts (its default, 30 s, would let a slow client overstay by that much).
+      connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4))),
+    },
+  }) as Server;
+  server.maxConnections = limits.maxConnections;
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', (error) => reject(listenError(error, options.host, options.port)));
+  });
+  const info = server.address() as AddressInfo;
+  // A name stays a name (localhost); an address is shown as bound, IPv6 in brackets.
+  const bound = info.family === 'IPv6' ? `[${info.address}]` : info.address;
+  const shownHost = isIP(options.host) ? bound : options.host;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${shownHost}:${info.port}`,
+    port: info.port,
+    close: () => (closing ??= closeGracefully(server, limits.shutdownGraceMs)),
+  };
+}
+
+function closeGracefully(server: Server, graceMs: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    // A keep-alive connection becomes idle when its request ends: close those as they appear, cut the rest at the end.
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    const cut = setTimeout(() => server.closeAllConnections(), graceMs);
+    server.close((error) => {
+      clearInterval(sweep);
+      clearTimeout(cut);
+      if (error && (error as NodeJS.ErrnoException).code !== 'ERR_SERVER_NOT_RUNNING') reject(error);
+      else resolve();
+    });
+    server.closeIdleConnections();
+  });
+}

@@ -1,0 +1,70 @@
+import { getConnInfo } from '@hono/node-server/conninfo';
+import parseForwarded from 'forwarded-parse';
+import ipaddr from 'ipaddr.js';
+import { isIP } from 'node:net';
+import type { RelayContext } from './context.js';
+
+/** Which header your own proxies write the client's address into. */
+export type ForwardedHeader = 'x-forwarded-for' | 'forwarded';
+
+export interface ClientIpOptions {
+  /** Proxies of your own in front of the relay: true = 1, or a count. false: the socket address only. */
+  trustProxy: boolean | number;
+  /** Default x-forwarded-for. Only the one you name is read: the other one passes through proxies untouched. */
+  forwardedHeader: ForwardedHeader;
+}
+
+/**
+ * One address as the limiter keys it, or null when the text is not an IP: IPv4 as is, an IPv4-mapped IPv6
+ * address as its IPv4, any other IPv6 address as its /64 (one customer's subnet: rotating addresses inside it
+ * gives no fresh bucket). Accepts the forms proxies write: brackets, a port, a zone.
+ */
+export function rateLimitSubject(text: string): string | null {
+  let address = text.trim();
+  const bracketed = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(address);
+  if (bracketed) address = bracketed[1]!;
+  else if (/^[\d.]+:\d{1,5}$/.test(address)) address = address.slice(0, address.lastIndexOf(':'));
+  address = address.replace(/%[\w.-]+$/, '');
+  // node:net's isIP is strict (no "127.1" or hex octets); ipaddr.js normalises what passed it.
+  if (!isIP(address)) return null;
+  const ip = ipaddr.process(address);
+  if (ip.kind() === 'ipv4') return ip.toString();
+  const parts = (ip as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16));
+  return `${parts.join(':')}::/64`;
+}
+
+function forwardedEntry(c: RelayContext, hops: number, header: ForwardedHeader): string | undefined {
+  const value = c.req.header(header);
+  if (!value) return undefined;
+  let chain: string[];
+  if (header === 'forwarded') {
+    try {
+      chain = parseForwarded(value).map((element) => element.for ?? '');
+    } catch {
+      return undefined;
+    }
+  } else {
+    chain = value.split(',').map((part) => part.trim());
+  }
+  return chain[chain.length - hops];
+}
+
+/**
+ * The client's subject for per-IP limits. The socket's address, from the Node adapter. A forwarded header is read
+ * only when the operator says how many proxies of its own sit in front: the entry that many hops from the right was
+ * written by a trusted proxy; anything further left is the client's own claim. An entry that is not an IP address
+ * (garbage, `unknown`, an obfuscated name) is ignored and the socket address is used.
+ */
+export function clientIp(c: RelayContext, options: ClientIpOptions): string {
+  const { trustProxy } = options;
+  const hops = trustProxy === true ? 1 : trustProxy === false ? 0 : Math.max(0, Math.floor(trustProxy));
+  if (hops > 0) {
+    const entry = forwardedEntry(c, hops, options.forwardedHeader);
+    const subject = entry === undefined ? null : rateLimitSubject(entry);
+    if (subject) return subject;
+  }
+  // Only the Node adapter has a socket; app.fetch in-process or on Workers shares one bucket.
+  if (!(c.env as { incoming?: unknown } | undefined)?.incoming) return 'unknown';
+  const address = getConnInfo(c).remote.address;
+  return (address && rateLimitSubject(address)) ?? 'unknown';
+}

@@ -1,0 +1,98 @@
+import { createClient, defineScript, type RedisClientType } from 'redis';
+import { ConfigError } from '../kit/index.js';
+import type { CounterStore } from './counter-store.js';
+
+// One round trip, atomic: the first hit of a window sets its expiry; a key that somehow lost its expiry gets
+// one again (it would otherwise count forever). Answers [hits so far, ms until the window ends].
+const HIT = defineScript({
+  NUMBER_OF_KEYS: 1,
+  SCRIPT: `local count = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return { count, ttl }`,
+  parseCommand(parser, key: string, windowMs: number) {
+    parser.pushKey(key);
+    parser.push(String(Math.max(1, Math.ceil(windowMs))));
+  },
+  transformReply: undefined as unknown as () => [number, number],
+});
+
+export interface RedisCounterStoreOptions {
+  /** redis://[user:pass@]host:port[/db] or rediss://; default process.env.QP_REDIS_URL. */
+  url?: string;
+  /** Prefix for every key, e.g. one per game on a shared Redis; default none (keys are `qp:rl:...`). */
+  prefix?: string;
+  /** A command not answered within this fails (the relay then applies onStoreError); default 500 ms. */
+  commandTimeoutMs?: number;
+  /** Connection problems, at most one line per reconnect attempt; default a warning on stderr. */
+  onConnectionError?: (message: string) => void;
+}
+
+/**
+ * A CounterStore on Redis (node-redis): every relay instance pointed at the same Redis shares one counter per
+ * key. Connects in the background and reconnects forever with backoff; while Redis is away, increment() fails at
+ * once (no offline queue) and the relay applies its `onStoreError` ('open' or 'closed').
+ */
+export function createRedisCounterStore(options: RedisCounterStoreOptions = {}): CounterStore {
+  const url = options.url ?? globalThis.process?.env?.QP_REDIS_URL;
+  if (!url) throw new ConfigError('redis', 'missing', 'Redis URL is required: pass `url` or set QP_REDIS_URL');
+  if (!/^rediss?:\/\//.test(url)) throw new ConfigError('redis', 'invalid', 'Redis URL must start with redis:// or rediss://');
+  const prefix = options.prefix ?? '';
+  const report = options.onConnectionError ?? ((message: string) => console.error(`quest-points relay: ${message}`));
+  const client = createClient({
+    url,
+    disableOfflineQueue: true,
+    socket: { connectTimeout: 2_000, reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 2_000) },
+    commandOptions: { timeout: options.commandTimeoutMs ?? 500 },
+    scripts: { hit: HIT },
+  }) as unknown as RedisClientType<Record<string, never>, Record<string, never>, { hit: typeof HIT }>;
+  // An 'error' event without a listener would crash the process; the URL may carry a password, never print it.
+  let lastReport = '';
+  client.on('error', (error: Error) => {
+    const message = `Redis counter store: ${redisErrorCode(error)}`;
+    if (message !== lastReport) report(message);
+    lastReport = message;
+  });
+  client.on('ready', () => {
+    if (lastReport) report('Redis counter store: connected again');
+    lastReport = '';
+  });
+  // Resolves only once connected (it keeps retrying); the error listener above reports why it is not.
+  let everConnected = false;
+  const firstConnection = client.connect().then(
+    () => {
+      everConnected = true;
+    },
+    () => undefined,
+  );
+  const timeoutMs = options.commandTimeoutMs ?? 500;
+
+  return {
+    async increment(key, windowMs) {
+      // Hits that arrive while the first connection is being made wait for it (bounded); after that, a lost
+      // connection fails at once so an outage never slows every request down.
+      if (!everConnected) await Promise.race([firstConnection, new Promise((resolve) => setTimeout(resolve, timeoutMs).unref?.())]);
+      const [count, ttl] = await client.hit(prefix + key, windowMs);
+      return { count: Number(count), resetInMs: Math.max(0, Number(ttl)) };
+    },
+    async ready() {
+      if (!client.isReady) throw new Error('Redis is not connected');
+      await client.ping();
+    },
+    async close() {
+      // close() waits for answers still due; destroy() is for a client that never got a connection.
+      if (client.isReady) await client.close();
+      else if (client.isOpen) client.destroy();
+    },
+  };
+}
+
+/** ECONNREFUSED, a timeout...: never the error's own text, which may quote the URL. */
+function redisErrorCode(error: Error): string {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && /^[A-Z0-9_]{2,40}$/.test(code)) return code;
+  return error.name === 'Error' ? 'connection error' : error.name;
+}

@@ -1,0 +1,150 @@
+// The Node server every face runs on: slow clients are cut off, connections are capped, close() is graceful.
+import { connect, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigError, startNodeServer, type RunningServer } from '../../src/kit/index.js';
+
+const servers: RunningServer[] = [];
+const sockets: Socket[] = [];
+afterEach(async () => {
+  for (const socket of sockets.splice(0)) socket.destroy();
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+async function start(options: Partial<Parameters<typeof startNodeServer>[0]> = {}) {
+  const server = await startNodeServer({
+    host: '127.0.0.1',
+    port: 0,
+    fetch: async (request) => {
+      const text = request.body ? await request.text() : '';
+      return Response.json({ success: true, received: text.length });
+    },
+    ...options,
+  });
+  servers.push(server);
+  return server;
+}
+
+/** A raw socket; resolves with what the server wrote and how long until it closed the connection. */
+function open(port: number) {
+  const socket = connect(port, '127.0.0.1');
+  sockets.push(socket);
+  let received = '';
+  socket.on('data', (chunk) => (received += chunk));
+  socket.on('error', () => undefined);
+  const started = performance.now();
+  const closed = new Promise<{ received: string; afterMs: number }>((resolve) =>
+    socket.once('close', () => resolve({ received, afterMs: performance.now() - started })),
+  );
+  const connected = new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+  return { socket, closed, connected };
+}
+
+/** Write `text` one byte every `everyMs` until the socket closes. */
+function trickle(socket: Socket, text: string, everyMs: number) {
+  let i = 0;
+  const timer = setInterval(() => {
+    if (socket.destroyed || i >= text.length) return clearInterval(timer);
+    socket.write(text[i++]!);
+  }, everyMs);
+  socket.once('close', () => clearInterval(timer));
+}
+
+describe('startNodeServer limits', () => {
+  it('cuts off a body still arriving after requestTimeoutMs (1 byte per 100 ms), answering 408', async () => {
+    const server = await start({ headersTimeoutMs: 300, requestTimeoutMs: 800 });
+    const { socket, closed, connected } = open(server.port);
+    await connected;
+    socket.write('POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n');
+    trickle(socket, '{"a":"' + 'x'.repeat(990) + '"}', 100);
+    const { received, afterMs } = await closed;
+    expect(received).toMatch(/^HTTP\/1\.1 408 /);
+    // Cut at the deadline, not when the body would have ended (~100 s at this pace).
+    expect(afterMs).toBeGreaterThanOrEqual(700);
+    expect(afterMs).toBeLessThan(3_000);
+  });
+
+  it('cuts off a request head still arriving after headersTimeoutMs', async () => {
+    const server = await start({ headersTimeoutMs: 300, requestTimeoutMs: 5_000 });
+    const { socket, closed, connected } = open(server.port);
+    await connected;
+    trickle(socket, `GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ${'y'.repeat(200)}\r\n\r\n`, 50);
+    const { received, afterMs } = await closed;
+    expect(received).toMatch(/^HTTP\/1\.1 408 /);
+    expect(afterMs).toBeLessThan(2_500);
+  });
+
+  it('a prompt client is served as usual under the same limits', async () => {
+    const server = await start({ headersTimeoutMs: 300, requestTimeoutMs: 800 });
+    const response = await fetch(server.url, { method: 'POST', body: 'hello' });
+    expect(await response.json()).toEqual({ success: true, received: 5 });
+  });
+
+  it('closes connections beyond maxConnections at once, serves the others', async () => {
+    const server = await start({ maxConnections: 2 });
+    const first = open(server.port);
+    const second = open(server.port);
+    await Promise.all([first.connected, second.connected]);
+    // Let the server accept both before the third arrives.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const third = open(server.port);
+    const { received } = await third.closed;
+    expect(received).toBe('');
+    first.socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+    expect((await first.closed).received).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
+  it('close() lets an in-flight request finish, refuses new connections, and closes idle keep-alive connections', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    const server = await start({
+      shutdownGraceMs: 5_000,
+      fetch: async (request) => {
+        if (new URL(request.url).pathname === '/slow') {
+          entered();
+          await gate;
+        }
+        return Response.json({ success: true });
+      },
+    });
+    // An idle keep-alive connection: served once, then left open by the client.
+    const idle = open(server.port);
+    await idle.connected;
+    idle.socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    const inFlight = fetch(`${server.url}/slow`);
+    await inside;
+    let closed = false;
+    const closing = server.close().then(() => (closed = true));
+    expect((await idle.closed).received).toMatch(/^HTTP\/1\.1 200 /);
+    await expect(fetch(server.url)).rejects.toThrow();
+    expect(closed).toBe(false);
+    release();
+    const response = await inFlight;
+    expect(response.status).toBe(200);
+    await closing;
+    expect(closed).toBe(true);
+  });
+
+  it('close() cuts requests still running after shutdownGraceMs', async () => {
+    const server = await start({ shutdownGraceMs: 200, fetch: () => new Promise<Response>(() => undefined) });
+    const hanging = fetch(server.url).catch((error: Error) => error);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const started = performance.now();
+    await server.close();
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(await hanging).toBeInstanceOf(Error);
+  });
+});
+
+describe('startNodeServer configuration errors', () => {
+  it('names the option: bad limits, a host that does not resolve, a port in use', async () => {
+    await expect(start({ requestTimeoutMs: 0 })).rejects.toMatchObject({ option: 'requestTimeoutMs', code: 'invalid' });
+    await expect(start({ headersTimeoutMs: 5_000, requestTimeoutMs: 1_000 })).rejects.toMatchObject({ option: 'headersTimeoutMs' });
+    await expect(start({ host: 'no-such-host.invalid' })).rejects.toMatchObject({ option: 'host', code: 'host_not_found' });
+    const taken = await start();
+    const error = await start({ port: taken.port }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error).toMatchObject({ option: 'port', code: 'port_unavailable', message: `port ${taken.port} on 127.0.0.1 is in use; pass a free port (0 picks one)` });
+  });
+});

@@ -1,0 +1,158 @@
+// Shared rate limits on a real redis-server (Debian's, started here on a free port, nothing persisted).
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createRedisCounterStore, startRelay, type LogRecord, type RunningServer, type StartRelayOptions } from '../../src/relay/index.js';
+import { startRedis, type TestRedis } from '../helpers/redis.js';
+import { API_KEY, caller, SECRET, token, uuid } from './helpers.js';
+
+let redis: TestRedis;
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(() => redis?.stop());
+
+const relays: RunningServer[] = [];
+afterEach(async () => {
+  await Promise.all(relays.splice(0).map((relay) => relay.close()));
+});
+
+const unhandled: unknown[] = [];
+const onUnhandled = (reason: unknown) => unhandled.push(reason);
+beforeAll(() => {
+  process.on('unhandledRejection', onUnhandled);
+});
+afterAll(() => {
+  process.off('unhandledRejection', onUnhandled);
+});
+
+const LIMIT = 5;
+async function relay(options: Partial<StartRelayOptions> = {}) {
+  const logs: LogRecord[] = [];
+  const running = await startRelay({
+    port: 0,
+    secret: SECRET,
+    redis: redis.url,
+    logger: (record) => logs.push(record),
+    policy: { allowUnknownEvents: true, maxPointsPerAward: 100, rateLimits: { perPlayer: { limit: LIMIT, windowSeconds: 60 } } },
+    upstream: { url: 'http://service.test', apiKey: API_KEY, fetch: async () => Response.json({ success: true }) },
+    ...options,
+  });
+  relays.push(running);
+  return { running, logs, call: caller(running.url) };
+}
+
+const awardAs = (call: ReturnType<typeof caller>, jwt: string, sub: string) =>
+  call('POST', '/group-quests/q1/points', {
+    token: jwt,
+    headers: { IDEMPOTENCY_KEY: uuid() },
+    body: { serviceUserId: sub, eventPoints: 1 },
+  }).then((r) => r.status);
+
+async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('createRedisCounterStore', () => {
+  it('counts a fixed window atomically in one round trip, shared by two clients', async () => {
+    const a = createRedisCounterStore({ url: redis.url });
+    const b = createRedisCounterStore({ url: redis.url });
+    try {
+      const key = `test:${uuid()}`;
+      const hits = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).increment(key, 5_000)));
+      expect(hits.map((hit) => hit.count).sort((x, y) => x - y)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+      for (const hit of hits) {
+        expect(hit.resetInMs).toBeGreaterThan(0);
+        expect(hit.resetInMs).toBeLessThanOrEqual(5_000);
+      }
+      await expect(a.ready!()).resolves.toBeUndefined();
+    } finally {
+      await a.close!();
+      await b.close!();
+    }
+  });
+
+  it('starts a new window once the old one expired', async () => {
+    const store = createRedisCounterStore({ url: redis.url });
+    try {
+      const key = `test:${uuid()}`;
+      expect((await store.increment(key, 100)).count).toBe(1);
+      expect((await store.increment(key, 100)).count).toBe(2);
+      const fresh = await until(() => store.increment(key, 100), (hit) => hit.count === 1, 2_000);
+      expect(fresh.count).toBe(1);
+    } finally {
+      await store.close!();
+    }
+  });
+
+  it('refuses a missing or non-redis URL, naming the option', () => {
+    expect(() => createRedisCounterStore({ url: 'http://127.0.0.1:6379' })).toThrow(/Redis URL must start with redis:\/\//);
+  });
+});
+
+describe('two relay instances on one Redis', () => {
+  it('share one per-player limit exactly: of 20 awards split across both, 5 pass', async () => {
+    const [one, two] = await Promise.all([relay(), relay()]);
+    const sub = `player-${uuid()}`;
+    const jwt = await token({ sub });
+    const statuses = await Promise.all(Array.from({ length: 20 }, (_, i) => awardAs(i % 2 ? one.call : two.call, jwt, sub)));
+    expect(statuses.filter((s) => s === 200)).toHaveLength(LIMIT);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(20 - LIMIT);
+    // One after the other, alternating instances: the same count.
+    const other = `player-${uuid()}`;
+    const jwt2 = await token({ sub: other });
+    const sequential: number[] = [];
+    for (let i = 0; i < 8; i++) sequential.push(await awardAs(i % 2 ? one.call : two.call, jwt2, other));
+    expect(sequential).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
+    const readyz = await one.call('GET', '/readyz');
+    expect([readyz.status, readyz.json]).toEqual([200, { success: true, data: { service: 'ok', store: 'ok' } }]);
+  });
+});
+
+describe('Redis stopped mid-test', () => {
+  afterAll(async () => {
+    await redis.restart().catch(() => undefined);
+  });
+
+  it("onStoreError 'open' allows with a warning, 'closed' answers 503; no crash, no unhandled rejection; both recover", async () => {
+    const open = await relay({ onStoreError: 'open' });
+    const closed = await relay({ onStoreError: 'closed' });
+    const sub = `player-${uuid()}`;
+    const jwt = await token({ sub });
+    expect(await awardAs(open.call, jwt, sub)).toBe(200);
+    expect(await awardAs(closed.call, jwt, sub)).toBe(200);
+
+    await redis.stop();
+    const whileDown = await until(() => awardAs(closed.call, jwt, sub), (status) => status === 503);
+    expect(whileDown).toBe(503);
+    const refused = await closed.call('POST', '/group-quests/q1/points', { token: jwt, headers: { IDEMPOTENCY_KEY: uuid() }, body: { serviceUserId: sub, eventPoints: 1 } });
+    expect(refused.json).toEqual({ success: false, message: 'rate-limit store unavailable (rateLimits.perPlayer); try again shortly' });
+    expect(refused.headers.get('retry-after')).toBe('1');
+    // Open: served, not limited (more than the limit passes), and said so once in the log.
+    const statuses: number[] = [];
+    for (let i = 0; i < LIMIT + 2; i++) statuses.push(await awardAs(open.call, jwt, sub));
+    expect(statuses.every((status) => status === 200)).toBe(true);
+    expect(open.logs.filter((r) => r.msg.startsWith('rate-limit store failed'))).toEqual([
+      expect.objectContaining({ level: 'warn', msg: expect.stringMatching(/onStoreError is 'open', requests are allowed without a limit$/) }),
+    ]);
+    expect(closed.logs.some((r) => /onStoreError is 'closed', requests are refused with 503$/.test(r.msg))).toBe(true);
+    const notReady = await closed.call('GET', '/readyz');
+    expect(notReady.status).toBe(503);
+    expect(notReady.json.message).toBe('not ready: store: Redis is not connected');
+    // The batch path: every award answered retry (the SDK sends them again), not a 500.
+    const batch = await closed.call('POST', '/batch/points', {
+      token: jwt,
+      body: { awards: [{ questId: 'q1', serviceUserId: sub, eventPoints: 1, idempotencyKey: uuid() }] },
+    });
+    expect(batch.status).toBe(200);
+    expect(batch.json.results).toEqual([expect.objectContaining({ outcome: 'retry', status: 503, retryAfter: 1 })]);
+
+    await redis.restart();
+    expect(await until(() => closed.call('GET', '/readyz').then((r) => r.status), (status) => status === 200)).toBe(200);
+    expect(await until(() => awardAs(closed.call, jwt, sub), (status) => status !== 503)).not.toBe(503);
+    expect(unhandled).toEqual([]);
+  });
+});
