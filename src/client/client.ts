@@ -338,8 +338,11 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
       watchers.set(pair, cbs.add(cb));
       snapshot = undefined;
       cb(live.view(pair));
-      reads.track(pair);
-      reads.refresh([pair]);
+      // A pair already live (the client's own, or watched elsewhere) is read on its own schedule: no extra read.
+      if (!reads.isTracked(pair)) {
+        reads.track(pair);
+        reads.refresh([pair]);
+      }
       return () => {
         cbs.delete(cb);
         if (cbs.size) return;
