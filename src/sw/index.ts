@@ -1,4 +1,4 @@
-import { SYNC_TAG } from '../client/background-sync.js';
+import { SYNC_TAG } from './page.js';
 import { QuestPointsError } from '../client/errors.js';
 import { createFlusher } from '../client/flusher.js';
 import { createFlushLock, type Lease } from '../client/lock.js';
@@ -10,6 +10,7 @@ import { createTransport } from '../client/transport.js';
 import type { DeadLetter, PendingAward } from '../client/types.js';
 
 export { SYNC_TAG };
+export { backgroundSync } from './page.js';
 
 export interface QuestPointsSyncOptions {
   /** The relay, as the pages use it: absolute, or relative to the worker's script ('/api'). */

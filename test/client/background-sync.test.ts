@@ -5,6 +5,7 @@
 import 'fake-indexeddb/auto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createQuestPoints, type QuestPoints, type QuestPointsOptions } from '../../src/client/index.js';
+import { backgroundSync } from '../../src/sw/page.js';
 import { fakeRelay, json, jwt, uniqueName, until } from './fake-relay.js';
 
 const open: QuestPoints[] = [];
@@ -42,7 +43,7 @@ const busy = fakeRelay((req) => (req.method === 'POST' ? json(503, { success: fa
 describe('backgroundSync option', () => {
   it('a failed send registers the default tag', async () => {
     const register = fakeServiceWorker();
-    const qp = client({ fetch: busy.fetch, backgroundSync: true });
+    const qp = client({ fetch: busy.fetch, backgroundSync: backgroundSync() });
     qp.award({ eventPoints: 1 });
     await until(() => register.mock.calls.length > 0);
     expect(register).toHaveBeenCalledWith('quest-points');
@@ -51,7 +52,7 @@ describe('backgroundSync option', () => {
   it('an award queued while offline registers the tag once it is in the store; a custom tag', async () => {
     const register = fakeServiceWorker();
     // The send hangs until its timeout: the registration below comes from the offline award, not a failed send.
-    const qp = client({ fetch: hanging.fetch, timeoutMs: 500, backgroundSync: { tag: 'my-game' } });
+    const qp = client({ fetch: hanging.fetch, timeoutMs: 500, backgroundSync: backgroundSync({ tag: 'my-game' }) });
     const retrying: unknown[] = [];
     qp.on('award:retrying', (e) => retrying.push(e));
     window.dispatchEvent(new Event('offline'));
@@ -76,13 +77,13 @@ describe('backgroundSync option', () => {
 
   it('no Background Sync, or no service worker: awards retry from the page as before', async () => {
     fakeServiceWorker({ sync: false });
-    const qp = client({ fetch: busy.fetch, backgroundSync: true });
+    const qp = client({ fetch: busy.fetch, backgroundSync: backgroundSync() });
     const events: string[] = [];
     qp.on('award:retrying', () => events.push('retrying')).on('error', () => events.push('error'));
     qp.award({ eventPoints: 1 });
     await until(() => events.length >= 2);
     Reflect.deleteProperty(navigator, 'serviceWorker');
-    const other = client({ fetch: busy.fetch, backgroundSync: true });
+    const other = client({ fetch: busy.fetch, backgroundSync: backgroundSync() });
     other.award({ eventPoints: 1 });
     await until(() => events.length >= 4);
     expect(events.every((e) => e === 'retrying')).toBe(true);
@@ -91,7 +92,7 @@ describe('backgroundSync option', () => {
   it('a refused registration (the player blocked background sync) is not an error', async () => {
     const register = fakeServiceWorker();
     register.mockRejectedValue(new DOMException('permission denied', 'NotAllowedError'));
-    const qp = client({ fetch: busy.fetch, backgroundSync: true });
+    const qp = client({ fetch: busy.fetch, backgroundSync: backgroundSync() });
     const errors: unknown[] = [];
     qp.on('error', (e) => errors.push(e));
     qp.award({ eventPoints: 1 });

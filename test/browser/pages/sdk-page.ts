@@ -2,6 +2,7 @@
 // Query: sub (serviceUserId), tab (label for the proxy log), storage (storageName), quest, backoffBase, backoffMax,
 // poll (pollIntervalMs), backgroundSync.
 import { createQuestPoints, type AwardHandle, type QuestPointsEvents } from '../../../src/client/index.js';
+import { backgroundSync } from '../../../src/sw/page.js';
 
 export interface RecordedEvent {
   name: keyof QuestPointsEvents;
@@ -31,7 +32,7 @@ const qp = createQuestPoints({
   storageName,
   backoff: { baseMs: numberParam('backoffBase', 100), maxMs: numberParam('backoffMax', 1000) },
   pollIntervalMs: numberParam('poll', 30_000),
-  backgroundSync: params.get('backgroundSync') === 'true',
+  backgroundSync: params.get('backgroundSync') === 'true' ? backgroundSync() : undefined,
 });
 
 const events: RecordedEvent[] = [];
