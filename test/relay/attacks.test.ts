@@ -2,7 +2,8 @@ import { SignJWT, UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { signPlayerToken } from '../../src/relay/index.js';
 import { BODY_LIMIT_BYTES } from '../../src/protocol/index.js';
-import { award, SECRET, uuid } from './helpers.js';
+import { SECRET } from '../helpers/fixtures.js';
+import { award, uuid } from './helpers.js';
 import { secretHits, startLoopback, type Loopback } from './loopback.js';
 
 // Each attack is refused with the right status and NOTHING reaches the service: the emulator's request log

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createPlayerQueue } from '../../src/relay/player-queue.js';
-import { award, fakeRelay, token, type SeenRequest } from './helpers.js';
+import { token } from '../helpers/fixtures.js';
+import { award, fakeRelay, type SeenRequest } from './helpers.js';
 
 /** A promise and its resolve, to hold a fake service's answer until the test lets it go. */
 function gate() {

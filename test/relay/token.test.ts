@@ -2,7 +2,7 @@ import { SignJWT, UnsecuredJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { signPlayerToken } from '../../src/relay/index.js';
 import { verifyPlayerToken, secretKey } from '../../src/relay/token.js';
-import { SECRET, token } from './helpers.js';
+import { SECRET, token } from '../helpers/fixtures.js';
 
 const key = secretKey(SECRET);
 
