@@ -1,4 +1,5 @@
 import type { EnrolledUser } from '../protocol/responses.js';
+import { createBackgroundSync } from './background-sync.js';
 import { paths } from '../protocol/paths.js';
 import { QuestPointsError } from './errors.js';
 import { QuestPointsEmitter } from './events.js';
@@ -8,7 +9,7 @@ import { createFlushLock, type Lease } from './lock.js';
 import { createOutbox } from './outbox.js';
 import { createReads } from './reads.js';
 import { createRescue } from './rescue.js';
-import { toWire, type SendResult } from './send.js';
+import { settlement, toWire, type SendResult } from './send.js';
 import { idbKV, memoryKV, type KV } from './store.js';
 import { createTabs, type TabMessage } from './tabs.js';
 import { answerError, createTransport } from './transport.js';
@@ -22,6 +23,8 @@ const PAGEHIDE_AWARDS = 20;
 export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
   const { storageName = 'quest-points', maxQueue = 10_000, pollIntervalMs = 30_000, flushDelayMs = 50, historyLimit = 100 } = options;
   const transport = createTransport(options);
+  /** Hands the outbox to the service worker for when the network is back (option backgroundSync). */
+  const requestSync = createBackgroundSync(options.backgroundSync);
   const events = new QuestPointsEmitter();
   const name = 'quest-points:' + storageName;
 
@@ -154,13 +157,7 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
   }
 
   async function settleBatch(head: PendingAward[], results: SendResult[]) {
-    const ok: string[] = [];
-    const dead: DeadLetter[] = [];
-    results.forEach((r, i) => {
-      const award = head[i]!;
-      if (r.outcome === 'ok') ok.push(award.idempotencyKey);
-      if (r.outcome === 'rejected') dead.push({ ...award, status: r.status, message: r.message, rejectedAt: Date.now() });
-    });
+    const { ok, dead } = settlement(head, results);
     if (dead.length) await outbox.kill(dead);
     finish(ok, dead, true);
   }
@@ -177,9 +174,15 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
     auth(error) {
       authRequired = error !== undefined;
       changed();
-      if (authRequired) events.emit('auth:required', { error });
+      if (authRequired) {
+        requestSync();
+        events.emit('auth:required', { error });
+      }
     },
-    retrying: (payload) => events.emit('award:retrying', payload),
+    retrying(payload) {
+      requestSync();
+      events.emit('award:retrying', payload);
+    },
     drained: () => events.emit('queue:drained', { queueSize: 0 }),
     afterDrain() {
       reads.refresh(acked);
@@ -278,6 +281,8 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
       const persisted = outbox.add(award).then((written) => written && useIdb);
       added.push(award);
       const settled = new Promise<AwardOutcome>((resolve) => settle.set(idempotencyKey, resolve));
+      // Once it is in the store, where the service worker reads it.
+      if (!online) void persisted.then(requestSync);
       events.emit('award:queued', { award, queueSize: outbox.mirror.size });
       queueChanged = true;
       changed(pairOf(award));
@@ -333,8 +338,11 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
       watchers.set(pair, cbs.add(cb));
       snapshot = undefined;
       cb(live.view(pair));
-      reads.track(pair);
-      reads.refresh([pair]);
+      // A pair already live (the client's own, or watched elsewhere) is read on its own schedule: no extra read.
+      if (!reads.isTracked(pair)) {
+        reads.track(pair);
+        reads.refresh([pair]);
+      }
       return () => {
         cbs.delete(cb);
         if (cbs.size) return;

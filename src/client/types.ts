@@ -140,6 +140,12 @@ export interface QuestPointsOptions {
   /** Delay between an award and the flush it triggers. Default 50 ms. */
   flushDelayMs?: number;
   fetch?: typeof fetch;
+  /**
+   * Delivery with the tab closed: when an award is queued offline or a send fails, register this Background Sync tag
+   * (default 'quest-points') with the page's service worker, which runs quest-points/sw. Off by default; does
+   * nothing where Background Sync is missing.
+   */
+  backgroundSync?: boolean | { tag?: string };
   /** Talk to the service itself with its API key. Servers and scripts only. */
   direct?: { url: string; apiKey: string };
   /** Allow `direct` in a browser, which exposes the API key to every player. */

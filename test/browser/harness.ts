@@ -47,6 +47,8 @@ export interface Stack {
   blockApi(blocked: boolean): void;
   /** /api/* requests dropped while blocked. */
   dropped(): number;
+  /** Player tokens issued, in order: `refused` when it was the deliberately bad one (the token URL's `refuse`). */
+  tokenRequests: { sub: string; tab: string; instance: string; refused: boolean }[];
   /** The emulator's request log (service requests, oldest first). */
   serviceRequests(): Promise<RequestLogEntry[]>;
   /** The emulator's ledger entries of one user. */
@@ -64,6 +66,8 @@ export interface LedgerEntry {
 const here = fileURLToPath(new URL('.', import.meta.url));
 
 const bundlePage = () => browserBundle(`${here}pages/sdk-page.ts`);
+/** quest-points/sw.js, from source. */
+const bundleWorker = () => browserBundle(`${here}../../src/sw/worker.ts`);
 
 const PAGE_HTML =
   '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>quest-points SDK</title><script type="module" src="/sdk-page.js"></script>';
@@ -96,13 +100,16 @@ const pageHtml = (name: string) =>
 
 export async function startStack(pages: ExtraPages = {}): Promise<Stack> {
   // The test's events pass: unknown events allowed, a high cap, rate limits far above what a test sends.
-  const [script, served] = await Promise.all([bundlePage(), startServedStack({ policy: ROOMY_POLICY })]);
+  const [script, worker, served] = await Promise.all([bundlePage(), bundleWorker(), startServedStack({ policy: ROOMY_POLICY })]);
   const { emulator, relay, admin } = served;
   const scripts = new Map(await Promise.all(Object.entries(pages).map(async ([name, entry]) => [name, await browserBundle(entry)] as const)));
   const awards: ProxiedAward[] = [];
   const proxyEvents = new EventEmitter();
   /** Which tab and page load each token was issued to (the e-mail claim makes every token distinct). */
   const tokenOwners = new Map<string, { tab: string; instance: string }>();
+  const tokenRequests: Stack['tokenRequests'] = [];
+  /** Values of `refuse` already answered with a bad token: each is refused once. */
+  const refused = new Set<string>();
   let blocked = false;
   let dropped = 0;
 
@@ -148,6 +155,7 @@ export async function startStack(pages: ExtraPages = {}): Promise<Stack> {
     if (url.pathname.startsWith('/api/')) return void proxy(req, res, url.pathname.slice(4) + url.search);
     if (url.pathname === '/sdk.html') return send(200, 'text/html', PAGE_HTML);
     if (url.pathname === '/sdk-page.js') return send(200, 'text/javascript', script);
+    if (url.pathname === '/sw.js') return send(200, 'text/javascript', worker);
     const extra = /^\/([\w-]+)\.(html|js)$/.exec(url.pathname);
     if (extra && scripts.has(extra[1]!))
       return extra[2] === 'html' ? send(200, 'text/html', pageHtml(extra[1]!)) : send(200, 'text/javascript', scripts.get(extra[1]!)!);
@@ -156,6 +164,14 @@ export async function startStack(pages: ExtraPages = {}): Promise<Stack> {
       const tab = url.searchParams.get('tab') ?? '?';
       const instance = url.searchParams.get('instance') ?? '?';
       const label = `${tab}-${instance}`.replace(/[^\w-]/g, '');
+      // ?refuse=<id>: the first token of that id is one the relay refuses (401).
+      const refuse = url.searchParams.get('refuse');
+      if (refuse && !refused.has(refuse)) {
+        refused.add(refuse);
+        tokenRequests.push({ sub, tab, instance, refused: true });
+        return send(200, 'text/plain', 'refused.by.the-relay');
+      }
+      tokenRequests.push({ sub, tab, instance, refused: false });
       served.token(sub, { email: `${label}@tabs.example` }, { ttl: '10m' }).then(
         (token) => (tokenOwners.set(token, { tab, instance }), send(200, 'text/plain', token)),
         (error: Error) => send(400, 'application/json', JSON.stringify({ success: false, message: error.message })),
@@ -175,6 +191,7 @@ export async function startStack(pages: ExtraPages = {}): Promise<Stack> {
     awards,
     proxyEvents,
     setFaults: served.setFaults,
+    tokenRequests,
     blockApi: (value) => void (blocked = value),
     dropped: () => dropped,
     serviceRequests: () => admin('GET', 'requests'),
@@ -234,6 +251,8 @@ export interface PageOptions {
   backoffBase?: number;
   backoffMax?: number;
   poll?: number;
+  /** The SDK's backgroundSync option. */
+  backgroundSync?: boolean;
 }
 
 /** Opens the test page in `context` and collects its errors. */
