@@ -134,9 +134,10 @@ describe('SDK in Chromium: tabs', () => {
       const sub = uniqueId('relayed');
       const options = { sub, storage: 'tabs-relayed', backoffBase: 100, backoffMax: 500 };
       const a = await openSdkPage(stack, context, { ...options, tab: 'A' });
-      const b = await openSdkPage(stack, context, { ...options, tab: 'B' });
       const aKeys = await award(a, [1, 2]);
       const aBatch = await nextAward(stack, (r) => r.tab === 'A' && aKeys.every((key) => r.keys.includes(key)));
+      // B opens while A's batch is held at the service, so A holds the flush lock: B's start-up flush cannot take it.
+      const b = await openSdkPage(stack, context, { ...options, tab: 'B' });
       // While A holds the lock: one award the policy accepts, one over its cap (maxPointsPerAward 1000).
       const [good, refused] = await award(b, [7, 5000]);
       expect(aBatch.end).toBeUndefined();
@@ -157,5 +158,5 @@ describe('SDK in Chromium: tabs', () => {
         expect(await tab.sdk((page) => page.storedOutbox())).toEqual([]);
         expect(tab.errors).toEqual([]);
       }
-    }, { latencyMs: 600 }), 30_000);
+    }, { latencyMs: 2500 }), 30_000);
 });
