@@ -25,9 +25,9 @@ const START_TIMEOUT_MS = 30_000;
 const CLOCK_TICKS_PER_MS = 100 / 1000; // USER_HZ is 100 on Linux
 
 /** Spawns `node --import tsx <args>` and resolves once it prints `listening on http://...`. */
-export async function spawnServer(args: string[], env: Record<string, string> = {}): Promise<ChildServer> {
+export async function spawnServer(args: string[], env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<ChildServer> {
   // Secrets go in the environment, not argv, so they do not show in the process list.
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', ...args], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
