@@ -51,7 +51,7 @@ async function startRelayProcess(dir: string, upstream: string, perPlayer: numbe
   return spawnServer(['src/cli.ts', 'relay', '--port', '0', '--upstream', upstream, '--policy', file, ...(redis ? ['--redis', redis] : [])], { QP_API_KEY: API_KEY, QP_RELAY_SECRET: SECRET });
 }
 
-const tokens = (prefix: string, n: number) => Promise.all(Array.from({ length: n }, (_, i) => signPlayerToken({ sub: `${prefix}${i}` }, { secret: SECRET, ttl: '1h' })));
+const tokens = (prefix: string, n: number) => Promise.all(Array.from({ length: n }, (_, i) => signPlayerToken({ sub: `${prefix}${i}` }, { secret: SECRET, ttl: '30m' })));
 
 function single(url: string, token: string, serviceUserId: string, viaProxy: boolean): LoadRequest {
   const body = JSON.stringify({ serviceUserId, eventPoints: 1, eventName: 'Bench' });
@@ -101,7 +101,7 @@ export async function runRelayLoadBench(sizes: LoadSizes, log: (line: string) =>
       startRelayProcess(dir, emulator.url, 1_000_000_000, redis.url).then(own),
     ]);
     const playerTokens = await tokens('p', sizes.players);
-    const admin = await signPlayerToken({ sub: 'ops', role: 'admin' }, { secret: SECRET, ttl: '1h' });
+    const admin = await signPlayerToken({ sub: 'ops', role: 'admin' }, { secret: SECRET, ttl: '30m' });
     const perRound = Math.ceil(sizes.singles / sizes.rounds);
     const singles = (server: ChildServer, viaProxy: boolean, count = perRound) => (round: number) =>
       runLoad({ count, concurrency: sizes.concurrency, make: (i) => single(server.url, playerTokens[(i + round) % sizes.players]!, `p${(i + round) % sizes.players}`, viaProxy) });
@@ -200,7 +200,7 @@ async function memoryFigures(sizes: LoadSizes, dir: string, own: <T extends { cl
   const emulator = own(await spawnEmulator(API_KEY));
   const relay = own(await startRelayProcess(dir, emulator.url, 60));
   const N = sizes.memoryPlayers;
-  const sign = (i: number) => signPlayerToken({ sub: `m${i}` }, { secret: SECRET, ttl: '1h' });
+  const sign = (i: number) => signPlayerToken({ sub: `m${i}` }, { secret: SECRET, ttl: '30m' });
   await runLoad({ count: 200, concurrency: 16, make: () => single(relay.url, '', '', false), okStatus: 401 });
   const relayBefore = await relay.rss();
   const emulatorBefore = await emulator.rss();
