@@ -48,7 +48,9 @@ const policy = (perPlayer: number): RelayPolicy => ({
 async function startRelayProcess(dir: string, upstream: string, perPlayer: number, redis?: string): Promise<ChildServer> {
   const file = join(dir, `policy-${perPlayer}.json`);
   await writeFile(file, JSON.stringify(policy(perPlayer)));
-  return spawnServer(['src/cli.ts', 'relay', '--port', '0', '--upstream', upstream, '--policy', file, ...(redis ? ['--redis', redis] : [])], { QP_API_KEY: API_KEY, QP_RELAY_SECRET: SECRET });
+  // QP_BENCH_PROFILE_DIR=dir: each relay writes a V8 CPU profile there when it stops (where its time goes).
+  const profile = process.env.QP_BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.QP_BENCH_PROFILE_DIR}`] : [];
+  return spawnServer(['src/cli.ts', 'relay', '--port', '0', '--upstream', upstream, '--policy', file, ...(redis ? ['--redis', redis] : [])], { QP_API_KEY: API_KEY, QP_RELAY_SECRET: SECRET }, profile);
 }
 
 const tokens = (prefix: string, n: number) => Promise.all(Array.from({ length: n }, (_, i) => signPlayerToken({ sub: `${prefix}${i}` }, { secret: SECRET, ttl: '30m' })));
