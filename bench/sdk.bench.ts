@@ -9,6 +9,9 @@ import { measureBundle, SDK_BUDGET_BYTES } from './lib/bundle.js';
 export { SDK_BUDGET_BYTES };
 
 export const sdkBundleSize = () => measureBundle({ file: 'src/client/index.ts' });
+/** quest-points/sw.js: the ready-made service worker, with the SDK modules it reuses. */
+export const SW_BUDGET_BYTES = 12 * 1024;
+export const swBundleSize = () => measureBundle({ file: 'src/sw/worker.ts' });
 
 /** Mean µs per award() with `queued` awards already in the outbox (the relay is down, so nothing drains). */
 async function awardCost(queued: number, samples: number): Promise<number> {
@@ -48,6 +51,9 @@ export async function runSdkBench(): Promise<Record<string, number | string>> {
     'budget (B)': SDK_BUDGET_BYTES,
     'within budget': size.gzip <= SDK_BUDGET_BYTES ? 'yes' : 'NO',
   };
+  const sw = await swBundleSize();
+  result['sw.js min (B)'] = sw.min;
+  result['sw.js min+gzip (B)'] = sw.gzip;
   for (const queued of [0, 1_000, 10_000]) result[`award() µs, ${queued} queued`] = Number((await awardCost(queued, 1_000)).toFixed(1));
   return result;
 }

@@ -1,19 +1,20 @@
-import type { EnrolledUser } from '../protocol/responses.js';
 import { paths } from '../protocol/paths.js';
 import { QuestPointsError } from './errors.js';
 import { QuestPointsEmitter } from './events.js';
 import { createFlusher } from './flusher.js';
 import { createLive, pairOf } from './live.js';
+import { createNotifier } from './notify.js';
 import { createFlushLock, type Lease } from './lock.js';
 import { createOutbox } from './outbox.js';
 import { createReads } from './reads.js';
+import { createRequests } from './requests.js';
 import { createRescue } from './rescue.js';
-import { toWire, type SendResult } from './send.js';
+import { settlement, toWire, type SendResult } from './send.js';
 import { idbKV, memoryKV, type KV } from './store.js';
 import { createTabs, type TabMessage } from './tabs.js';
-import { answerError, createTransport } from './transport.js';
+import { createTransport } from './transport.js';
 import { createTriggers, unref } from './triggers.js';
-import type { AwardOutcome, DeadLetter, PendingAward, PointsView, QuestPoints, QuestPointsOptions, Snapshot, StorageDegradedReason } from './types.js';
+import type { AwardOutcome, DeadLetter, PendingAward, QuestPoints, QuestPointsOptions, Snapshot, StorageDegradedReason } from './types.js';
 import { parseAward, parseIdentify, parseIds } from './validate.js';
 
 /** A keepalive body must stay under 64 KiB: 20 awards of the largest allowed size fit. */
@@ -22,6 +23,8 @@ const PAGEHIDE_AWARDS = 20;
 export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
   const { storageName = 'quest-points', maxQueue = 10_000, pollIntervalMs = 30_000, flushDelayMs = 50, historyLimit = 100 } = options;
   const transport = createTransport(options);
+  /** Hands the outbox to the service worker for when the network is back (option backgroundSync). */
+  const requestSync = () => options.backgroundSync?.();
   const events = new QuestPointsEmitter();
   const name = 'quest-points:' + storageName;
 
@@ -40,79 +43,35 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
   if (wantIdb && !hasIdb) queueMicrotask(() => degrade('unavailable'));
   const tabs = createTabs(name, useIdb, onTabMessage);
   const live = createLive(outbox.pendingOf, historyLimit);
-  const reads = createReads({ live, cache, fetch: fetchSummary, changed, post: tabs.post });
   const own = options.questId !== undefined && options.serviceUserId !== undefined ? pairOf(parseIds(options.questId, options.serviceUserId)) : undefined;
-
   const settle = new Map<string, (outcome: AwardOutcome) => void>();
-  const watchers = new Map<string, Set<(view: PointsView) => void>>();
-  const subscribers = new Set<(snapshot: Snapshot) => void>();
-  const touched = new Set<string>();
   /** Pairs this drain acknowledged awards of: read once when it ends. */
   const acked = new Set<string>();
-  const ids = new Map<string, string>();
+  /** Awards of this tick, written together by the tick's commit. */
   const added: PendingAward[] = [];
   let online = true;
   let authRequired = false;
   let deadCount = 0;
   let closed = false;
-  let queueChanged = false;
-  let tickPending = false;
-  let snapshot: Snapshot | undefined;
   let flushTimer: ReturnType<typeof setTimeout> | undefined;
-  /** The own pair's cached state is loaded: until then its view would show a total without the confirmed part. */
-  let restored = !own;
 
-  /** Everything observable changes at most once per tick: one write, one round of events. */
-  function changed(pair?: string) {
-    if (pair) {
-      touched.add(pair);
-      live.invalidate(pair);
-    }
-    snapshot = undefined;
-    if (tickPending) return;
-    tickPending = true;
-    queueMicrotask(tick);
-  }
-
-  function tick() {
-    tickPending = false;
-    if (added.length) {
+  const notifier = createNotifier({
+    events,
+    live,
+    own,
+    queueSize: () => outbox.mirror.size,
+    status: () => ({ online, deadLetterCount: deadCount, authRequired, storage }),
+    beforeNotify() {
+      if (!added.length) return;
       const recs = added.splice(0);
       void outbox.commit().then((written) => {
         if (written) tabs.post({ t: 'add', recs });
       });
-    }
-    if (queueChanged) {
-      queueChanged = false;
-      events.emit('queue:changed', { queueSize: outbox.mirror.size });
-    }
-    for (const pair of touched) {
-      if (pair === own && !restored) continue;
-      const cbs = watchers.get(pair);
-      if (!cbs && !events.listenerCount('points:changed')) continue;
-      const view = live.view(pair);
-      events.emit('points:changed', { view });
-      cbs?.forEach((cb) => cb(view));
-    }
-    touched.clear();
-    if (!restored && own) touched.add(own);
-    if (subscribers.size) {
-      const current = getSnapshot();
-      subscribers.forEach((cb) => cb(current));
-    }
-  }
-
-  function getSnapshot(): Snapshot {
-    snapshot ??= {
-      online,
-      queueSize: outbox.mirror.size,
-      deadLetterCount: deadCount,
-      authRequired,
-      storage,
-      points: Object.fromEntries([...new Set([...(own ? [own] : []), ...watchers.keys()])].map((pair) => [pair, live.view(pair)])),
-    };
-    return snapshot;
-  }
+    },
+  });
+  const { changed } = notifier;
+  const requests = createRequests(transport, cache, setOnline);
+  const reads = createReads({ live, cache, fetch: requests.summary, changed, post: tabs.post });
 
   function setOnline(value: boolean) {
     if (online === value) return;
@@ -133,7 +92,8 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
     reads.acknowledged(sent, local);
     for (const award of sent) {
       const pair = pairOf(award);
-      acked.add(pair);
+      // The tab that drained reads once after its drain and shares the read; the others adopt it.
+      if (local) acked.add(pair);
       resolve({ status: 'sent', idempotencyKey: award.idempotencyKey });
       events.emit('award:sent', { award });
       changed(pair);
@@ -149,18 +109,11 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
       changed(pairOf(deadLetter));
     }
     if (local && (ok.length || dead.length)) tabs.post({ t: 'done', ok, dead });
-    queueChanged = true;
-    changed();
+    notifier.queueChanged();
   }
 
   async function settleBatch(head: PendingAward[], results: SendResult[]) {
-    const ok: string[] = [];
-    const dead: DeadLetter[] = [];
-    results.forEach((r, i) => {
-      const award = head[i]!;
-      if (r.outcome === 'ok') ok.push(award.idempotencyKey);
-      if (r.outcome === 'rejected') dead.push({ ...award, status: r.status, message: r.message, rejectedAt: Date.now() });
-    });
+    const { ok, dead } = settlement(head, results);
     if (dead.length) await outbox.kill(dead);
     finish(ok, dead, true);
   }
@@ -177,9 +130,15 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
     auth(error) {
       authRequired = error !== undefined;
       changed();
-      if (authRequired) events.emit('auth:required', { error });
+      if (authRequired) {
+        requestSync();
+        events.emit('auth:required', { error });
+      }
     },
-    retrying: (payload) => events.emit('award:retrying', payload),
+    retrying(payload) {
+      requestSync();
+      events.emit('award:retrying', payload);
+    },
     drained: () => events.emit('queue:drained', { queueSize: 0 }),
     afterDrain() {
       reads.refresh(acked);
@@ -188,32 +147,12 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
     error: (error) => events.emit('error', { error, during: 'flush' }),
   });
 
-  /** A read or identify: the body of a 2xx answer (null for a 404 when `absent` allows it); else a QuestPointsError. */
-  async function call(path: string, body?: unknown, absent = false): Promise<any> {
-    try {
-      const answer = await transport.request(body ? 'POST' : 'GET', path, body);
-      setOnline(true);
-      if (answer.status < 300 && answer.body?.success === true) return answer.body;
-      if (absent && answer.status === 404) return null;
-      throw answerError(answer);
-    } catch (error) {
-      const code = (error as QuestPointsError).code;
-      if (code === 'network' || code === 'timeout') setOnline(false);
-      throw error;
-    }
-  }
-
-  async function fetchSummary(pair: string) {
-    const [questId = '', serviceUserId = ''] = pair.split('\n');
-    return (await call(paths.pointsOf(questId, serviceUserId))).data;
-  }
-
   function onTabMessage(m: TabMessage) {
     if (closed) return;
     if (m.t === 'add') {
       outbox.addRemote(m.recs);
       m.recs.forEach((r) => changed(pairOf(r)));
-      queueChanged = true;
+      notifier.queueChanged();
     } else if (m.t === 'done') {
       finish(m.ok, m.dead, false);
     } else {
@@ -257,12 +196,10 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
   // page left in the outbox goes out first, and the pair is read.
   void (async () => {
     if (own) await reads.restore(own);
-    restored = true;
-    if (own) changed(own);
+    notifier.restored();
     for (const award of await outbox.reload()) changed(pairOf(award));
     deadCount = (await outbox.deadLetters()).length;
-    queueChanged = true;
-    changed();
+    notifier.queueChanged();
     if (own) reads.refresh([own]);
     await flusher.run(false);
   })();
@@ -278,9 +215,11 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
       const persisted = outbox.add(award).then((written) => written && useIdb);
       added.push(award);
       const settled = new Promise<AwardOutcome>((resolve) => settle.set(idempotencyKey, resolve));
+      // Once it is in the store, where the service worker reads it.
+      if (!online) void persisted.then(requestSync);
       events.emit('award:queued', { award, queueSize: outbox.mirror.size });
-      queueChanged = true;
       changed(pairOf(award));
+      notifier.queueChanged();
       flushTimer ??= unref(
         setTimeout(() => {
           flushTimer = undefined;
@@ -290,17 +229,7 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
       return { idempotencyKey, persisted, settled };
     },
     flush: () => flusher.run(true),
-    async identify(input) {
-      const body = parseIdentify(input);
-      const key = 'id:' + JSON.stringify(body);
-      // A serviceUserId never changes: once known it is answered offline, from memory or the store.
-      const known = ids.get(key) ?? (await cache.get(key).catch(() => undefined));
-      if (typeof known === 'string') return known;
-      const id: string = (await call(paths.identify(), body)).data.serviceUserId;
-      ids.set(key, id);
-      await cache.setMany([[key, id]]).catch(() => {});
-      return id;
-    },
+    identify: async (input) => requests.identify(parseIdentify(input)),
     async getPoints(questId = options.questId, serviceUserId = options.serviceUserId) {
       const pair = pairOf(parseIds(questId, serviceUserId));
       try {
@@ -313,41 +242,22 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
     },
     view: (questId = options.questId, serviceUserId = options.serviceUserId) => live.view(pairOf(parseIds(questId, serviceUserId))),
     async getEnrollment(questId = options.questId, serviceUserId = options.serviceUserId) {
-      const p = parseIds(questId, serviceUserId);
-      return (await call(paths.enrollment(p.questId, p.serviceUserId), undefined, true))?.data ?? null;
+      const ids = parseIds(questId, serviceUserId);
+      return requests.enrollment(ids.questId, ids.serviceUserId);
     },
-    async *enrolledUsers(questId = options.questId, { limit, offset = 0 } = {}) {
-      const { questId: q } = parseIds(questId, false);
-      for (;;) {
-        const body = await call(paths.enrolledUsers(q, { limit, offset }));
-        const users: EnrolledUser[] = body.data;
-        if (users.length) yield users;
-        // Offset arithmetic, not nextPage: its shape is the service's business.
-        if (!users.length || body.pagination?.nextPage == null) return;
-        offset += users.length;
-      }
-    },
+    enrolledUsers: (questId = options.questId, { limit, offset = 0 } = {}) => requests.enrolledUsers(parseIds(questId, false).questId, limit, offset),
     watchPoints(questId, serviceUserId, cb) {
       const pair = pairOf(parseIds(questId, serviceUserId));
-      const cbs = watchers.get(pair) ?? new Set();
-      watchers.set(pair, cbs.add(cb));
-      snapshot = undefined;
-      cb(live.view(pair));
-      reads.track(pair);
-      reads.refresh([pair]);
-      return () => {
-        cbs.delete(cb);
-        if (cbs.size) return;
-        watchers.delete(pair);
-        changed();
-      };
+      const unwatch = notifier.watch(pair, cb);
+      // A pair already live (the client's own, or watched elsewhere) is read on its own schedule: no extra read.
+      if (!reads.isTracked(pair)) {
+        reads.track(pair);
+        reads.refresh([pair]);
+      }
+      return unwatch;
     },
-    subscribe(cb) {
-      subscribers.add(cb);
-      cb(getSnapshot());
-      return () => void subscribers.delete(cb);
-    },
-    getSnapshot,
+    subscribe: notifier.subscribe,
+    getSnapshot: notifier.getSnapshot,
     pending: () => outbox.reload(),
     deadLetters: () => outbox.deadLetters(),
     async retryDeadLetter(key) {

@@ -84,6 +84,13 @@ export function createLive(pendingOf: (pair: string) => PendingAward[], historyL
     return certain;
   }
 
+  /** Certain: the sent awards the read must hold. Every other sent award, and every pending one, is ambiguous. */
+  function settleWith(pair: string, summary: PointsSummary, certain: string[]): string[] | undefined {
+    const known = new Set(certain);
+    const racing = [...state(pair).sent.values()].filter((a) => !known.has(a.idempotencyKey));
+    return settle(pair, summary, certain, [...pendingOf(pair), ...racing]);
+  }
+
   function entry(award: PendingAward, state: HistoryEntry['state']): HistoryEntry {
     return {
       createdAt: new Date(award.queuedAt).toISOString(),
@@ -161,18 +168,13 @@ export function createLive(pendingOf: (pair: string) => PendingAward[], historyL
     },
     /** This tab's read answered: accepted unless a newer base came meanwhile or it is ambiguous (see above). */
     endRead(ticket: ReadTicket, summary: PointsSummary): string[] | undefined {
-      const s = state(ticket.pair);
-      if (s.version !== ticket.version) return undefined;
-      const certain = new Set(ticket.certain);
-      const racing = [...s.sent.values()].filter((a) => !certain.has(a.idempotencyKey));
-      return settle(ticket.pair, summary, ticket.certain, [...pendingOf(ticket.pair), ...racing]);
+      if (state(ticket.pair).version !== ticket.version) return undefined;
+      return settleWith(ticket.pair, summary, ticket.certain);
     },
     /** Another tab's accepted read, with the keys it absorbed. */
     adopt(pair: string, summary: PointsSummary, absorbed: string[]): string[] | undefined {
-      const s = state(pair);
-      const certain = absorbed.filter((key) => s.sent.has(key));
-      const others = [...s.sent.values()].filter((a) => !absorbed.includes(a.idempotencyKey));
-      return settle(pair, summary, certain, [...pendingOf(pair), ...others]);
+      const sent = state(pair).sent;
+      return settleWith(pair, summary, absorbed.filter((key) => sent.has(key)));
     },
     /** A read failed: the base (if any) is now stale. */
     failRead(pair: string) {

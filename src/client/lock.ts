@@ -11,11 +11,13 @@ const LEASE_MS = 10_000;
  * Runs fn only if no other tab of this origin and storage name is flushing; otherwise does nothing.
  * Web Locks where they exist (released even when a tab crashes); else a lease in IndexedDB renewed while held
  * (a crashed holder blocks for at most LEASE_MS); with a memory store there is nobody to exclude.
+ * `waitMs` (Web Locks only): wait up to that long for a held lock, then reject, instead of doing nothing. The service
+ * worker waits: the holder may be a closing tab whose lock outlives it for a moment, not a sender.
  */
-export function createFlushLock(name: string, lease?: KV<Lease>): (fn: () => Promise<void>) => Promise<unknown> {
+export function createFlushLock(name: string, lease?: KV<Lease>, waitMs = 0): (fn: () => Promise<void>) => Promise<unknown> {
   const locks = typeof navigator !== 'undefined' ? navigator.locks : undefined;
   if (!lease) return (fn) => fn();
-  if (locks) return (fn) => locks.request(name, { ifAvailable: true }, (lock) => lock && fn());
+  if (locks) return (fn) => locks.request(name, waitMs > 0 ? { signal: AbortSignal.timeout(waitMs) } : { ifAvailable: true }, (lock) => lock && fn());
   const me = crypto.randomUUID();
   /** Takes, renews (until in the future) or releases (until 0) the lease if it is free, expired or ours; true if so. */
   const claim = (until: number) => {

@@ -23,6 +23,8 @@ export function createOutbox(
   const remote = new Set<string>();
   const unwritten = new Map<string, PendingAward>();
   const deletes = new Set<string>();
+  /** Settled by another tab, whose delete may not have landed yet: reload() must not bring them back either. */
+  const settledElsewhere = new Set<string>();
   const unwrittenDead = new Map<string, DeadLetter>();
   let degraded = false;
   let writing: Promise<unknown> = Promise.resolve();
@@ -98,7 +100,12 @@ export function createOutbox(
     },
     /** Awards another tab wrote: shown, never written again by this tab. */
     addRemote(recs: PendingAward[]) {
-      for (const rec of recs) if (!mirror.has(rec.idempotencyKey)) keep(rec), remote.add(rec.idempotencyKey);
+      // Skips what is already settled: a fast tab's 'done' can overtake its own 'add'.
+      for (const rec of recs) {
+        if (mirror.has(rec.idempotencyKey) || settledElsewhere.has(rec.idempotencyKey)) continue;
+        keep(rec);
+        remote.add(rec.idempotencyKey);
+      }
     },
     /** Writes what add() collected, in one transaction, after earlier store work. True when it is in the store. */
     commit(): Promise<boolean> {
@@ -123,6 +130,8 @@ export function createOutbox(
         // Until deleted from the store, reload() must not bring them back.
         keys.forEach((k) => deletes.add(k));
         void chain(async () => (await attempt(() => queue.delMany(keys))) && keys.forEach((k) => deletes.delete(k)));
+      } else {
+        keys.forEach((k) => settledElsewhere.add(k));
       }
       return removed;
     },
@@ -145,13 +154,17 @@ export function createOutbox(
       await chain(() =>
         attempt(async () => {
           const seen = new Set<string>();
+          const stillStored = new Set<string>();
           for (const rec of await queue.all()) {
-            if (deletes.has(rec.idempotencyKey)) continue;
+            if (settledElsewhere.has(rec.idempotencyKey)) stillStored.add(rec.idempotencyKey);
+            if (deletes.has(rec.idempotencyKey) || settledElsewhere.has(rec.idempotencyKey)) continue;
             seen.add(rec.idempotencyKey);
             if (!mirror.has(rec.idempotencyKey)) keep(rec);
             remote.delete(rec.idempotencyKey);
           }
           for (const key of [...mirror.keys()]) if (!seen.has(key) && !unwritten.has(key)) forget(key);
+          // The other tab's delete has landed: nothing left to guard against (the set stays bounded by the store).
+          for (const key of [...settledElsewhere]) if (!stillStored.has(key)) settledElsewhere.delete(key);
         }),
       );
       return this.queued();

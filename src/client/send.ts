@@ -3,7 +3,7 @@ import type { BatchResult, QueuedAward } from '../protocol/batch.js';
 import type { QuestPointsError } from './errors.js';
 import { classify } from './retry.js';
 import { answerError, type Answer, type Transport } from './transport.js';
-import type { RetryReason } from './types.js';
+import type { DeadLetter, PendingAward, RetryReason } from './types.js';
 
 /** What became of one award in one attempt. `skipped`: not tried, an earlier award must go first. */
 export type SendResult =
@@ -15,6 +15,18 @@ export type SendResult =
   /** Why no token could be had, or the refusal. */
   | { outcome: 'auth'; error: unknown }
   | { outcome: 'skipped' };
+
+/** What one batch's results take out of the outbox: the acknowledged keys, and the refused awards as dead letters. */
+export function settlement(head: PendingAward[], results: SendResult[], now = Date.now()): { ok: string[]; dead: DeadLetter[] } {
+  const ok: string[] = [];
+  const dead: DeadLetter[] = [];
+  results.forEach((r, i) => {
+    const award = head[i]!;
+    if (r.outcome === 'ok') ok.push(award.idempotencyKey);
+    if (r.outcome === 'rejected') dead.push({ ...award, status: r.status, message: r.message, rejectedAt: now });
+  });
+  return { ok, dead };
+}
 
 /** Only the wire fields: the outbox record also carries queuedAt and seq. */
 export const toWire = ({ queuedAt, seq, ...wire }: QueuedAward & { queuedAt?: number; seq?: number }): QueuedAward => wire;

@@ -140,6 +140,12 @@ export interface QuestPointsOptions {
   /** Delay between an award and the flush it triggers. Default 50 ms. */
   flushDelayMs?: number;
   fetch?: typeof fetch;
+  /**
+   * Delivery with the tab closed: called when the outbox must wait for the network (an award queued offline, a
+   * failed send, no token). `backgroundSync()` from quest-points/sw registers the Background Sync tag with the page's
+   * service worker, which runs quest-points/sw; it does nothing where Background Sync is missing. Off by default.
+   */
+  backgroundSync?: () => void;
   /** Talk to the service itself with its API key. Servers and scripts only. */
   direct?: { url: string; apiKey: string };
   /** Allow `direct` in a browser, which exposes the API key to every player. */

@@ -23,49 +23,30 @@ export interface StatusRule {
   resend?: 'now' | 'later';
 }
 
-/** Every status with a rule of its own. Anything else: 2xx ok, other 4xx rejected, other 5xx retried (resend now). */
+/**
+ * Every status with a rule of its own; anything else takes its class's rule below: 2xx ok, 4xx rejected, 5xx retried
+ * (resend now). So these are final by their class, each for a reason: 400 the award breaks a field rule; 402 payment
+ * required; 403 the caller may not do this (policy, quest, another player); 404 no such user, quest or route; 405 and
+ * 415 a client bug; 410 gone for good; 413 the body will stay too large; 422 a policy refusal, or the key was used
+ * with a different award. And these are retried at once by their class: 500 (nothing applied is lost, the key makes a
+ * resend safe), 502 (the service behind could not be reached), 503 (Retry-After is honoured when given), 504.
+ */
 export const STATUS_POLICY: Readonly<Record<number | NoAnswer, StatusRule>> = {
   // no answer: the award may or may not have been applied; the same key makes a resend safe
   network: { verdict: 'retry', resend: 'now' },
   // no answer in time: as for a network error
   timeout: { verdict: 'retry', resend: 'now' },
-  // the award itself is invalid (a field breaks a rule)
-  400: { verdict: 'rejected' },
   // the caller's token is missing, expired or refused: fetch a fresh one. (To the relay, the service's 401 means the
   // relay's own API key is refused: nothing the player did, so the relay answers 502 / retry, never 401.)
   401: { verdict: 'auth' },
-  // payment required: not something a resend changes
-  402: { verdict: 'rejected' },
-  // the caller may not do this (policy, quest, another player)
-  403: { verdict: 'rejected' },
-  // no such user, quest or route
-  404: { verdict: 'rejected' },
-  // method not allowed: a client bug
-  405: { verdict: 'rejected' },
-  // the server timed out reading the request
+  // the server timed out reading the request: a 4xx that is no fault of the award
   408: { verdict: 'retry', resend: 'now' },
   // a request with this key is still in flight: its result is not known yet
   409: { verdict: 'retry', resend: 'later' },
-  // gone for good
-  410: { verdict: 'rejected' },
-  // the body is too large: it will stay too large
-  413: { verdict: 'rejected' },
-  // unsupported content type: a client bug
-  415: { verdict: 'rejected' },
-  // policy refusal, or the key was used with a different award
-  422: { verdict: 'rejected' },
   // too early: the server asks to wait
   425: { verdict: 'retry', resend: 'later' },
   // rate limited: wait for Retry-After
   429: { verdict: 'retry', resend: 'later' },
-  // server error: nothing applied is lost, the key makes a resend safe
-  500: { verdict: 'retry', resend: 'now' },
-  // bad gateway: the service behind could not be reached
-  502: { verdict: 'retry', resend: 'now' },
-  // unavailable: wait for Retry-After when given
-  503: { verdict: 'retry', resend: 'now' },
-  // gateway timeout: as for a timeout
-  504: { verdict: 'retry', resend: 'now' },
 };
 
 // success

@@ -53,11 +53,13 @@ export async function signPlayerToken(claims: PlayerClaims, options: SignOptions
   // jose reads a number as an absolute time; the relay's ttl number means seconds from now.
   const exp = typeof ttl === 'number' ? now + ttl : ttl;
   const maxAge = checkMaxTokenAge(options.maxTokenAgeSeconds);
+  // exp first, iat read after it: jose resolves a ttl like '1h' against its own clock, and an iat taken before that
+  // could fall a second earlier (exp - iat = 3601 s, refused by a relay whose maximum is 3600 s).
   const token = await new SignJWT(rest)
     .setProtectedHeader({ alg: TOKEN_ALGORITHM, typ: 'JWT' })
     .setSubject(sub)
-    .setIssuedAt(now)
     .setExpirationTime(exp)
+    .setIssuedAt(Math.floor(Date.now() / 1000))
     .sign(secretKey(options.secret));
   // Checked on what was signed: jose parses the time span, and the relay would refuse anything longer anyway.
   const signed = decodeJwt(token);

@@ -8,24 +8,16 @@ import { fileURLToPath } from 'node:url';
 import { browserBundle } from '../helpers/bundle.js';
 import type { Browser, BrowserContext, ConsoleMessage, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { startEmulator, type FaultConfig, type RequestLogEntry, type RunningEmulator } from '../../src/emulator/index.js';
-import { signPlayerToken, startRelay, upstreamIdempotencyKey, type RelayPolicy, type RunningServer } from '../../src/relay/index.js';
+import type { FaultConfig, RequestLogEntry, RunningEmulator } from '../../src/emulator/index.js';
 import { launchChromium } from '../helpers/chromium.js';
+import { ROOMY_POLICY, upstreamKey } from '../helpers/fixtures.js';
+import { startStack as startServedStack } from '../helpers/stack.js';
 import type { SdkPage } from './pages/sdk-page.js';
 
 export type { SdkPage };
 export type { RecordedEvent } from './pages/sdk-page.js';
 
-const SECRET = 'browser-sdk-test-secret-0123456789abcdef';
-const API_KEY = 'browser-sdk-test-api-key';
 export const QUEST = 'browser-quest';
-
-/** The test's events pass: unknown events allowed, a high cap, rate limits far above what a test sends. */
-const POLICY: RelayPolicy = {
-  allowUnknownEvents: true,
-  maxPointsPerAward: 1000,
-  rateLimits: { perPlayer: { limit: 100_000, windowSeconds: 60 }, perIp: { limit: 100_000, windowSeconds: 60 } },
-};
 
 /** One award-carrying request (batch or single) as the front proxy saw it; times from performance.now(). */
 export interface ProxiedAward {
@@ -55,6 +47,8 @@ export interface Stack {
   blockApi(blocked: boolean): void;
   /** /api/* requests dropped while blocked. */
   dropped(): number;
+  /** Player tokens issued, in order: `refused` when it was the deliberately bad one (the token URL's `refuse`). */
+  tokenRequests: { sub: string; tab: string; instance: string; refused: boolean }[];
   /** The emulator's request log (service requests, oldest first). */
   serviceRequests(): Promise<RequestLogEntry[]>;
   /** The emulator's ledger entries of one user. */
@@ -72,6 +66,8 @@ export interface LedgerEntry {
 const here = fileURLToPath(new URL('.', import.meta.url));
 
 const bundlePage = () => browserBundle(`${here}pages/sdk-page.ts`);
+/** quest-points/sw.js, from source. */
+const bundleWorker = () => browserBundle(`${here}../../src/sw/worker.ts`);
 
 const PAGE_HTML =
   '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>quest-points SDK</title><script type="module" src="/sdk-page.js"></script>';
@@ -103,19 +99,17 @@ const pageHtml = (name: string) =>
   `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>quest-points ${name}</title><div id="root"></div><script type="module" src="/${name}.js"></script>`;
 
 export async function startStack(pages: ExtraPages = {}): Promise<Stack> {
-  const [script, emulator] = await Promise.all([bundlePage(), startEmulator({ port: 0, admin: true, apiKeys: [API_KEY] })]);
+  // The test's events pass: unknown events allowed, a high cap, rate limits far above what a test sends.
+  const [script, worker, served] = await Promise.all([bundlePage(), bundleWorker(), startServedStack({ policy: ROOMY_POLICY })]);
+  const { emulator, relay, admin } = served;
   const scripts = new Map(await Promise.all(Object.entries(pages).map(async ([name, entry]) => [name, await browserBundle(entry)] as const)));
-  const relay: RunningServer = await startRelay({
-    port: 0,
-    secret: SECRET,
-    policy: POLICY,
-    upstream: { url: emulator.url, apiKey: API_KEY },
-    logger: () => {},
-  });
   const awards: ProxiedAward[] = [];
   const proxyEvents = new EventEmitter();
   /** Which tab and page load each token was issued to (the e-mail claim makes every token distinct). */
   const tokenOwners = new Map<string, { tab: string; instance: string }>();
+  const tokenRequests: Stack['tokenRequests'] = [];
+  /** Values of `refuse` already answered with a bad token: each is refused once. */
+  const refused = new Set<string>();
   let blocked = false;
   let dropped = 0;
 
@@ -161,6 +155,7 @@ export async function startStack(pages: ExtraPages = {}): Promise<Stack> {
     if (url.pathname.startsWith('/api/')) return void proxy(req, res, url.pathname.slice(4) + url.search);
     if (url.pathname === '/sdk.html') return send(200, 'text/html', PAGE_HTML);
     if (url.pathname === '/sdk-page.js') return send(200, 'text/javascript', script);
+    if (url.pathname === '/sw.js') return send(200, 'text/javascript', worker);
     const extra = /^\/([\w-]+)\.(html|js)$/.exec(url.pathname);
     if (extra && scripts.has(extra[1]!))
       return extra[2] === 'html' ? send(200, 'text/html', pageHtml(extra[1]!)) : send(200, 'text/javascript', scripts.get(extra[1]!)!);
@@ -169,7 +164,15 @@ export async function startStack(pages: ExtraPages = {}): Promise<Stack> {
       const tab = url.searchParams.get('tab') ?? '?';
       const instance = url.searchParams.get('instance') ?? '?';
       const label = `${tab}-${instance}`.replace(/[^\w-]/g, '');
-      signPlayerToken({ sub, email: `${label}@tabs.example` }, { secret: SECRET, ttl: '10m' }).then(
+      // ?refuse=<id>: the first token of that id is one the relay refuses (401).
+      const refuse = url.searchParams.get('refuse');
+      if (refuse && !refused.has(refuse)) {
+        refused.add(refuse);
+        tokenRequests.push({ sub, tab, instance, refused: true });
+        return send(200, 'text/plain', 'refused.by.the-relay');
+      }
+      tokenRequests.push({ sub, tab, instance, refused: false });
+      served.token(sub, { email: `${label}@tabs.example` }, { ttl: '10m' }).then(
         (token) => (tokenOwners.set(token, { tab, instance }), send(200, 'text/plain', token)),
         (error: Error) => send(400, 'application/json', JSON.stringify({ success: false, message: error.message })),
       );
@@ -181,23 +184,14 @@ export async function startStack(pages: ExtraPages = {}): Promise<Stack> {
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const browser = await launchChromium();
 
-  async function admin(method: string, path: string, body?: unknown): Promise<any> {
-    const response = await fetch(`${emulator.url}/__emulator/${path}`, {
-      method,
-      ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
-    });
-    const answer = (await response.json()) as { success: boolean; data?: unknown; message?: string };
-    if (!answer.success) throw new Error(`emulator ${method} ${path}: ${answer.message}`);
-    return answer.data;
-  }
-
   return {
     origin,
     browser,
     emulator,
     awards,
     proxyEvents,
-    setFaults: async (faults) => void (await admin('PUT', 'faults', faults)),
+    setFaults: served.setFaults,
+    tokenRequests,
     blockApi: (value) => void (blocked = value),
     dropped: () => dropped,
     serviceRequests: () => admin('GET', 'requests'),
@@ -209,8 +203,7 @@ export async function startStack(pages: ExtraPages = {}): Promise<Stack> {
       await browser.close().catch(() => {});
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
-      await relay.close();
-      await emulator.close();
+      await served.close();
     },
   };
 }
@@ -258,6 +251,8 @@ export interface PageOptions {
   backoffBase?: number;
   backoffMax?: number;
   poll?: number;
+  /** The SDK's backgroundSync option. */
+  backgroundSync?: boolean;
 }
 
 /** Opens the test page in `context` and collects its errors. */
@@ -322,7 +317,7 @@ export async function expectExactlyOnce(stack: Stack, serviceUserId: string, iss
 }
 
 /** The idempotency key the service sees for a page's key: the relay derives one per player (docs/relay.md). */
-export const serviceKey = (sub: string, clientKey: string) => upstreamIdempotencyKey(SECRET, sub, clientKey);
+export const serviceKey = upstreamKey;
 
 export const uniqueId = (prefix: string) => `${prefix}-${Math.random().toString(36).slice(2, 10)}`;
 

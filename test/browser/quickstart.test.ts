@@ -8,14 +8,11 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import type { Browser, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { signPlayerToken, startRelay, type RunningServer } from '../../src/relay/index.js';
 import { launchChromium } from '../helpers/chromium.js';
+import { startStack, type ServedStack } from '../helpers/stack.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const ORIGIN = 'https://game.example.com';
-const SECRET = 'quickstart-test-secret-0123456789abcdef';
-const API_KEY = 'quickstart-test-api-key';
 const PLAYER = 'quickstart-player';
 
 /** The README's client snippet, verbatim. */
@@ -49,33 +46,23 @@ async function pageScript(): Promise<string> {
 }
 
 let browser: Browser;
-let emulator: RunningEmulator;
-let relay: RunningServer;
+let stack: ServedStack;
 let script: string;
 
 beforeAll(async () => {
-  [browser, emulator, script] = await Promise.all([launchChromium(), startEmulator({ port: 0, apiKeys: [API_KEY] }), pageScript()]);
-  relay = await startRelay({
-    port: 0,
-    secret: SECRET,
-    policy: { events: { coin: { maxPoints: 5 } }, maxPointsPerAward: 5 },
-    upstream: { url: emulator.url, apiKey: API_KEY },
-    corsOrigins: [ORIGIN],
-    logger: () => {},
-  });
+  [browser, stack, script] = await Promise.all([
+    launchChromium(),
+    startStack({ policy: { events: { coin: { maxPoints: 5 } }, maxPointsPerAward: 5 }, relayOptions: { corsOrigins: [ORIGIN] } }),
+    pageScript(),
+  ]);
   // The service already holds 40 points for this player (awarded with the API key, as an operator would).
-  const seeded = await fetch(`${emulator.url}/group-quests/summer/points`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', API_KEY },
-    body: JSON.stringify({ serviceUserId: PLAYER, eventPoints: 40, eventName: 'welcome_bonus' }),
-  });
+  const seeded = await stack.service('POST', '/group-quests/summer/points', { serviceUserId: PLAYER, eventPoints: 40, eventName: 'welcome_bonus' });
   expect(seeded.status).toBe(200);
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
-  await relay?.close();
-  await emulator?.close();
+  await stack?.close();
 });
 
 /** https://game.example.com: the page, the player's token, and /qp/* forwarded to the relay unless "offline". */
@@ -85,11 +72,11 @@ async function serveGame(page: Page, network: { offline: boolean }) {
     const url = new URL(request.url());
     if (url.pathname === '/') return route.fulfill({ contentType: 'text/html', body: '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script type="module" src="/app.js"></script>' });
     if (url.pathname === '/app.js') return route.fulfill({ contentType: 'text/javascript', body: script });
-    if (url.pathname === '/login/qp-token') return route.fulfill({ contentType: 'text/plain', body: await signPlayerToken({ sub: PLAYER, quests: ['summer'] }, { secret: SECRET }) });
+    if (url.pathname === '/login/qp-token') return route.fulfill({ contentType: 'text/plain', body: await stack.token(PLAYER, { quests: ['summer'] }, { ttl: '15m' }) });
     if (!url.pathname.startsWith('/qp/')) return route.fulfill({ status: 404, body: '' });
     if (network.offline) return route.abort('internetdisconnected');
     const body = request.postDataBuffer();
-    const answer = await fetch(relay.url + url.pathname.slice(3) + url.search, {
+    const answer = await fetch(stack.relay.url + url.pathname.slice(3) + url.search, {
       method: request.method(),
       headers: await request.allHeaders(),
       body: body ? new Uint8Array(body) : undefined,
@@ -100,7 +87,7 @@ async function serveGame(page: Page, network: { offline: boolean }) {
 }
 
 async function ledger() {
-  const response = await fetch(`${emulator.url}/group-quests/summer/points/${PLAYER}`, { headers: { API_KEY } });
+  const response = await stack.service('GET', `/group-quests/summer/points/${PLAYER}`);
   return ((await response.json()) as { data: { totalPoints: number; history: { eventPoints: number; eventName: string }[] } }).data;
 }
 

@@ -1,14 +1,13 @@
 import fc from 'fast-check';
-import { buildEmulator, fromMicro, toMicro } from '../../src/emulator/index.js';
-import { createRelay, signPlayerToken, type PlayerClaims, type RelayPolicy } from '../../src/relay/index.js';
+import { fromMicro, toMicro } from '../../src/emulator/index.js';
+import { signPlayerToken, type PlayerClaims, type RelayPolicy } from '../../src/relay/index.js';
+import { API_KEY, OTHER_SECRET, SECRET } from '../helpers/fixtures.js';
+import { inProcessStack } from '../helpers/stack.js';
 
 // Fuzzing relay and emulator in-process (app.fetch): generated methods, headers, paths, queries, bodies and token
 // shapes. Oracle: never a 500, never a thrown exception, every error a JSON { success: false, message }; no award
 // a policy or the token forbids ever reaches the ledger; at the end total == sum(history) and one entry per key.
 
-const SECRET = 'fuzz-relay-secret-0123456789abcdef-0123456789';
-const OTHER_SECRET = 'another-secret-fuzz-0123456789abcdef-0123456789';
-const API_KEY = 'fuzz-api-key-2b7e151628aed2a6';
 const ORIGIN = 'http://game.fuzz';
 const QUESTS = ['q1', 'q2'];
 const USERS = ['u1', 'u2', 'u3'];
@@ -98,15 +97,13 @@ export interface FuzzReport {
 const MAX_FAILURES = 50;
 
 export async function runFuzz({ seed, requests }: { seed: number; requests: number }): Promise<FuzzReport> {
-  const emulator = buildEmulator({ apiKeys: [API_KEY] });
-  const { core } = emulator;
-  const relay = createRelay({
-    secret: SECRET,
+  // The emulator without its admin routes: the fuzzer's requests reach only what the service serves.
+  const { emulator, relay } = inProcessStack({
     policy: POLICY,
-    corsOrigins: [ORIGIN],
-    logger: () => {},
-    upstream: { url: 'http://service.fuzz', apiKey: API_KEY, retryDelayMs: 0, fetch: async (request) => emulator.app.fetch(request) },
+    emulatorOptions: { admin: false },
+    relayOptions: { corsOrigins: [ORIGIN], upstream: { url: 'http://service.fuzz', retryDelayMs: 0 } },
   });
+  const { core } = emulator;
   const tokens = await tokenShapes();
   const report: FuzzReport = { requests: 0, relayRequests: 0, emulatorRequests: 0, ms: 0, statuses: {}, unbuildable: 0, failures: [], ledgerEntries: 0 };
   const fail = (message: string) => report.failures.length < MAX_FAILURES && report.failures.push(message);

@@ -2,8 +2,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { PageReport, PlannedAward } from './pages/protocol.js';
 import { chaosFaults, planChaos, SLOTS, type ChaosSize, type Sender } from './plan.js';
 import { createRng } from './rng.js';
-import { upstreamIdempotencyKey } from '../../src/relay/index.js';
-import { QUEST, SECRET, type Stack } from './stack.js';
+import { upstreamKey } from '../helpers/fixtures.js';
+import { QUEST, type Stack } from './stack.js';
 import { judge, type LedgerEntry, type Verdict } from './verdict.js';
 
 export interface ChaosOptions extends ChaosSize {
@@ -253,7 +253,7 @@ export async function runChaos(stack: Stack, browser: Browser, options: ChaosOpt
     answers,
     stillQueued: new Set(left),
     // The relay scopes keys per player: the ledger holds the key the service saw.
-    upstreamKey: (user, key) => upstreamIdempotencyKey(SECRET, user, key),
+    upstreamKey,
   });
   return {
     sender,

@@ -1,14 +1,13 @@
 import { EventEmitter } from 'node:events';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startEmulator, type FaultConfig, type RunningEmulator } from '../../src/emulator/index.js';
-import { signPlayerToken, startRelay, type RelayPolicy, type RunningServer } from '../../src/relay/index.js';
+import type { FaultConfig, RunningEmulator } from '../../src/emulator/index.js';
+import type { RelayPolicy } from '../../src/relay/index.js';
+import { startStack as startServedStack } from '../helpers/stack.js';
 import { pageBundle } from './bundle.js';
 
 const TOKEN_AGE_SECONDS = 6 * 3600;
 
-export const SECRET = 'chaos-relay-secret-0123456789abcdef-0123456789';
-export const API_KEY = 'chaos-api-key-7d1f0c2b9e8a';
 export const QUEST = 'chaos-quest';
 export const AWARD_EVENT = 'chaos_award';
 /** The policy refuses this event (422): the only awards the verdict expects in a dead-letter store. */
@@ -58,8 +57,6 @@ const html = (script: string) =>
   `<!doctype html><meta charset="utf-8"><title>chaos</title><body><script type="module" src="/${script}.js"></script></body>`;
 
 export async function startStack(): Promise<Stack> {
-  const emulator = await startEmulator({ port: 0, admin: true, apiKeys: [API_KEY], requestLogSize: 5_000_000 });
-  let relay: RunningServer | undefined;
   let relayPort = 0;
 
   const events = new EventEmitter();
@@ -112,52 +109,35 @@ export async function startStack(): Promise<Stack> {
   await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
   // The pages' origin is the one browser origin the relay accepts (the operator's corsOrigins).
-  const relayOptions = {
-    secret: SECRET,
+  const served = await startServedStack({
     policy: POLICY,
-    corsOrigins: [origin],
-    upstream: { url: emulator.url, apiKey: API_KEY, retryDelayMs: 50 },
-    logger: () => {},
-    // One token per tab for the whole run, which may outlast the default hour.
-    maxTokenAgeSeconds: TOKEN_AGE_SECONDS,
-    // The restart is a crash, not a deploy: requests in flight are cut, not let finish.
-    shutdownGraceMs: 1,
-  };
-  relay = await startRelay({ ...relayOptions, port: 0 });
-  relayPort = relay.port;
-
-  async function admin(method: string, path: string, body?: unknown) {
-    const response = await fetch(`${emulator.url}/__emulator${path}`, {
-      method,
-      ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}),
-    });
-    const answer = (await response.json()) as { success: boolean; data?: unknown; message?: string };
-    if (!answer.success) throw new Error(`emulator ${method} ${path}: ${answer.message}`);
-    return answer.data;
-  }
+    emulatorOptions: { requestLogSize: 5_000_000 },
+    relayOptions: {
+      corsOrigins: [origin],
+      upstream: { retryDelayMs: 50 },
+      // One token per tab for the whole run, which may outlast the default hour.
+      maxTokenAgeSeconds: TOKEN_AGE_SECONDS,
+      // The restart is a crash, not a deploy: requests in flight are cut, not let finish.
+      shutdownGraceMs: 1,
+    },
+  });
+  relayPort = served.relay.port;
 
   return {
-    emulator,
+    emulator: served.emulator,
     origin,
-    relayUp: () => relay !== undefined,
-    async restartRelay(downMs) {
-      const running = relay;
-      relay = undefined;
-      await running?.close();
-      await new Promise((resolve) => setTimeout(resolve, downMs));
-      relay = await startRelay({ ...relayOptions, port: relayPort });
-    },
+    relayUp: served.relayUp,
+    restartRelay: served.restartRelay,
     inFlight: () => [...live],
     events,
     statuses,
-    admin,
-    setFaults: async (faults) => void (await admin('PUT', '/faults', faults)),
-    token: (sub) => signPlayerToken({ sub, quests: [QUEST] }, { secret: SECRET, ttl: TOKEN_AGE_SECONDS, maxTokenAgeSeconds: TOKEN_AGE_SECONDS }),
+    admin: served.admin,
+    setFaults: served.setFaults,
+    token: (sub) => served.token(sub, { quests: [QUEST] }, { ttl: TOKEN_AGE_SECONDS, maxTokenAgeSeconds: TOKEN_AGE_SECONDS }),
     async close() {
       front.closeAllConnections();
       await new Promise((resolve) => front.close(resolve));
-      await relay?.close();
-      await emulator.close();
+      await served.close();
     },
   };
 }

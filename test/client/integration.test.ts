@@ -1,30 +1,19 @@
 // The SDK against the real relay and emulator (in-process, Web-standard fetch handlers), with fault injection.
 import { afterEach, describe, expect, it } from 'vitest';
-import { createEmulator } from '../../src/emulator/index.js';
-import { createRelay, signPlayerToken, upstreamIdempotencyKey } from '../../src/relay/index.js';
 import { createQuestPoints, type AwardHandle, type QuestPoints } from '../../src/client/index.js';
+import { ROOMY_POLICY, upstreamKey } from '../helpers/fixtures.js';
+import { inProcessStack } from '../helpers/stack.js';
 import { until } from './fake-relay.js';
 
-const SECRET = 'integration-test-secret-of-32-chars!!';
 const open: QuestPoints[] = [];
 afterEach(async () => void (await Promise.all(open.splice(0).map((c) => c.close()))));
 
 function stack() {
-  const emulator = createEmulator({ admin: true });
-  const relay = createRelay({
-    upstream: { url: 'http://emulator.test', apiKey: 'dev-api-key', retries: 0, timeoutMs: 2000, fetch: (req) => Promise.resolve(emulator.fetch(req)) },
-    secret: SECRET,
-    policy: { allowUnknownEvents: true, maxPointsPerAward: 1000, rateLimits: { perPlayer: { limit: 100_000, windowSeconds: 60 }, perIp: { limit: 100_000, windowSeconds: 60 } } },
-    logger: () => {},
-  });
-  const admin = async (method: string, path: string, body?: unknown) => {
-    const res = await emulator.fetch(new Request(`http://emulator.test/__emulator/${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }));
-    return (await res.json()) as any;
-  };
+  const { relay, admin, service, token } = inProcessStack({ policy: ROOMY_POLICY, relayOptions: { upstream: { retries: 0, timeoutMs: 2000 } } });
   const client = (sub: string, extra: Record<string, unknown> = {}) => {
     const qp = createQuestPoints({
       relayUrl: 'http://relay.test',
-      getToken: () => signPlayerToken({ sub }, { secret: SECRET, ttl: '5m' }),
+      getToken: () => token(sub),
       fetch: (input, init) => Promise.resolve(relay.fetch(new Request(String(input), init))),
       questId: 'quest-1',
       serviceUserId: sub,
@@ -36,7 +25,7 @@ function stack() {
     open.push(qp);
     return qp;
   };
-  return { admin, client };
+  return { admin, client, service, token };
 }
 
 /**
@@ -44,10 +33,10 @@ function stack() {
  * key the relay derived for the player (docs/relay.md): each entry is matched through it.
  */
 async function ledgerCounts(admin: ReturnType<typeof stack>['admin'], sub: string) {
-  const state = (await admin('GET', 'state')).data;
+  const state = await admin('GET', 'state');
   const counts = new Map<string, number>();
   for (const e of state.ledger) if (e.idempotencyKey && e.serviceUserId === sub) counts.set(e.idempotencyKey, (counts.get(e.idempotencyKey) ?? 0) + 1);
-  const serviceKey = (key: string) => upstreamIdempotencyKey(SECRET, sub, key);
+  const serviceKey = (key: string) => upstreamKey(sub, key);
   return { get: (key: string) => counts.get(serviceKey(key)), has: (key: string) => counts.has(serviceKey(key)), size: counts.size };
 }
 
@@ -100,19 +89,21 @@ describe('SDK + relay + emulator', () => {
   });
 
   it('a player may identify only the e-mail its token carries; identify is cached', async () => {
-    const { client } = stack();
-    const player = client('player-d', { getToken: () => signPlayerToken({ sub: 'player-d', email: 'd@example.com' }, { secret: SECRET, ttl: '5m' }) });
+    const { client, service, token } = stack();
+    const player = client('player-d', { getToken: () => token('player-d', { email: 'd@example.com' }) });
     const id = await player.identify({ email: 'd@example.com' });
-    expect(typeof id).toBe('string');
+    // The id the service itself gives that e-mail (identify is idempotent per e-mail).
+    const reference = (await (await service('POST', '/users/identify', { email: 'd@example.com' })).json()) as { data: { serviceUserId: string } };
+    expect(id).toBe(reference.data.serviceUserId);
     expect(await player.identify({ email: 'd@example.com' })).toBe(id);
     await expect(player.identify({ email: 'someone@example.com' })).rejects.toMatchObject({ status: 403 });
   });
 
   it('an admin lists enrolled users page by page', async () => {
-    const { client } = stack();
+    const { client, token } = stack();
     const players = ['p1', 'p2', 'p3', 'p4', 'p5'].map((sub) => client(sub));
     await Promise.all(players.map((p) => p.award({ eventPoints: 1 }).settled));
-    const admin = client('boss', { getToken: () => signPlayerToken({ sub: 'boss', role: 'admin' }, { secret: SECRET, ttl: '5m' }) });
+    const admin = client('boss', { getToken: () => token('boss', { role: 'admin' }) });
     const pages: string[][] = [];
     for await (const page of admin.enrolledUsers('quest-1', { limit: 2 })) pages.push(page.map((u) => u.serviceUserId));
     expect(pages.map((p) => p.length)).toEqual([2, 2, 1]);

@@ -10,6 +10,7 @@ import {
   PointsResponseSchema,
   paths,
 } from '../../src/protocol/index.js';
+import { API_KEY } from '../helpers/fixtures.js';
 import { emulator, expectError, type Send } from './helpers.js';
 
 interface Endpoint {
@@ -47,7 +48,7 @@ describe('§5 authentication, every endpoint', () => {
   });
   it.each(ENDPOINTS)('$name: the header name is case-insensitive (api_key)', async (e) => {
     const { send } = emulator();
-    const result = await call(send, e, { apiKey: null, headers: { api_key: 'test-api-key' } });
+    const result = await call(send, e, { apiKey: null, headers: { api_key: API_KEY } });
     expect(result.status).not.toBe(400);
     expect(result.status).not.toBe(401);
   });

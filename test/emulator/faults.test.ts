@@ -2,7 +2,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { paths } from '../../src/protocol/index.js';
 import { createEmulator, startEmulator, type FaultConfig, type RunningEmulator } from '../../src/emulator/index.js';
-import { API_KEY, emulator, expectError, uuid } from './helpers.js';
+import { API_KEY } from '../helpers/fixtures.js';
+import { emulator, expectError, uuid } from './helpers.js';
 
 const award = (i = 0) => ({ serviceUserId: 'u1', eventPoints: 1, eventName: `e${i}` });
 

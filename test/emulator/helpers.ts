@@ -1,7 +1,6 @@
 import { expect } from 'vitest';
 import { createEmulator, type EmulatorOptions } from '../../src/emulator/index.js';
-
-export const API_KEY = 'test-api-key';
+import { API_KEY } from '../helpers/fixtures.js';
 
 export interface Call {
   status: number;

@@ -4,7 +4,8 @@ import { paths } from '../../src/protocol/index.js';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { buildEmulator, startEmulator, type RunningServer } from '../../src/emulator/index.js';
-import { API_KEY, emulator, expectError, uuid } from './helpers.js';
+import { API_KEY } from '../helpers/fixtures.js';
+import { emulator, expectError, uuid } from './helpers.js';
 
 const body = { serviceUserId: 'u1', eventPoints: 10, eventName: 'Quest' };
 const withKey = (key: string) => ({ 'IDEMPOTENCY_KEY': key });

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paths } from '../../src/protocol/index.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { API_KEY } from './helpers.js';
+import { API_KEY } from '../helpers/fixtures.js';
 
 let server: RunningEmulator;
 beforeAll(async () => {

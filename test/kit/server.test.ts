@@ -36,7 +36,8 @@ function open(port: number) {
     socket.once('close', () => resolve({ received, afterMs: performance.now() - started })),
   );
   const connected = new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-  return { socket, closed, connected };
+  const answered = new Promise<void>((resolve) => socket.once('data', () => resolve()));
+  return { socket, closed, connected, answered };
 }
 
 /** Write `text` one byte every `everyMs` until the socket closes. */
@@ -84,13 +85,14 @@ describe('startNodeServer limits', () => {
     const first = open(server.port);
     const second = open(server.port);
     await Promise.all([first.connected, second.connected]);
-    // Let the server accept both before the third arrives.
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Both served once and kept alive: the server holds two connections before the third arrives.
+    for (const held of [first, second]) held.socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    await Promise.all([first.answered, second.answered]);
     const third = open(server.port);
     const { received } = await third.closed;
     expect(received).toBe('');
     first.socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
-    expect((await first.closed).received).toMatch(/^HTTP\/1\.1 200 /);
+    expect((await first.closed).received.match(/HTTP\/1\.1 200 /g)).toHaveLength(2);
   });
 
   it('close() lets an in-flight request finish, refuses new connections, and closes idle keep-alive connections', async () => {
@@ -127,9 +129,17 @@ describe('startNodeServer limits', () => {
   });
 
   it('close() cuts requests still running after shutdownGraceMs', async () => {
-    const server = await start({ shutdownGraceMs: 200, fetch: () => new Promise<Response>(() => undefined) });
+    let entered!: () => void;
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    const server = await start({
+      shutdownGraceMs: 200,
+      fetch: () => {
+        entered();
+        return new Promise<Response>(() => undefined);
+      },
+    });
     const hanging = fetch(server.url).catch((error: Error) => error);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await inside;
     const started = performance.now();
     await server.close();
     expect(performance.now() - started).toBeLessThan(2_000);

@@ -2,7 +2,8 @@ import { SignJWT, UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { signPlayerToken } from '../../src/relay/index.js';
 import { BODY_LIMIT_BYTES } from '../../src/protocol/index.js';
-import { award, SECRET, uuid } from './helpers.js';
+import { OTHER_SECRET, SECRET } from '../helpers/fixtures.js';
+import { award, uuid } from './helpers.js';
 import { secretHits, startLoopback, type Loopback } from './loopback.js';
 
 // Each attack is refused with the right status and NOTHING reaches the service: the emulator's request log
@@ -39,7 +40,7 @@ const postAward = (token: string | undefined, body: unknown, quest = 'q1', heade
 
 describe('attack suite: refused, and nothing reaches the service', () => {
   it('forged signature -> 401', async () => {
-    const forged = await signPlayerToken({ sub: 'alice', role: 'admin' }, { secret: 'an-attacker-guess-of-the-secret-0123456789' });
+    const forged = await signPlayerToken({ sub: 'alice', role: 'admin' }, { secret: OTHER_SECRET });
     lb.tokens.push(forged);
     const res = await postAward(forged, awardBody('alice', 5));
     expect([res.status, res.json.message]).toEqual([401, 'token signature invalid']);

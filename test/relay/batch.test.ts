@@ -1,7 +1,8 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { BatchResponseSchema } from '../../src/protocol/index.js';
-import { award, fakeRelay, token, upstreamKey } from './helpers.js';
+import { token, upstreamKey } from '../helpers/fixtures.js';
+import { award, fakeRelay } from './helpers.js';
 
 const error = (status: number, message: string, headers?: Record<string, string>) =>
   Response.json({ success: false, message }, { status, ...(headers ? { headers } : {}) });
@@ -112,6 +113,13 @@ describe('POST /batch/points (fake upstream)', () => {
     let maxInFlight = 0;
     const perPair = new Map<string, number>();
     let maxPerPair = 0;
+    // No answer leaves the fake service until 3 requests are in flight at once (bounded: a relay that never gets
+    // there fails the test after 5 s), so the concurrency is proven, not hoped for from a timer.
+    let saturated!: () => void;
+    const full = new Promise<void>((resolve) => {
+      saturated = resolve;
+    });
+    const bound = setTimeout(() => saturated(), 5_000);
     const { call, seen } = fakeRelay({
       batchConcurrency: 3,
       reply: async (r) => {
@@ -120,7 +128,10 @@ describe('POST /batch/points (fake upstream)', () => {
         perPair.set(pair, (perPair.get(pair) ?? 0) + 1);
         maxPerPair = Math.max(maxPerPair, perPair.get(pair)!);
         maxInFlight = Math.max(maxInFlight, ++inFlight);
-        await new Promise((resolve) => setTimeout(resolve, 5));
+        if (inFlight === 3) saturated();
+        await full;
+        // One macrotask more: the next requests start while this one is still in flight.
+        await new Promise((resolve) => setImmediate(resolve));
         inFlight--;
         perPair.set(pair, perPair.get(pair)! - 1);
         return Response.json({ success: true });
@@ -132,7 +143,8 @@ describe('POST /batch/points (fake upstream)', () => {
       ...Array.from({ length: 10 }, (_, i) => award('q', `user${i}`, 1)),
     ];
     const res = await call('POST', '/batch/points', { token: t, body: { awards } });
-    expect(res.json.results.every((r: { outcome: string }) => r.outcome === 'ok')).toBe(true);
+    clearTimeout(bound);
+    expect(res.json.results.map((r: { outcome: string }) => r.outcome)).toEqual(awards.map(() => 'ok'));
     expect(maxInFlight).toBe(3);
     expect(maxPerPair).toBe(1);
     const sameOrder = seen.filter((r) => (r.body as { serviceUserId: string }).serviceUserId === 'same').map((r) => (r.body as { eventPoints: number }).eventPoints);

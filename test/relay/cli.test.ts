@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
 import { secretKey, verifyPlayerToken } from '../../src/relay/token.js';
-import { API_KEY, SECRET } from './helpers.js';
+import { API_KEY, SECRET } from '../helpers/fixtures.js';
 
 const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 const children: ReturnType<typeof spawn>[] = [];

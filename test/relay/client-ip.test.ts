@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { rateLimitSubject } from '../../src/relay/client-ip.js';
-import { fakeRelay, OPEN_POLICY, RELAY } from './helpers.js';
+import { OPEN_POLICY } from '../helpers/fixtures.js';
+import { fakeRelay, RELAY } from './helpers.js';
 
 describe('rateLimitSubject', () => {
   it('keys IPv4 as is, IPv4-mapped IPv6 as its IPv4, other IPv6 by its /64 whatever the text form', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { award, emulatedRelay, fakeRelay, RELAY, token } from './helpers.js';
+import { token } from '../helpers/fixtures.js';
+import { award, emulatedRelay, fakeRelay, RELAY } from './helpers.js';
 
 const never = () => new Promise<Response>(() => {});
 

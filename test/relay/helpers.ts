@@ -1,19 +1,9 @@
-import { buildEmulator } from '../../src/emulator/index.js';
-import { createRelay, signPlayerToken, upstreamIdempotencyKey, type LogRecord, type PlayerClaims, type RelayOptions } from '../../src/relay/index.js';
+import { createRelay, type LogRecord, type RelayOptions } from '../../src/relay/index.js';
+import { API_KEY, OPEN_POLICY, SECRET } from '../helpers/fixtures.js';
+import { inProcessStack } from '../helpers/stack.js';
 
-export const SECRET = 'test-relay-secret-0123456789abcdef-0123456789';
-export const API_KEY = 'qp_test_api_key_5f0c1b2a9d8e7f6a5b4c3d2e1f';
 export const UPSTREAM = 'http://service.test/v1';
 export const RELAY = 'http://relay.test';
-
-export const token = (claims: PlayerClaims, ttl: string | number = '5m') => signPlayerToken(claims, { secret: SECRET, ttl });
-
-/** A permissive policy for tests that are about something else than the policy. */
-export const OPEN_POLICY = {
-  allowUnknownEvents: true,
-  events: { penalty: { maxPoints: 50, allowNegative: true }, bonus: { points: 25 } },
-  maxPointsPerAward: 1000,
-} as const;
 
 export interface SeenRequest {
   method: string;
@@ -91,25 +81,18 @@ export function caller(target: ((request: Request) => Response | Promise<Respons
 
 export const uuid = () => crypto.randomUUID();
 
-/** The key the service sees for a player's client key under the tests' relay secret. */
-export const upstreamKey = (sub: string, clientKey: string) => upstreamIdempotencyKey(SECRET, sub, clientKey);
-
 export function award(questId: string, serviceUserId: string, eventPoints: unknown, extra: Record<string, unknown> = {}) {
   return { questId, serviceUserId, eventPoints, idempotencyKey: uuid(), ...extra };
 }
 
 /** A relay in front of a real emulator, in-process (app.fetch): faults and state under the test's hand. */
 export function emulatedRelay(options: Partial<RelayOptions> = {}) {
-  const emulator = buildEmulator({ apiKeys: [API_KEY] });
-  const upstreamOptions = { url: 'http://service.test', apiKey: API_KEY, retryDelayMs: 1, fetch: async (request: Request) => emulator.app.fetch(request) };
-  const relayOn = (more: Partial<RelayOptions> = {}) =>
-    createRelay({ secret: SECRET, policy: OPEN_POLICY, logger: () => {}, ...options, ...more, upstream: { ...upstreamOptions, ...more.upstream } });
-  const app = relayOn();
+  const stack = inProcessStack({ relayOptions: { ...options, upstream: { retryDelayMs: 1, ...options.upstream } } });
   const direct = caller((request) => {
     request.headers.set('API_KEY', API_KEY);
-    return emulator.app.fetch(request);
+    return stack.emulator.app.fetch(request);
   });
   const totalOf = async (questId: string, serviceUserId: string) =>
     (await direct('GET', `/group-quests/${questId}/points/${serviceUserId}`)).json.data.totalPoints as number;
-  return { app, call: caller(app.fetch), relayOn, core: emulator.core, direct, totalOf };
+  return { app: stack.relay, call: caller(stack.relay.fetch), relayOn: stack.relayOn, core: stack.emulator.core, direct, totalOf };
 }

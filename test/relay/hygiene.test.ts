@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BATCH_BODY_LIMIT_BYTES, BODY_LIMIT_BYTES } from '../../src/protocol/index.js';
-import { award, fakeRelay, RELAY, token } from './helpers.js';
+import { token } from '../helpers/fixtures.js';
+import { award, fakeRelay, RELAY } from './helpers.js';
 
 const GAME = 'https://game.example.com';
 

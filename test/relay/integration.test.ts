@@ -2,7 +2,8 @@ import { createServer } from 'node:net';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchResponseSchema, EnrolledUsersResponseSchema } from '../../src/protocol/index.js';
-import { API_KEY, award, OPEN_POLICY, upstreamKey, uuid } from './helpers.js';
+import { API_KEY, OPEN_POLICY, upstreamKey } from '../helpers/fixtures.js';
+import { award, uuid } from './helpers.js';
 import { secretHits, startLoopback, type Loopback } from './loopback.js';
 
 let lb: Loopback;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { caller, emulatedRelay, token, upstreamKey, uuid } from './helpers.js';
+import { token, upstreamKey } from '../helpers/fixtures.js';
+import { caller, emulatedRelay, uuid } from './helpers.js';
 
 const body = (serviceUserId: string, eventPoints: number) => ({ serviceUserId, eventPoints });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { API_KEY, fakeRelay, SECRET, token } from './helpers.js';
+import { API_KEY, SECRET, token } from '../helpers/fixtures.js';
+import { fakeRelay } from './helpers.js';
 
 describe('structured logs', () => {
   it('writes one record per request with time, level, requestId, method, path, status, ms, msg', async () => {

@@ -1,32 +1,23 @@
-import { startEmulator } from '../../src/emulator/index.js';
-import { startRelay, type LogRecord, type PlayerClaims, type RelayOptions, type RunningServer } from '../../src/relay/index.js';
-import { API_KEY, caller, SECRET, token, type CallOptions } from './helpers.js';
+import type { LogRecord, PlayerClaims, StartRelayOptions } from '../../src/relay/index.js';
+import { API_KEY, SECRET, token } from '../helpers/fixtures.js';
+import { startStack } from '../helpers/stack.js';
+import { caller, type CallOptions } from './helpers.js';
 
 /**
  * A real emulator and a real relay on 127.0.0.1 (port 0), wired over HTTP. Every relay response and
  * every relay log line is kept, with every token minted or sent, so a suite can scan them for secrets.
  */
-export async function startLoopback(relayOptions: Partial<RelayOptions> = {}) {
-  const emulator = await startEmulator({ host: '127.0.0.1', port: 0, admin: true, apiKeys: [API_KEY] });
+export async function startLoopback(relayOptions: Partial<StartRelayOptions> = {}) {
   const logs: LogRecord[] = [];
   const seen: string[] = [];
   const tokens: string[] = [];
-  const relays: RunningServer[] = [];
+  const stack = await startStack({ relayOptions: { logger: (record) => logs.push(record), ...relayOptions, upstream: { retryDelayMs: 5, ...relayOptions.upstream } } });
 
-  const relayOn = async (options: Partial<RelayOptions> = {}) => {
-    const relay = await startRelay({
-      host: '127.0.0.1',
-      port: 0,
-      secret: SECRET,
-      upstream: { url: emulator.url, apiKey: API_KEY, retryDelayMs: 5 },
-      logger: (record) => logs.push(record),
-      ...relayOptions,
-      ...options,
-    });
-    relays.push(relay);
-    const call = caller(relay.url);
+  /** A relay's calls, each response kept for the transcript and each token sent for the secret scan. */
+  const recorded = (url: string) => {
+    const call = caller(url);
     return {
-      url: relay.url,
+      url,
       call: async (method: string, path: string, options: CallOptions = {}) => {
         if (options.token) tokens.push(options.token);
         const res = await call(method, path, options);
@@ -36,32 +27,28 @@ export async function startLoopback(relayOptions: Partial<RelayOptions> = {}) {
     };
   };
 
-  const admin = caller(emulator.url);
-  const direct = caller(emulator.url);
+  const admin = caller(stack.emulator.url);
   return {
-    emulator,
+    emulator: stack.emulator,
     logs,
     tokens,
-    relay: await relayOn(),
-    relayOn,
+    relay: recorded(stack.relay.url),
+    /** Another relay on the same emulator, with more options (upstream merged). */
+    relayOn: async (options: Partial<StartRelayOptions> = {}) => recorded((await stack.addRelay(options)).url),
     mint: async (claims: PlayerClaims, ttl?: string | number) => {
       const minted = await token(claims, ttl);
       tokens.push(minted);
       return minted;
     },
     /** The service as the relay reaches it, with the API key: the reference answers. */
-    direct: (method: string, path: string, options: CallOptions = {}) =>
-      direct(method, path, { ...options, headers: { API_KEY, ...options.headers } }),
-    /** Emulator admin: request log, faults, seed. */
-    admin: async (method: string, path: string, body?: unknown) => (await admin(method, `/__emulator${path}`, body === undefined ? {} : { body })).json,
-    requests: async () => (await admin('GET', '/__emulator/requests')).json.data as { method: string; path: string; status: number; idempotencyKey?: string }[],
-    clearRequests: () => admin('DELETE', '/__emulator/requests'),
+    direct: (method: string, path: string, options: CallOptions = {}) => admin(method, path, { ...options, headers: { API_KEY, ...options.headers } }),
+    /** Emulator admin: faults, seed (resolves with the answer's data). */
+    admin: stack.admin,
+    requests: async () => (await stack.admin('GET', 'requests')) as { method: string; path: string; status: number; idempotencyKey?: string }[],
+    clearRequests: () => stack.admin('DELETE', 'requests'),
     /** Every relay response (body and headers) and log line, as text. */
     transcript: () => [...seen, ...logs.map((record) => JSON.stringify(record))],
-    close: async () => {
-      for (const relay of relays) await relay.close();
-      await emulator.close();
-    },
+    close: stack.close,
   };
 }
 

@@ -1,9 +1,10 @@
 // What an operator watches: health, readiness, Prometheus metrics, request ids, bounded tokens, graceful shutdown.
 import { SignJWT } from 'jose';
 import { connect } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { startRelay, type RunningServer } from '../../src/relay/index.js';
-import { API_KEY, award, caller, fakeRelay, SECRET, token, uuid } from './helpers.js';
+import { API_KEY, SECRET, token } from '../helpers/fixtures.js';
+import { award, caller, fakeRelay, uuid } from './helpers.js';
 
 describe('GET /healthz and /readyz', () => {
   it('/healthz answers 200 without a token, and is not logged', async () => {
@@ -15,6 +16,9 @@ describe('GET /healthz and /readyz', () => {
   });
 
   it('/readyz is 200 when the service answers, 503 naming the service when it does not, and reuses one answer for a second', async () => {
+    // The relay's clock (performance.now) is the test's: the cache's second passes at once, not in real time.
+    vi.useFakeTimers({ toFake: ['performance'] });
+    onTestFinished(() => void vi.useRealTimers());
     let up = true;
     const { call, seen } = fakeRelay({
       upstream: { retries: 0 },
@@ -29,7 +33,11 @@ describe('GET /healthz and /readyz', () => {
     expect(seen).toHaveLength(1); // 21 probes in the same second, one call to the service
     expect(seen[0]!.headers.api_key).toBe(API_KEY);
     up = false;
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    // Within the second the answer is the cached one; a moment after, the service is asked again.
+    vi.advanceTimersByTime(900);
+    expect((await call('GET', '/readyz')).status).toBe(200);
+    expect(seen).toHaveLength(1);
+    vi.advanceTimersByTime(200);
     const down = await call('GET', '/readyz');
     expect(down.status).toBe(503);
     expect(down.json).toEqual({
@@ -169,7 +177,8 @@ describe('startRelay on Node', () => {
     await atService;
     let closed = false;
     const closing = relay.close().then(() => (closed = true));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Closing: new connections are refused, yet close() waits for the award in flight.
+    await expect(fetch(`${relay.url}/healthz`)).rejects.toThrow();
     expect(closed).toBe(false);
     release();
     expect((await inFlight).status).toBe(200);

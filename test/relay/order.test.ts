@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createPlayerQueue } from '../../src/relay/player-queue.js';
-import { award, fakeRelay, token, type SeenRequest } from './helpers.js';
+import { token } from '../helpers/fixtures.js';
+import { award, fakeRelay, type SeenRequest } from './helpers.js';
 
 /** A promise and its resolve, to hold a fake service's answer until the test lets it go. */
 function gate() {
@@ -84,7 +85,8 @@ describe('the per-player queue', () => {
     expect(await gaveUp).toBe('cancelled');
     let third = false;
     const next = queue.acquire('p').then((turn) => ((third = true), turn));
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    // The queue is promises only (no timer): once the microtask queue is empty, a turn handed out wrongly would have been.
+    await new Promise((resolve) => setImmediate(resolve));
     expect(third).toBe(false); // still behind the running turn
     running.release();
     const turn = await next;

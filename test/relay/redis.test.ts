@@ -2,7 +2,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisCounterStore, startRelay, type LogRecord, type RunningServer, type StartRelayOptions } from '../../src/relay/index.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
-import { API_KEY, caller, SECRET, token, uuid } from './helpers.js';
+import { API_KEY, SECRET, token } from '../helpers/fixtures.js';
+import { caller, uuid } from './helpers.js';
 
 let redis: TestRedis;
 beforeAll(async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { API_KEY, award, fakeRelay, token, upstreamKey, uuid } from './helpers.js';
+import { API_KEY, token, upstreamKey } from '../helpers/fixtures.js';
+import { award, fakeRelay, uuid } from './helpers.js';
 
 describe('relay routes (fake upstream)', () => {
   it('forwards an award with the API key, the player-scoped idempotency key and only the spec fields', async () => {

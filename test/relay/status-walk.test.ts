@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { classify } from '../../src/client/retry.js';
 import { statusVerdict } from '../../src/protocol/index.js';
-import { award, fakeRelay, token, uuid } from './helpers.js';
+import { token } from '../helpers/fixtures.js';
+import { award, fakeRelay, uuid } from './helpers.js';
 
 // Every status the service could answer an award with, 400-599, through both relay paths. The relay's answer, read
 // by the SDK's classify, must mean what the protocol's table says, and the same on the single route and the batch:

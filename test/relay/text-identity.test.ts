@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { WELL_FORMED_MESSAGE } from '../../src/protocol/index.js';
-import { award, emulatedRelay, token } from './helpers.js';
+import { token } from '../helpers/fixtures.js';
+import { award, emulatedRelay } from './helpers.js';
 
 describe('bad text is a 4xx, never a 500', () => {
   it('a batch award with a lone surrogate is rejected 400 on its own; the batch\'s other award still goes', async () => {

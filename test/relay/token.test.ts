@@ -2,7 +2,7 @@ import { SignJWT, UnsecuredJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { signPlayerToken } from '../../src/relay/index.js';
 import { verifyPlayerToken, secretKey } from '../../src/relay/token.js';
-import { SECRET, token } from './helpers.js';
+import { OTHER_SECRET, SECRET, token } from '../helpers/fixtures.js';
 
 const key = secretKey(SECRET);
 
@@ -28,7 +28,7 @@ describe('player tokens', () => {
     const expired = await token({ sub: 'u1' }, -10);
     expect(await verifyPlayerToken(expired, key)).toEqual({ ok: false, message: 'token expired' });
 
-    const forged = await signPlayerToken({ sub: 'u1', role: 'admin' }, { secret: 'x'.repeat(40) });
+    const forged = await signPlayerToken({ sub: 'u1', role: 'admin' }, { secret: OTHER_SECRET });
     expect(await verifyPlayerToken(forged, key)).toEqual({ ok: false, message: 'token signature invalid' });
 
     const none = new UnsecuredJWT({ role: 'admin' }).setSubject('u1').setExpirationTime('5m').encode();

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { API_KEY, fakeRelay, SECRET, token, upstreamKey, uuid } from './helpers.js';
+import { signPlayerToken } from '../../src/relay/index.js';
+import { API_KEY, OPEN_POLICY, OTHER_SECRET, SECRET, token, upstreamKey } from '../helpers/fixtures.js';
+import { caller, fakeRelay, uuid } from './helpers.js';
 
 const awardOnce = async (call: ReturnType<typeof fakeRelay>['call'], key: string | null = uuid()) =>
   call('POST', '/group-quests/q/points', {
@@ -104,6 +106,27 @@ describe('upstream: retries and outages', () => {
       process.env.QP_API_KEY = API_KEY;
       process.env.QP_RELAY_SECRET = SECRET;
       expect(() => createRelay()).not.toThrow();
+      // With nothing but the environment: the relay sends to QP_UPSTREAM_URL with QP_API_KEY, and takes tokens
+      // signed with QP_RELAY_SECRET only.
+      const sent: { url: string; apiKey: string | null }[] = [];
+      const relay = createRelay({
+        policy: OPEN_POLICY,
+        logger: () => {},
+        upstream: {
+          fetch: async (request) => {
+            sent.push({ url: request.url, apiKey: request.headers.get('API_KEY') });
+            return Response.json({ success: true });
+          },
+        },
+      });
+      const call = caller(relay.fetch);
+      const body = { serviceUserId: 'u1', eventPoints: 1 };
+      const forged = await signPlayerToken({ sub: 'u1' }, { secret: OTHER_SECRET });
+      expect((await call('POST', '/group-quests/q/points', { token: forged, body, headers: { IDEMPOTENCY_KEY: uuid() } })).status).toBe(401);
+      expect(sent).toEqual([]);
+      const res = await call('POST', '/group-quests/q/points', { token: await token({ sub: 'u1' }), body, headers: { IDEMPOTENCY_KEY: uuid() } });
+      expect(res.status).toBe(200);
+      expect(sent).toEqual([{ url: 'http://from-env.test/group-quests/q/points', apiKey: API_KEY }]);
     } finally {
       process.env = saved;
     }

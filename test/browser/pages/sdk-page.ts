@@ -1,7 +1,8 @@
 // The test page: the SDK (bundled by esbuild from src/client) on window, every event it emits recorded.
 // Query: sub (serviceUserId), tab (label for the proxy log), storage (storageName), quest, backoffBase, backoffMax,
-// poll (pollIntervalMs).
+// poll (pollIntervalMs), backgroundSync.
 import { createQuestPoints, type AwardHandle, type QuestPointsEvents } from '../../../src/client/index.js';
+import { backgroundSync } from '../../../src/sw/page.js';
 
 export interface RecordedEvent {
   name: keyof QuestPointsEvents;
@@ -31,6 +32,7 @@ const qp = createQuestPoints({
   storageName,
   backoff: { baseMs: numberParam('backoffBase', 100), maxMs: numberParam('backoffMax', 1000) },
   pollIntervalMs: numberParam('poll', 30_000),
+  backgroundSync: params.get('backgroundSync') === 'true' ? backgroundSync() : undefined,
 });
 
 const events: RecordedEvent[] = [];
@@ -114,6 +116,16 @@ const page = {
     return { ...rest, points: Object.values(points).map(({ history, pending, ...totals }) => ({ ...totals, pendingKeys: pending.map((a) => a.idempotencyKey) })) };
   },
   unwatch,
+  /** Registers the service worker at `url` (quest-points/sw.js and its query) and waits until it is active. */
+  async registerWorker(url: string): Promise<void> {
+    await navigator.serviceWorker.register(url, { type: 'module' });
+    await navigator.serviceWorker.ready;
+  },
+  /** The Background Sync tags registered and not yet fired. */
+  async syncTags(): Promise<string[]> {
+    const registration = (await navigator.serviceWorker.getRegistration()) as (ServiceWorkerRegistration & { sync?: { getTags(): Promise<string[]> } }) | undefined;
+    return (await registration?.sync?.getTags()) ?? [];
+  },
 };
 
 export type SdkPage = typeof page;

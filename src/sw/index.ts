@@ -1,0 +1,182 @@
+import { SYNC_TAG } from './page.js';
+import { QuestPointsError } from '../client/errors.js';
+import { createFlusher } from '../client/flusher.js';
+import { createFlushLock, type Lease } from '../client/lock.js';
+import { createOutbox } from '../client/outbox.js';
+import { settlement } from '../client/send.js';
+import { idbKV } from '../client/store.js';
+import { createTabs, type TabMessage } from '../client/tabs.js';
+import { createTransport } from '../client/transport.js';
+import type { DeadLetter, PendingAward } from '../client/types.js';
+
+export { SYNC_TAG };
+export { backgroundSync } from './page.js';
+
+export interface QuestPointsSyncOptions {
+  /** The relay, as the pages use it: absolute, or relative to the worker's script ('/api'). */
+  relayUrl: string;
+  /**
+   * Same-origin URL answering the player's relay token (the body as text, or JSON `{ "token": "..." }`), fetched
+   * with the player's cookies: the page's getToken() does not exist in the worker.
+   */
+  tokenUrl: string;
+  /** The pages' storageName. Default 'quest-points'. */
+  storageName?: string;
+  /** The Background Sync (and Periodic Background Sync) tag the pages register. Default 'quest-points'. */
+  tag?: string;
+  /** Per request. Default 10 000 ms. */
+  timeoutMs?: number;
+  /** Between attempts within one event. Defaults: baseMs 1000, maxMs 60 000. */
+  backoff?: { baseMs?: number; maxMs?: number };
+  /**
+   * How long one event keeps retrying before it hands what is left back to the browser (the event fails, so the
+   * browser fires it again later). Chromium ends a sync event after 3 minutes. Default 60 000 ms.
+   */
+  budgetMs?: number;
+}
+
+export interface QuestPointsSync {
+  /**
+   * Drains the outbox now, as a sync event does. Resolves when it is empty or another sender (a page) holds the
+   * lock; rejects when awards are still queued at the end of the budget, or no token could be had.
+   */
+  deliver(): Promise<void>;
+  /** Stops listening (events and the BroadcastChannel). */
+  close(): void;
+}
+
+interface SyncEventLike extends Event {
+  readonly tag: string;
+  waitUntil(work: Promise<unknown>): void;
+}
+
+/** The part of ServiceWorkerGlobalScope this needs (the WebWorker lib and the DOM lib do not mix). */
+export interface WorkerScope {
+  readonly location: { readonly href: string; readonly origin: string };
+  addEventListener(type: string, listener: (event: SyncEventLike) => void): void;
+  removeEventListener(type: string, listener: (event: SyncEventLike) => void): void;
+}
+
+const config = (message: string) => new QuestPointsError(message, 'config');
+
+function nonEmpty(name: string, value: unknown): string {
+  if (typeof value !== 'string' || !value.trim()) throw config(`${name} must be a non-empty string`);
+  return value;
+}
+
+/** The token as the token URL answers it: text, or JSON { token }. */
+async function readToken(response: Response): Promise<string> {
+  const text = (await response.text()).trim();
+  if (!(response.headers.get('content-type') ?? '').includes('json')) return text;
+  const token = (JSON.parse(text) as { token?: unknown })?.token;
+  if (typeof token !== 'string') throw new QuestPointsError('tokenUrl answered JSON without a string "token"', 'auth');
+  return token;
+}
+
+/**
+ * Delivers the pages' outbox from a service worker: on the `sync` and `periodicsync` events of `tag` it drains the
+ * same IndexedDB outbox with the pages' modules (same keys, same status policy, dead letters kept), under the same
+ * Web Lock (one sender at a time, pages and worker together), and tells the pages what it settled on their
+ * BroadcastChannel. Call it while the worker script is first evaluated (event listeners must be added then).
+ */
+export function registerQuestPointsSync(options: QuestPointsSyncOptions, scope: WorkerScope = globalThis as unknown as WorkerScope): QuestPointsSync {
+  const relayUrl = nonEmpty('relayUrl', options?.relayUrl);
+  const tokenUrl = new URL(nonEmpty('tokenUrl', options.tokenUrl), scope.location.href);
+  // The fetch carries the player's cookies: only to this origin.
+  if (tokenUrl.origin !== scope.location.origin) throw config(`tokenUrl must be same-origin (${scope.location.origin}), not ${tokenUrl.origin}`);
+  const storageName = nonEmpty('storageName', options.storageName ?? 'quest-points');
+  const tag = nonEmpty('tag', options.tag ?? SYNC_TAG);
+  const budgetMs = options.budgetMs ?? 60_000;
+  if (!(budgetMs > 0)) throw config('budgetMs must be a positive number');
+  const name = 'quest-points:' + storageName;
+
+  const getToken = async () => {
+    const response = await fetch(tokenUrl, { credentials: 'same-origin', cache: 'no-store' });
+    if (!response.ok) throw new QuestPointsError(`tokenUrl answered HTTP ${response.status}`, 'auth', response.status);
+    return readToken(response);
+  };
+  const transport = createTransport({ relayUrl, getToken, timeoutMs: options.timeoutMs });
+  let storageError: unknown;
+  const outbox = createOutbox(idbKV<PendingAward>(`${storageName}:outbox`), idbKV<DeadLetter>(`${storageName}:dead`), (_reason, error) => {
+    storageError = error;
+  });
+  const tabs = createTabs(name, true, (m: TabMessage) => {
+    // Kept current like a tab's mirror: a drain's later batches come from it, not from the store.
+    if (m.t === 'add') outbox.addRemote(m.recs);
+    if (m.t === 'done') outbox.remove([...m.ok, ...m.dead.map((d) => d.idempotencyKey)], false);
+  });
+
+  let closed = false;
+  /** What the last drain ended with. */
+  let ended: { retryMs?: number; failure?: unknown } = {};
+  const flusher = createFlusher({
+    outbox,
+    transport,
+    // Waits for a page's drain rather than leaving the awards to it: the page may be closing.
+    lock: createFlushLock(name, idbKV<Lease>(`${storageName}:cache`), budgetMs),
+    backoff: options.backoff ?? {},
+    pollIntervalMs: budgetMs,
+    closed: () => closed,
+    setOnline() {},
+    async settle(head, results) {
+      const { ok, dead } = settlement(head, results);
+      if (dead.length) await outbox.kill(dead);
+      outbox.remove([...ok, ...dead.map((d) => d.idempotencyKey)], true);
+      // The pages hear of it once it is out of the store: a page's reload() cannot bring it back meanwhile.
+      await outbox.commit();
+      if (ok.length || dead.length) tabs.post({ t: 'done', ok, dead });
+    },
+    auth(error) {
+      if (error !== undefined) ended.failure = error;
+    },
+    retrying({ delayMs }) {
+      ended.retryMs = delayMs;
+    },
+    drained() {},
+    afterDrain() {},
+    error(error) {
+      ended.failure = error;
+    },
+  });
+
+  async function drainWithin(deadline: number): Promise<void> {
+    if (outbox.degraded && !(await outbox.recover())) throw storageError;
+    for (;;) {
+      ended = {};
+      await flusher.run(true);
+      // This loop waits between attempts, not the flusher's timer: the event's waitUntil must cover the wait.
+      flusher.stop();
+      if (ended.failure !== undefined) throw ended.failure;
+      if (outbox.degraded) throw storageError;
+      // Drained, or a page holds the lock and sends them itself.
+      if (ended.retryMs === undefined) return;
+      if (Date.now() + ended.retryMs > deadline)
+        throw new QuestPointsError(`awards still queued after ${budgetMs} ms: left for the next sync`, 'network');
+      await new Promise((resolve) => setTimeout(resolve, ended.retryMs));
+      if (closed) return;
+    }
+  }
+
+  let delivering: Promise<void> | undefined;
+  const deliver = () =>
+    (delivering ??= drainWithin(Date.now() + budgetMs).finally(() => {
+      delivering = undefined;
+    }));
+
+  const onSync = (event: SyncEventLike) => {
+    if (event.tag === tag) event.waitUntil(deliver());
+  };
+  scope.addEventListener('sync', onSync);
+  scope.addEventListener('periodicsync', onSync);
+
+  return {
+    deliver,
+    close() {
+      closed = true;
+      flusher.stop();
+      tabs.close();
+      scope.removeEventListener('sync', onSync);
+      scope.removeEventListener('periodicsync', onSync);
+    },
+  };
+}

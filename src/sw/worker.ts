@@ -1,0 +1,29 @@
+// The ready-made service worker (quest-points/sw.js, bundled by scripts/build-sw.mjs into one ES module) for games
+// that have none: register it with { type: 'module' } as '/quest-points-sw.js?relayUrl=/api&tokenUrl=/qp-token'
+// (storageName and tag too, when the pages use others). Games with a worker of their own call
+// registerQuestPointsSync() in it instead.
+import { QuestPointsError } from '../client/errors.js';
+import { registerQuestPointsSync } from './index.js';
+
+interface InstallScope {
+  location: Location;
+  skipWaiting(): Promise<void>;
+  addEventListener(type: 'install', listener: () => void): void;
+}
+
+const scope = globalThis as unknown as InstallScope;
+const params = new URL(scope.location.href).searchParams;
+const param = (name: string) => params.get(name) ?? undefined;
+for (const name of ['relayUrl', 'tokenUrl'])
+  if (!params.get(name)) throw new QuestPointsError(`the worker's script URL needs ?${name}= (quest-points/sw.js?relayUrl=...&tokenUrl=...)`, 'config');
+const budget = param('budgetMs');
+
+registerQuestPointsSync({
+  relayUrl: param('relayUrl')!,
+  tokenUrl: param('tokenUrl')!,
+  storageName: param('storageName'),
+  tag: param('tag'),
+  budgetMs: budget === undefined ? undefined : Number(budget),
+});
+// Nothing here serves pages: a new version may replace the old one at once.
+scope.addEventListener('install', () => void scope.skipWaiting());
