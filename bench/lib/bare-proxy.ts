@@ -16,7 +16,7 @@ interface Answer {
   headers: IncomingMessage['headers'];
 }
 
-function forward(method: string, path: string, headers: Record<string, string | string[] | undefined>, body: Buffer): Promise<Answer> {
+function forward(method: string, path: string, headers: Record<string, string | string[] | undefined>, body: Buffer, retried = false): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = request(
       { host: upstream.hostname, port: upstream.port, method, path, agent, headers: { ...headers, host: upstream.host, api_key: apiKey, 'content-length': String(body.length) } },
@@ -27,7 +27,12 @@ function forward(method: string, path: string, headers: Record<string, string | 
         res.on('error', reject);
       },
     );
-    req.on('error', reject);
+    // The upstream may close an idle keep-alive socket just as it is reused: send once more on a fresh one (Node's
+    // documented remedy for reusedSocket). The award carries its idempotency key, so sending it twice is safe.
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      if (req.reusedSocket && error.code === 'ECONNRESET' && !retried) forward(method, path, headers, body, true).then(resolve, reject);
+      else reject(error);
+    });
     req.end(body);
   });
 }

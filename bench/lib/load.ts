@@ -29,7 +29,7 @@ export interface LoadResult {
 const agents = new Map<number, Agent>();
 const agentFor = (concurrency: number) => agents.get(concurrency) ?? agents.set(concurrency, new Agent({ keepAlive: true, maxSockets: concurrency })).get(concurrency)!;
 
-function send(req: LoadRequest, agent: Agent): Promise<{ status: number; text: string }> {
+function send(req: LoadRequest, agent: Agent, retried = false): Promise<{ status: number; text: string }> {
   const url = new URL(req.path, req.url);
   return new Promise((resolve, reject) => {
     const r = request(
@@ -42,7 +42,11 @@ function send(req: LoadRequest, agent: Agent): Promise<{ status: number; text: s
         res.on('error', reject);
       },
     );
-    r.on('error', reject);
+    // A server may close an idle keep-alive connection just as it is reused (between rounds): once more, fresh.
+    r.on('error', (error: NodeJS.ErrnoException) => {
+      if (r.reusedSocket && error.code === 'ECONNRESET' && !retried) send(req, agent, true).then(resolve, reject);
+      else reject(error);
+    });
     r.end(req.body);
   });
 }
