@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { paths, type QueuedAward } from '../src/protocol/index.js';
 import { signPlayerToken, type RelayPolicy } from '../src/relay/index.js';
 import { spawnEmulator, spawnServer, type ChildServer, type EmulatorProcess } from './lib/emulator-process.js';
-import { closeLoadAgents, runLoad, type LoadRequest, type LoadResult } from './lib/load.js';
+import { runLoad, type LoadRequest, type LoadResult } from './lib/load.js';
 import { redisCommandCount, redisCpuMs, startRedis, type TestRedis } from './lib/redis.js';
 import { row, type Row } from './lib/table.js';
 
@@ -154,7 +154,6 @@ export async function runRelayLoadBench(sizes: LoadSizes, log: (line: string) =>
     return { rows, environment: { relayTopology: 'emulator, relays, bare proxy, redis-server: each its own process, unpinned, sharing the 2 cores with the load generator (bench process)' } };
   } finally {
     await Promise.all(owned.map((s) => s.close()));
-    closeLoadAgents();
     await redis?.stop();
     await rm(dir, { recursive: true, force: true });
   }

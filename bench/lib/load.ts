@@ -26,9 +26,6 @@ export interface LoadResult {
   notOk: number;
 }
 
-const agents = new Map<number, Agent>();
-const agentFor = (concurrency: number) => agents.get(concurrency) ?? agents.set(concurrency, new Agent({ keepAlive: true, maxSockets: concurrency })).get(concurrency)!;
-
 function send(req: LoadRequest, agent: Agent, retried = false): Promise<{ status: number; text: string }> {
   const url = new URL(req.path, req.url);
   return new Promise((resolve, reject) => {
@@ -54,7 +51,8 @@ function send(req: LoadRequest, agent: Agent, retried = false): Promise<{ status
 /** Sends requests 0..count-1 (`make(i)`), `concurrency` at a time. `units`: awards per request. */
 export async function runLoad(options: { count: number; concurrency: number; units?: number; make: (i: number) => LoadRequest; okStatus?: number }): Promise<LoadResult> {
   const { count, concurrency, units = 1, make, okStatus = 200 } = options;
-  const agent = agentFor(concurrency);
+  // Connections of its own, closed at the end: one never sits idle between phases for a server to reset.
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   const latencies: number[] = new Array(count);
   const statuses: Record<number, number> = {};
   const failures: string[] = [];
@@ -76,13 +74,11 @@ export async function runLoad(options: { count: number; concurrency: number; uni
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+  try {
+    await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+  } finally {
+    agent.destroy();
+  }
   const ms = performance.now() - started;
   return { requests: count, ms, perSecond: (count * units) / (ms / 1000), p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), statuses, failures, notOk };
-}
-
-/** Closes the keep-alive connections the load generator holds. */
-export function closeLoadAgents() {
-  for (const agent of agents.values()) agent.destroy();
-  agents.clear();
 }
