@@ -1,8 +1,7 @@
 // The benchmark page, bundled by esbuild with the SDK and served by bench/browser/server.ts. Every figure is timed
 // here, in the page, with performance.now(); the Node side only drives the phases (page.evaluate) and checks results.
-import { createStore, promisifyRequest, set, setMany, values, type UseStore } from 'idb-keyval';
+import { createStore, promisifyRequest, set, setMany, type UseStore } from 'idb-keyval';
 import { createQuestPoints, type AwardInput, type PendingAward, type QuestPoints, type QuestPointsOptions } from '../../src/client/index.js';
-import { IDEMPOTENCY_KEY_HEADER } from '../../src/protocol/headers.js';
 import { paths } from '../../src/protocol/paths.js';
 
 export interface PageSetup {
@@ -84,7 +83,7 @@ async function prefill(qp: QuestPoints, storageName: string, n: number) {
 }
 
 /**
- * Figure 2: the synchronous cost of award() (ms each) for each level of awards already durable in the outbox. One
+ * Figure 6: the synchronous cost of award() (ms each) for each level of awards already durable in the outbox. One
  * client per level, prefilled first; then the levels take turns, `perTask` timed calls each, so machine noise
  * (GC, other processes) falls on every level alike.
  */
@@ -142,7 +141,7 @@ function record(i: number, questId: string): PendingAward {
 /** Clients kept from the burst for the drain: their outboxes hold the burst's awards. */
 const kept = new Map<string, QuestPoints>();
 
-/** Figure 3, ours: `count` award() calls in one task, until IndexedDB holds all of them. Offline, so none leaves. */
+/** Figure 7, ours: `count` award() calls in one task, until IndexedDB holds all of them. Offline, so none leaves. */
 async function burst({ count, questId, label, keep }: { count: number; questId: string; label: string; keep: boolean }) {
   offline = true;
   const name = `bench-burst-${label}`;
@@ -162,7 +161,7 @@ async function burst({ count, questId, label, keep }: { count: number; questId: 
   return { ms: durable - started, issuedMs, persistedMs: signal.at - started };
 }
 
-/** Figure 3, baseline: the same records, each put in its own readwrite transaction (idb-keyval set per award). */
+/** Figure 7, baseline: the same records, each put in its own readwrite transaction (idb-keyval set per award). */
 async function baselineBurst({ count, questId, label }: { count: number; questId: string; label: string }) {
   const db = `bench-baseline-${label}`;
   const store = storeOf(db);
@@ -180,7 +179,7 @@ async function baselineBurst({ count, questId, label }: { count: number; questId
 }
 
 /**
- * Figure 3, the floor under ours: the same records in one transaction with no SDK around it (idb-keyval setMany,
+ * Figure 7, the floor under ours: the same records in one transaction with no SDK around it (idb-keyval setMany,
  * the call the outbox makes). What IndexedDB itself costs for one record per award.
  */
 async function floorBurst({ count, questId, label }: { count: number; questId: string; label: string }) {
@@ -193,7 +192,7 @@ async function floorBurst({ count, questId, label }: { count: number; questId: s
   return { ms: durable - started };
 }
 
-/** Figure 4, ours: the burst's outbox delivered by the SDK (batches through /api/batch/points) until it is empty. */
+/** Figure 2, ours: the burst's outbox delivered by the SDK (batches through /api/batch/points) until it is empty. */
 async function drain({ label }: { label: string }) {
   const qp = kept.get(label);
   if (!qp) throw new Error(`no burst kept under ${label}`);
@@ -218,26 +217,8 @@ async function drain({ label }: { label: string }) {
   return { ms, queued, retries, dead, rereadMs };
 }
 
-/** Figure 4, baseline: the baseline burst's records replayed one request each, in sequence, to the single-award route. */
-async function baselineDrain({ label }: { label: string }) {
-  const store = storeOf(`bench-baseline-${label}`);
-  const started = performance.now();
-  const records = (await values<PendingAward>(store)).sort((a, b) => a.seq - b.seq);
-  let failed = 0;
-  for (const { questId, idempotencyKey, serviceUserId, eventPoints, eventName, eventDescription } of records) {
-    const response = await fetch(`/api${paths.points(questId)}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${setup.token}`, 'content-type': 'application/json', [IDEMPOTENCY_KEY_HEADER]: idempotencyKey },
-      body: JSON.stringify({ serviceUserId, eventPoints, eventName, eventDescription }),
-    });
-    await response.arrayBuffer();
-    if (!response.ok) failed++;
-  }
-  return { ms: performance.now() - started, sent: records.length, failed };
-}
-
 /**
- * Figure 4, the floor under ours: the same number of awards posted by hand as 100-award batches to
+ * Figure 2, the floor under ours: the same number of awards posted by hand as 100-award batches to
  * /api/batch/points, in sequence, with no SDK and no IndexedDB. What the relay path itself allows.
  */
 async function floorDrain({ count, questId, batch }: { count: number; questId: string; batch: number }) {
@@ -258,7 +239,7 @@ async function floorDrain({ count, questId, batch }: { count: number; questId: s
 }
 
 /**
- * Figure 5: a requestAnimationFrame loop for `seconds`; counts frame-to-frame deltas over 16.7 ms (rAF timestamps,
+ * Figure 7: a requestAnimationFrame loop for `seconds`; counts frame-to-frame deltas over 16.7 ms (rAF timestamps,
  * which mark each frame's start). With `sdk`, every frame awards once and the SDK flushes to the relay as it would
  * in a game (default flush delay and backoff).
  */
@@ -299,7 +280,6 @@ const bench = {
   baselineBurst,
   floorBurst,
   drain,
-  baselineDrain,
   floorDrain,
   frames,
 };

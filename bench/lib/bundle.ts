@@ -3,6 +3,9 @@ import { build, type BuildOptions, type Metafile } from 'esbuild';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
+/** The SDK entry's budget, min+gzip with every dependency (test/client/size.test.ts holds it). */
+export const SDK_BUDGET_BYTES = 13 * 1024;
+
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface BundleSize {
