@@ -2,27 +2,15 @@
 import 'fake-indexeddb/auto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createQuestPoints, pointsKey, QuestPointsError, type QuestPoints, type QuestPointsOptions } from '../../src/client/index.js';
-import { fakeRelay, json, jwt, uniqueName, until } from './fake-relay.js';
+import { fakeRelay, json, jwt, testClients, uniqueName, until } from './fake-relay.js';
 
+const { client, closeAll } = testClients();
 const open: QuestPoints[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((c) => c.close()));
+  await closeAll();
 });
 
-function client(options: Partial<QuestPointsOptions> & { fetch: typeof fetch }) {
-  const qp = createQuestPoints({
-    relayUrl: '/api',
-    getToken: () => jwt('player-1', Date.now() / 1000 + 3600),
-    questId: 'quest-1',
-    serviceUserId: 'player-1',
-    storageName: uniqueName(),
-    flushDelayMs: 1,
-    backoff: { baseMs: 5, maxMs: 20 },
-    ...options,
-  });
-  open.push(qp);
-  return qp;
-}
 
 describe('award() validation', () => {
   it.each([

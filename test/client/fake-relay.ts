@@ -1,3 +1,5 @@
+import { createQuestPoints, type QuestPoints, type QuestPointsOptions } from '../../src/client/index.js';
+
 // A scripted stand-in for the relay: records every request and answers from a per-route handler.
 export interface Seen {
   method: string;
@@ -51,3 +53,28 @@ export const until = async (check: () => boolean | Promise<boolean>, timeoutMs =
     await new Promise((r) => setTimeout(r, 10));
   }
 };
+
+/**
+ * Clients for a test file: player-1 in quest-1 against the relay at /api, a storage name of their own, a short
+ * flush delay and backoff; `closeAll()` (in afterEach) closes every one made.
+ */
+export function testClients() {
+  const open: QuestPoints[] = [];
+  return {
+    client(options: Partial<QuestPointsOptions> & { fetch: typeof fetch }) {
+      const qp = createQuestPoints({
+        relayUrl: '/api',
+        getToken: () => jwt('player-1', Date.now() / 1000 + 3600),
+        questId: 'quest-1',
+        serviceUserId: 'player-1',
+        storageName: uniqueName(),
+        flushDelayMs: 1,
+        backoff: { baseMs: 5, maxMs: 20 },
+        ...options,
+      });
+      open.push(qp);
+      return qp;
+    },
+    closeAll: () => Promise.all(open.splice(0).map((c) => c.close())),
+  };
+}
