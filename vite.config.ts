@@ -33,7 +33,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 60_000,
-    // Browser and chaos suites launch Chromium; two cores cannot run many at once.
-    maxWorkers: 2,
+    // Browser and chaos suites launch Chromium; two cores cannot run many at once. Three workers: much of the suite
+    // waits on servers, browsers and Retry-After (the chaos share), not on a core.
+    maxWorkers: 3,
   },
 });
