@@ -11,6 +11,8 @@ export interface ChaosOptions extends ChaosSize {
   seed: number;
   /** How long the end phase may take to empty every queue. */
   drainTimeoutMs: number;
+  /** Retry-After of the injected 429 and 503 answers; default 1 s (the full run). */
+  retryAfterSeconds?: number;
   log?: (line: string) => void;
 }
 
@@ -61,7 +63,7 @@ export async function runChaos(stack: Stack, browser: Browser, options: ChaosOpt
   const rng = createRng(seed ^ 0x5eed);
   await stack.admin('POST', '/reset');
   stack.statuses.clear();
-  await stack.setFaults(chaosFaults(seed));
+  await stack.setFaults({ ...chaosFaults(seed), ...(options.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: options.retryAfterSeconds }) });
 
   const issued = new Map<number, Issued>();
   const answers = new Map<number, number[]>();
