@@ -5,6 +5,11 @@ import type { HistoryEntry, PendingAward, PointsView } from './types.js';
 /** Key of a (questId, serviceUserId) pair. Ids never contain control characters, so '\n' cannot be ambiguous. */
 export const pointsKey = (questId: string, serviceUserId: string) => `${questId}\n${serviceUserId}`;
 export const pairOf = (ids: { questId: string; serviceUserId: string }) => pointsKey(ids.questId, ids.serviceUserId);
+/** The ids of a pointsKey. */
+export function idsOf(pair: string): { questId: string; serviceUserId: string } {
+  const [questId = '', serviceUserId = ''] = pair.split('\n');
+  return { questId, serviceUserId };
+}
 
 /** Totals are exact to 6 decimals (0.1 + 0.2 shows 0.3), as the service reports them. */
 const round = (n: number) => Math.round(n * 1e6) / 1e6;
@@ -16,7 +21,7 @@ const sum = (awards: Iterable<{ eventPoints: number }>) => {
 
 /** Could this history entry be this award? (The service's entries carry no key.) */
 const sameEvent = (award: PendingAward, event: PointsSummary['history'][number]) =>
-  Math.round(award.eventPoints * 1e6) === Math.round(event.eventPoints * 1e6) &&
+  round(award.eventPoints) === round(event.eventPoints) &&
   (award.eventName ?? DEFAULT_EVENT_NAME) === event.eventName &&
   (award.eventDescription ?? '') === event.eventDescription;
 
@@ -103,7 +108,7 @@ export function createLive(pendingOf: (pair: string) => PendingAward[], historyL
   }
 
   function build(pair: string, s: PairState): PointsView {
-    const [questId = '', serviceUserId = ''] = pair.split('\n');
+    const { questId, serviceUserId } = idsOf(pair);
     const pending = pendingOf(pair)
       .filter((a) => !s.sent.has(a.idempotencyKey))
       .sort((a, b) => b.seq - a.seq);

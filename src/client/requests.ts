@@ -2,6 +2,7 @@ import type { IdentifyBody } from '../protocol/bodies.js';
 import { paths } from '../protocol/paths.js';
 import type { EnrolledUser, EnrollmentStatus, PointsSummary } from '../protocol/responses.js';
 import type { QuestPointsError } from './errors.js';
+import { idsOf } from './live.js';
 import type { KV } from './store.js';
 import { answerError, type Transport } from './transport.js';
 
@@ -27,7 +28,7 @@ export function createRequests(transport: Transport, cache: KV<unknown>, setOnli
 
   return {
     async summary(pair: string): Promise<PointsSummary> {
-      const [questId = '', serviceUserId = ''] = pair.split('\n');
+      const { questId, serviceUserId } = idsOf(pair);
       return (await call(paths.pointsOf(questId, serviceUserId))).data;
     },
     /** A serviceUserId never changes: once known it is answered offline, from the cache (IndexedDB, or memory). */
