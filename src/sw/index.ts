@@ -139,29 +139,64 @@ export function registerQuestPointsSync(options: QuestPointsSyncOptions, scope: 
     },
   });
 
-  async function drainWithin(deadline: number): Promise<void> {
-    if (outbox.degraded && !(await outbox.recover())) throw storageError;
-    for (;;) {
-      ended = {};
-      await flusher.run(true);
-      // This loop waits between attempts, not the flusher's timer: the event's waitUntil must cover the wait.
-      flusher.stop();
-      if (ended.failure !== undefined) throw ended.failure;
-      if (outbox.degraded) throw storageError;
-      // Drained, or a page holds the lock and sends them itself.
-      if (ended.retryMs === undefined) return;
-      if (Date.now() + ended.retryMs > deadline)
-        throw new QuestPointsError(`awards still queued after ${budgetMs} ms: left for the next sync`, 'network');
-      await new Promise((resolve) => setTimeout(resolve, ended.retryMs));
-      if (closed) return;
+  /** One per event (or deliver() call) waiting on the drain: each has its own budget. */
+  interface Waiter {
+    deadline: number;
+    resolve(): void;
+    reject(error: unknown): void;
+  }
+  const waiters = new Set<Waiter>();
+  let draining = false;
+
+  const settleAll = (error?: unknown) => {
+    for (const waiter of waiters) {
+      if (error === undefined) waiter.resolve();
+      else waiter.reject(error);
+    }
+    waiters.clear();
+  };
+
+  /**
+   * One drain for every waiter: it goes on while any of them has budget left. A waiter whose budget would run out
+   * before the next attempt fails alone (its event fails, so the browser fires it again later); an event that came
+   * during an earlier one's drain joins it without inheriting what is left of the earlier budget.
+   */
+  async function drain(): Promise<void> {
+    draining = true;
+    try {
+      if (outbox.degraded && !(await outbox.recover())) throw storageError;
+      for (;;) {
+        ended = {};
+        await flusher.run(true);
+        // This loop waits between attempts, not the flusher's timer: the events' waitUntil must cover the wait.
+        flusher.stop();
+        if (ended.failure !== undefined) throw ended.failure;
+        if (outbox.degraded) throw storageError;
+        // Drained, or a page holds the lock and sends them itself.
+        if (ended.retryMs === undefined || closed) return settleAll();
+        const next = Date.now() + ended.retryMs;
+        for (const waiter of waiters) {
+          if (next <= waiter.deadline) continue;
+          waiters.delete(waiter);
+          waiter.reject(new QuestPointsError(`awards still queued after ${budgetMs} ms: left for the next sync`, 'network'));
+        }
+        if (!waiters.size) return;
+        await new Promise((resolve) => setTimeout(resolve, ended.retryMs));
+      }
+    } catch (error) {
+      settleAll(error);
+    } finally {
+      draining = false;
+      // Someone came in as this drain was ending: drain again for them.
+      if (waiters.size) void drain();
     }
   }
 
-  let delivering: Promise<void> | undefined;
   const deliver = () =>
-    (delivering ??= drainWithin(Date.now() + budgetMs).finally(() => {
-      delivering = undefined;
-    }));
+    new Promise<void>((resolve, reject) => {
+      waiters.add({ deadline: Date.now() + budgetMs, resolve, reject });
+      if (!draining) void drain();
+    });
 
   const onSync = (event: SyncEventLike) => {
     if (event.tag === tag) event.waitUntil(deliver());

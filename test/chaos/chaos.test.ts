@@ -6,7 +6,8 @@ import { startStack, type Stack } from './stack.js';
 import { formatTable, writeResults } from './summary.js';
 
 // The npm test share of the chaos run: real Chromium, 3 tabs of one origin, relay + emulator on loopback,
-// >= 30 % injected faults, offline toggles, >= 20 reloads/closes mid-flush, one relay restart. Seeded.
+// >= 30 % injected faults, offline toggles, >= 20 reloads/closes mid-flush, one relay restart; for our SDK, the pages'
+// service worker throughout, and a last phase with every tab closed in which it alone delivers. Seeded.
 const SEED = 4242;
 // The drain is bounded by award order: a player's awards after one answered 429 wait for it (Retry-After 1 s), so a
 // 10 % share of 429s drains ~10 awards a second per player; the end phase stops as soon as the queues are empty.
@@ -57,6 +58,19 @@ describe('chaos: awards from 3 tabs through faults, offline, reloads and a relay
     expect(v.deadLettered).toBeGreaterThan(0);
     expect(v.acknowledged + v.deadLettered).toBe(v.issued);
     expect(run.pageErrors).toEqual([]);
+    // Every tab closed: the awards queued offline just before (and nothing else was left) reached the ledger through
+    // the service worker alone, under the same faults, and the next pages found nothing queued. The refused one
+    // was dead-lettered by the worker (the verdict finds it in the dead-letter store; nothing was left to a page).
+    const closed = run.closedTabs!;
+    expect(closed.awards).toBe(30);
+    expect(closed.undeliveredAtOnline).toBe(29);
+    expect(closed.delivered).toBe(closed.expected);
+    expect(Object.values(closed.outboxes).map((o) => o.queued)).toEqual([0, 0]);
+    expect(closed.workerRequests).toBeGreaterThan(0);
+    expect(closed.pageRequests).toBe(0);
+    expect(closed.leftAtReopen).toBe(0);
+    // The worker also took part while the tabs were open (a page asks for a sync whenever a send fails).
+    expect(run.workerRequests).toBeGreaterThan(closed.workerRequests);
   });
 
   it('the naive baseline on the same seed and faults: its lost and duplicated counts are measured', { timeout: 150_000 }, async () => {

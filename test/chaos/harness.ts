@@ -1,9 +1,10 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { PageReport, PlannedAward } from './pages/protocol.js';
-import { chaosFaults, planChaos, SLOTS, type ChaosSize, type Sender } from './plan.js';
+import { closedTabsPhase, type ClosedTabs } from './closed.js';
+import { chaosFaults, planChaos, planClosedTabs, SLOTS, type ChaosSize, type Sender } from './plan.js';
 import { createRng } from './rng.js';
 import { upstreamKey } from '../helpers/fixtures.js';
-import { QUEST, type Stack } from './stack.js';
+import { QUEST, type InFlight, type Stack } from './stack.js';
 import { judge, type LedgerEntry, type Verdict } from './verdict.js';
 
 export interface ChaosOptions extends ChaosSize {
@@ -13,6 +14,8 @@ export interface ChaosOptions extends ChaosSize {
   drainTimeoutMs: number;
   /** Retry-After of the injected 429 and 503 answers; default 1 s (the full run). */
   retryAfterSeconds?: number;
+  /** Awards per tab queued offline just before every tab closes, for the service worker alone to deliver. Default 10; 0: no such phase. */
+  closedTabAwards?: number;
   log?: (line: string) => void;
 }
 
@@ -46,6 +49,10 @@ export interface ChaosRun {
   faultRate: number;
   proxyStatuses: Record<string, number>;
   pageErrors: string[];
+  /** Award requests the pages' service worker sent over the whole run (ours: registered from the first tab on). */
+  workerRequests: number;
+  /** The phase with every tab closed (ours only). */
+  closedTabs?: ClosedTabs;
   wallMs: number;
 }
 
@@ -116,6 +123,17 @@ export async function runChaos(stack: Stack, browser: Browser, options: ChaosOpt
     const tab = { slot, ready: false } as Tab;
     tabs.push(tab);
     await openPage(tab);
+  }
+  // Ours: the pages' service worker, for the whole run. Its sync events (a page asks for one whenever a send fails
+  // or an award is queued offline) compete with the pages for the outbox lock throughout the chaos.
+  let workerRequests = 0;
+  const countWorker = (entry: InFlight) => {
+    if (entry.slot.startsWith('sw-')) workerRequests++;
+  };
+  stack.events.on('start', countWorker);
+  if (sender === 'ours') {
+    const storages = [...new Set(SLOTS.map((s) => s.storage))].join(',');
+    await tabs[0]!.page.evaluate((u) => (globalThis as any).chaos.registerWorker(u), `/sw.js?storages=${storages}`);
   }
 
   /** A tab with an award request in flight (waiting up to timeoutMs for one), else undefined. */
@@ -207,7 +225,36 @@ export async function runChaos(stack: Stack, browser: Browser, options: ChaosOpt
   log(`${sender}: issue steps done at ${at()}`);
   await Promise.all([disruptions, offline, restart]);
   await setOffline(false);
-  log(`${sender}: chaos done at ${at()} (${issued.size} awards); draining`);
+  log(`${sender}: chaos done at ${at()} (${issued.size} awards)`);
+
+  /** Keys still queued in the storages of these pages (one page per storage name). */
+  const stored = async (pages: Tab[]) => {
+    const left: string[] = [];
+    for (const tab of pages) left.push(...(await tab.page.evaluate(() => (globalThis as any).chaos.stored() as Promise<string[]>)));
+    return left;
+  };
+  /** Flushes these pages until their storages are empty or the time is up; what is left. */
+  async function drain(pages: Tab[], timeoutMs: number) {
+    let left = await stored(pages);
+    for (let until = Date.now() + timeoutMs, n = 0; left.length > 0 && Date.now() < until; left = await stored(pages), n++) {
+      if (n % 40 === 0) log(`${sender}: ${left.length} still queued at ${at()}`);
+      await Promise.all(pages.map((t) => t.page.evaluate(() => (globalThis as any).chaos.flush()).catch(() => {})));
+      await sleep(250);
+    }
+    return left;
+  }
+  const onePerStorage = (list: Tab[]) => list.filter((tab, i) => list.findIndex((t) => t.slot.storage === tab.slot.storage) === i);
+
+  const perTab = options.closedTabAwards ?? 10;
+  let closedTabs: ClosedTabs | undefined;
+  if (sender === 'ours' && perTab > 0) {
+    // The open tabs (and the worker) deliver what the chaos left first: the phase measures the worker on its own awards.
+    await drain(onePerStorage(tabs), options.drainTimeoutMs);
+    const awards = planClosedTabs(seed, perTab, options.awards, sender);
+    closedTabs = await closedTabsPhase({ stack, context, tabs, awards, issued, issue, setOffline, timeoutMs: 60_000 });
+    log(`${sender}: every tab closed; the worker delivered ${closedTabs.undeliveredAtOnline} in ${closedTabs.deliveredMs} ms`);
+  }
+  log(`${sender}: draining at ${at()}`);
 
   // End: every page closed, then one page per storage name reopened to drain what is left.
   for (const tab of tabs) await tab.page.close().catch(() => {});
@@ -219,17 +266,8 @@ export async function runChaos(stack: Stack, browser: Browser, options: ChaosOpt
     drainers.push(tab);
     await openPage(tab);
   }
-  const stored = async () => {
-    const left: string[] = [];
-    for (const tab of drainers) left.push(...(await tab.page.evaluate(() => (globalThis as any).chaos.stored() as Promise<string[]>)));
-    return left;
-  };
-  let left = await stored();
-  for (let until = Date.now() + options.drainTimeoutMs, n = 0; left.length > 0 && Date.now() < until; left = await stored(), n++) {
-    if (n % 40 === 0) log(`${sender}: ${left.length} still queued at ${at()}`);
-    await Promise.all(drainers.map((t) => t.page.evaluate(() => (globalThis as any).chaos.flush()).catch(() => {})));
-    await sleep(250);
-  }
+  if (closedTabs) closedTabs.leftAtReopen = (await stored(drainers)).length;
+  const left = await drain(drainers, options.drainTimeoutMs);
   log(`${sender}: drained at ${at()} (${left.length} left)`);
   const deadLetters = [];
   for (const tab of drainers)
@@ -237,6 +275,7 @@ export async function runChaos(stack: Stack, browser: Browser, options: ChaosOpt
   // Pages gone first: a batch whose page went away is still worked through by the relay; wait for that too.
   await context.close();
   await quiescent(stack);
+  stack.events.off('start', countWorker);
   log(`${sender}: quiescent at ${at()}`);
 
   const state = (await stack.admin('GET', '/state')) as { ledger: LedgerEntry[] };
@@ -267,6 +306,8 @@ export async function runChaos(stack: Stack, browser: Browser, options: ChaosOpt
     faultRate: requests.length ? faulted / requests.length : 0,
     proxyStatuses: Object.fromEntries([...stack.statuses].sort(([a], [b]) => a - b)),
     pageErrors,
+    workerRequests,
+    closedTabs,
     wallMs: Math.round(performance.now() - started),
   };
 }

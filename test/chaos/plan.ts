@@ -69,3 +69,20 @@ export function planChaos(seed: number, size: ChaosSize, sender: Sender): Step[]
   at.set(restartAt, [...(at.get(restartAt) ?? []), { kind: 'restart-relay', downMs: rng.int(800, 2000) }]);
   return issues.flatMap((step, index) => [...(at.get(index) ?? []), step]);
 }
+
+/**
+ * The closed-tab phase: awards queued offline into each tab just before every tab closes, numbered on from `firstN`.
+ * The last award of the last tab is one the policy refuses, so the worker's dead-letter path runs too.
+ */
+export function planClosedTabs(seed: number, perTab: number, firstN: number, sender: Sender): PlannedAward[][] {
+  const rng = createRng(seed ^ 0xc105ed);
+  let n = firstN;
+  return SLOTS.map((_, slot) =>
+    Array.from({ length: perTab }, (_, i) => {
+      const forbidden = slot === SLOTS.length - 1 && i === perTab - 1;
+      const award = { n, points: rng.pick(POINTS), eventName: forbidden ? FORBIDDEN_EVENT : AWARD_EVENT, description: `${sender}-${seed}-${n}` };
+      n++;
+      return award;
+    }),
+  );
+}

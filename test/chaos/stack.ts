@@ -5,6 +5,7 @@ import type { FaultConfig, RunningEmulator } from '../../src/emulator/index.js';
 import type { RelayPolicy } from '../../src/relay/index.js';
 import { startStack as startServedStack } from '../helpers/stack.js';
 import { pageBundle } from './bundle.js';
+import { SLOTS } from './plan.js';
 
 const TOKEN_AGE_SECONDS = 6 * 3600;
 
@@ -40,6 +41,8 @@ export interface Stack {
   inFlight(): InFlight[];
   /** Emits 'start' (InFlight) for every award request entering the proxy. */
   events: EventEmitter;
+  /** What the pages' service worker said of each sync event it answered (pages/worker.ts). */
+  workerLog: string[];
   /** Status codes the proxy returned to pages (0: the page went away first). */
   statuses: Map<number, number>;
   admin(method: string, path: string, body?: unknown): Promise<any>;
@@ -62,6 +65,7 @@ export async function startStack(): Promise<Stack> {
   const events = new EventEmitter();
   const statuses = new Map<number, number>();
   const live = new Set<InFlight>();
+  const workerLog: string[] = [];
   const count = (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1);
 
   function proxy(req: IncomingMessage, res: ServerResponse, slot: string, path: string) {
@@ -90,10 +94,28 @@ export async function startStack(): Promise<Stack> {
     req.pipe(upstream);
   }
 
+  let token: Stack['token'] = () => Promise.reject(new Error('the stack is starting'));
   const front: Server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://front');
     const api = /^\/api\/s\/([\w-]{1,32})(\/.*)$/.exec(url.pathname);
     if (api) return proxy(req, res, api[1]!, api[2]! + url.search);
+    if (url.pathname === '/sw.js') {
+      res.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'no-store' });
+      return res.end(await pageBundle('worker'));
+    }
+    if (url.pathname === '/worker-log') {
+      workerLog.push(`${new Date().toISOString().slice(11, 23)} ${url.searchParams.get('line') ?? ''}`);
+      if (process.env.CHAOS_DEBUG) console.log(`worker: ${url.searchParams.get('line')}`);
+      return json(res, 200, { success: true });
+    }
+    // The service worker's tokenUrl: the player of a storage name (the operator's cookie session, in a game).
+    if (url.pathname === '/token') {
+      const slot = SLOTS.find((s) => s.storage === url.searchParams.get('storage'));
+      if (!slot) return json(res, 404, { success: false, message: 'unknown storage' });
+      const body = await token(slot.user);
+      res.writeHead(200, { 'content-type': 'text/plain', 'cache-control': 'no-store' });
+      return res.end(body);
+    }
     if (url.pathname === '/ours.html' || url.pathname === '/naive.html') {
       res.writeHead(200, { 'content-type': 'text/html', 'cache-control': 'no-store' });
       return res.end(html(url.pathname.slice(1, -5)));
@@ -122,6 +144,7 @@ export async function startStack(): Promise<Stack> {
     },
   });
   relayPort = served.relay.port;
+  token = (sub) => served.token(sub, { quests: [QUEST] }, { ttl: TOKEN_AGE_SECONDS, maxTokenAgeSeconds: TOKEN_AGE_SECONDS });
 
   return {
     emulator: served.emulator,
@@ -130,10 +153,11 @@ export async function startStack(): Promise<Stack> {
     restartRelay: served.restartRelay,
     inFlight: () => [...live],
     events,
+    workerLog,
     statuses,
     admin: served.admin,
     setFaults: served.setFaults,
-    token: (sub) => served.token(sub, { quests: [QUEST] }, { ttl: TOKEN_AGE_SECONDS, maxTokenAgeSeconds: TOKEN_AGE_SECONDS }),
+    token,
     async close() {
       front.closeAllConnections();
       await new Promise((resolve) => front.close(resolve));

@@ -26,6 +26,12 @@ export function summaryRows(runs: ChaosRun[]): [string, ...string[]][] {
     row('relay restarts', (r) => r.chaos.relayRestarts),
     row('service requests / faulted', (r) => `${r.serviceRequests} / ${percent(r.faultRate)}`),
     ...kinds.map((k) => row(`  fault ${k}`, (r) => r.faults[k] ?? 0)),
+    row('award requests by the service worker', (r) => (r.sender === 'ours' ? r.workerRequests : 'n/a (no worker)')),
+    row('every tab closed: awards queued offline', (r) => r.closedTabs?.awards ?? 'n/a'),
+    row('  waiting at online / delivered by the worker alone', (r) =>
+      r.closedTabs ? `${r.closedTabs.undeliveredAtOnline} / ${r.closedTabs.undeliveredAtOnline - (r.closedTabs.expected - r.closedTabs.delivered)} in ${(r.closedTabs.deliveredMs / 1000).toFixed(1)} s` : 'n/a'),
+    row('  worker requests / page requests meanwhile', (r) => (r.closedTabs ? `${r.closedTabs.workerRequests} / ${r.closedTabs.pageRequests}` : 'n/a')),
+    row('  left for the next page', (r) => r.closedTabs?.leftAtReopen ?? 'n/a'),
     row('relay unreachable (502 at the proxy)', (r) => r.proxyStatuses['502'] ?? 0),
     row('wall time', (r) => `${(r.wallMs / 1000).toFixed(1)} s`),
   ];

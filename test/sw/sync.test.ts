@@ -174,4 +174,26 @@ describe('registerQuestPointsSync: the sync event', () => {
     await Promise.all([fire('sync', 'quest-points'), fire('periodicsync', 'quest-points')]);
     expect(relay.sentKeys()).toEqual(keysOf(awards));
   });
+
+  it('an event that arrives during an earlier one\'s drain gets a budget of its own', async () => {
+    // 503 until `healthy`: the first event's 300 ms run out while it retries; the second, fired 200 ms in, joins
+    // the same drain (nothing is sent twice) but still has time when the relay comes back at 400 ms.
+    let healthy = false;
+    const { awards, outbox, relay, fire } = await setup([1, 2], {
+      relay: () => (healthy ? undefined : json(503, { success: false, message: 'busy' })),
+      options: { budgetMs: 300 },
+    });
+    const first = fire('sync', 'quest-points')!;
+    const firstFailed = expect(first).rejects.toThrow(/awards still queued after 300 ms/);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const second = fire('sync', 'quest-points')!;
+    await firstFailed;
+    healthy = true;
+    await second;
+    expect(await outbox.all()).toEqual([]);
+    // One drain: every send carried both awards, oldest first.
+    const sends = relay.seen.filter((r) => r.path === '/api/batch/points').map((r) => keysOf(r.body.awards));
+    expect(sends.length).toBeGreaterThan(2);
+    for (const sent of sends) expect(sent).toEqual(keysOf(awards));
+  });
 });

@@ -1,6 +1,7 @@
 // The page of "our" sender: the quest-points SDK as a game would use it.
 import { createStore, keys } from 'idb-keyval';
 import { createQuestPoints, type AwardHandle } from '../../../src/client/index.js';
+import { backgroundSync } from '../../../src/sw/page.js';
 import { pageParams, report, type PlannedAward } from './protocol.js';
 
 const { slot, storage, user, quest, token } = pageParams();
@@ -12,6 +13,8 @@ const qp = createQuestPoints({
   storageName: storage,
   backoff: { baseMs: 100, maxMs: 2000 },
   pollIntervalMs: 1000,
+  // The harness registers the pages' service worker (pages/worker.ts): it delivers this storage's outbox on this tag.
+  backgroundSync: backgroundSync({ tag: `qp-${storage}` }),
 });
 // The SDK's own outbox database (one database per store, object store 'kv'), read directly at the end.
 const outbox = createStore(`${storage}:outbox`, 'kv');
@@ -34,13 +37,22 @@ async function confirmDurable(n: number, handle: AwardHandle) {
   },
   flush: () => qp.flush(),
   pending: async () => (await qp.pending()).length,
-  /** Straight from IndexedDB: what would survive this page. */
   /** Idempotency keys straight from IndexedDB, plus any pagehide rescue left in localStorage: what is still queued. */
   stored: async () => {
     const rescued = Object.keys(localStorage)
       .filter((k) => k.startsWith(`quest-points:${storage}:rescue:`))
       .flatMap((k) => (JSON.parse(localStorage.getItem(k) ?? '[]') as { idempotencyKey: string }[]).map((a) => a.idempotencyKey));
     return [...(await keys(outbox)).map(String), ...rescued];
+  },
+  /** The Background Sync tags registered and not yet fired. */
+  syncTags: async () => {
+    const registration = (await navigator.serviceWorker.getRegistration()) as (ServiceWorkerRegistration & { sync?: { getTags(): Promise<string[]> } }) | undefined;
+    return (await registration?.sync?.getTags()) ?? [];
+  },
+  /** Registers the pages' service worker for this origin (once per context) and waits until it is active. */
+  registerWorker: async (url: string) => {
+    await navigator.serviceWorker.register(url, { type: 'module' });
+    await navigator.serviceWorker.ready;
   },
   deadLetters: async () => (await qp.deadLetters()).map((d) => ({ key: d.idempotencyKey, description: d.eventDescription ?? '', status: d.status, message: d.message })),
 };
