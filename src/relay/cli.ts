@@ -19,6 +19,7 @@ const RELAY_USAGE = `usage: quest-points relay [options]
   --headers-timeout MS        request head must arrive within (default 10000; QP_HEADERS_TIMEOUT_MS)
   --request-timeout MS        whole request must arrive within (default 30000; QP_REQUEST_TIMEOUT_MS)
   --max-connections N         open connections at once (default 4096; QP_MAX_CONNECTIONS)
+  --deadline MS               an award request is answered within (default 8000, below the SDK's 10 s; QP_DEADLINE_MS)
   --shutdown-grace MS         on SIGTERM/SIGINT, in-flight requests get this long (default 10000; QP_SHUTDOWN_GRACE_MS)
   -h, --help                  show this help
 
@@ -58,6 +59,7 @@ export async function relayCommand(argv: string[]): Promise<void> {
       'headers-timeout': { type: 'string' },
       'request-timeout': { type: 'string' },
       'max-connections': { type: 'string' },
+      deadline: { type: 'string' },
       'shutdown-grace': { type: 'string' },
     });
     if (values.help) return void console.log(RELAY_USAGE);
@@ -67,7 +69,7 @@ export async function relayCommand(argv: string[]): Promise<void> {
     if (!env.QP_RELAY_SECRET) throw new ConfigError('QP_RELAY_SECRET', 'missing', 'QP_RELAY_SECRET is not set: the relay needs a token secret in its environment');
     const upstreamUrl = values.upstream ?? env.QP_UPSTREAM_URL;
     if (!upstreamUrl) throw new ConfigError('--upstream', 'missing', '--upstream URL (or QP_UPSTREAM_URL) is required');
-    type NumberFlag = 'max-token-age' | 'headers-timeout' | 'request-timeout' | 'max-connections' | 'shutdown-grace';
+    type NumberFlag = 'max-token-age' | 'headers-timeout' | 'request-timeout' | 'max-connections' | 'deadline' | 'shutdown-grace';
     const number = (flag: NumberFlag, variable: string) => parsePositiveInteger(values[flag] ?? env[variable], `--${flag}`);
     const trustProxy = parsePositiveInteger(values['trust-proxy'] ?? env.QP_TRUST_PROXY, '--trust-proxy');
     const forwardedHeader = oneOf<ForwardedHeader>(values['forwarded-header'] ?? env.QP_FORWARDED_HEADER, ['x-forwarded-for', 'forwarded'], '--forwarded-header');
@@ -89,6 +91,7 @@ export async function relayCommand(argv: string[]): Promise<void> {
       headersTimeoutMs: number('headers-timeout', 'QP_HEADERS_TIMEOUT_MS'),
       requestTimeoutMs: number('request-timeout', 'QP_REQUEST_TIMEOUT_MS'),
       maxConnections: number('max-connections', 'QP_MAX_CONNECTIONS'),
+      deadlineMs: number('deadline', 'QP_DEADLINE_MS'),
       shutdownGraceMs: number('shutdown-grace', 'QP_SHUTDOWN_GRACE_MS'),
     });
     console.log(`listening on ${relay.url}`);

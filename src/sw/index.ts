@@ -30,7 +30,8 @@ export interface QuestPointsSyncOptions {
   backoff?: { baseMs?: number; maxMs?: number };
   /**
    * How long one event keeps retrying before it hands what is left back to the browser (the event fails, so the
-   * browser fires it again later). Chromium ends a sync event after 3 minutes. Default 60 000 ms.
+   * browser fires it again later). Chromium ends a sync event after 3 minutes. Default 60 000 ms. Each event has
+   * its own: one that arrives during an earlier event's drain joins that drain with a full budget.
    */
   budgetMs?: number;
 }

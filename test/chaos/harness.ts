@@ -4,6 +4,7 @@ import { closedTabsPhase, type ClosedTabs } from './closed.js';
 import { chaosFaults, planChaos, planClosedTabs, SLOTS, type ChaosSize, type Sender } from './plan.js';
 import { createRng } from './rng.js';
 import { upstreamKey } from '../helpers/fixtures.js';
+import { drainPages, quiescent, stored } from './queues.js';
 import { QUEST, type InFlight, type Stack } from './stack.js';
 import { judge, type LedgerEntry, type Verdict } from './verdict.js';
 
@@ -227,29 +228,14 @@ export async function runChaos(stack: Stack, browser: Browser, options: ChaosOpt
   await setOffline(false);
   log(`${sender}: chaos done at ${at()} (${issued.size} awards)`);
 
-  /** Keys still queued in the storages of these pages (one page per storage name). */
-  const stored = async (pages: Tab[]) => {
-    const left: string[] = [];
-    for (const tab of pages) left.push(...(await tab.page.evaluate(() => (globalThis as any).chaos.stored() as Promise<string[]>)));
-    return left;
-  };
-  /** Flushes these pages until their storages are empty or the time is up; what is left. */
-  async function drain(pages: Tab[], timeoutMs: number) {
-    let left = await stored(pages);
-    for (let until = Date.now() + timeoutMs, n = 0; left.length > 0 && Date.now() < until; left = await stored(pages), n++) {
-      if (n % 40 === 0) log(`${sender}: ${left.length} still queued at ${at()}`);
-      await Promise.all(pages.map((t) => t.page.evaluate(() => (globalThis as any).chaos.flush()).catch(() => {})));
-      await sleep(250);
-    }
-    return left;
-  }
+  const drain = (pages: Tab[]) => drainPages(pages.map((t) => t.page), options.drainTimeoutMs, (left) => log(`${sender}: ${left} still queued at ${at()}`));
   const onePerStorage = (list: Tab[]) => list.filter((tab, i) => list.findIndex((t) => t.slot.storage === tab.slot.storage) === i);
 
   const perTab = options.closedTabAwards ?? 10;
   let closedTabs: ClosedTabs | undefined;
   if (sender === 'ours' && perTab > 0) {
     // The open tabs (and the worker) deliver what the chaos left first: the phase measures the worker on its own awards.
-    await drain(onePerStorage(tabs), options.drainTimeoutMs);
+    await drain(onePerStorage(tabs));
     const awards = planClosedTabs(seed, perTab, options.awards, sender);
     closedTabs = await closedTabsPhase({ stack, context, tabs, awards, issued, issue, setOffline, timeoutMs: 60_000 });
     log(`${sender}: every tab closed; the worker delivered ${closedTabs.undeliveredAtOnline} in ${closedTabs.deliveredMs} ms`);
@@ -266,8 +252,8 @@ export async function runChaos(stack: Stack, browser: Browser, options: ChaosOpt
     drainers.push(tab);
     await openPage(tab);
   }
-  if (closedTabs) closedTabs.leftAtReopen = (await stored(drainers)).length;
-  const left = await drain(drainers, options.drainTimeoutMs);
+  if (closedTabs) closedTabs.leftAtReopen = (await stored(drainers.map((t) => t.page))).length;
+  const left = await drain(drainers);
   log(`${sender}: drained at ${at()} (${left.length} left)`);
   const deadLetters = [];
   for (const tab of drainers)
@@ -310,15 +296,4 @@ export async function runChaos(stack: Stack, browser: Browser, options: ChaosOpt
     closedTabs,
     wallMs: Math.round(performance.now() - started),
   };
-}
-
-/** Requests cut by a closed page may still be at work in the relay: wait until the service sees nothing new. */
-async function quiescent(stack: Stack, quietMs = 1500, timeoutMs = 30_000) {
-  let last = -1;
-  let since = Date.now();
-  for (const until = Date.now() + timeoutMs; Date.now() < until; await sleep(250)) {
-    const count = ((await stack.admin('GET', '/requests')) as unknown[]).length;
-    if (count !== last || stack.inFlight().length) (last = count), (since = Date.now());
-    else if (Date.now() - since >= quietMs) return;
-  }
 }

@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
-import { secretKey, verifyPlayerToken } from '../../src/relay/token.js';
+import { secretKey, signPlayerToken, verifyPlayerToken } from '../../src/relay/token.js';
 import { API_KEY, SECRET } from '../helpers/fixtures.js';
 
 const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
@@ -117,7 +119,36 @@ describe('quest-points relay', () => {
     expect(stderr).not.toContain('metrics-secret-token-123');
   });
 
+  it('--deadline bounds an award the service never answers: 504, for the SDK to resend with the same key', async () => {
+    // A service that takes the request and never answers.
+    const frozen = createServer(() => {});
+    await new Promise<void>((resolve) => frozen.listen(0, '127.0.0.1', resolve));
+    try {
+      const relay = run(['relay', '--port', '0', '--upstream', `http://127.0.0.1:${(frozen.address() as AddressInfo).port}`, '--deadline', '300'], {
+        QP_API_KEY: API_KEY,
+        QP_RELAY_SECRET: SECRET,
+      });
+      const [, url] = await relay.line(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+      const token = await signPlayerToken({ sub: 'frozen-player' }, { secret: SECRET, ttl: '5m' });
+      const res = await fetch(`${url}/group-quests/q1/points`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
+        body: JSON.stringify({ serviceUserId: 'frozen-player', eventPoints: 5 }),
+        // Half the default deadline: only --deadline can have the relay answer before this gives up.
+        signal: AbortSignal.timeout(4000),
+      });
+      expect(res.status).toBe(504);
+      expect((await res.json()).message).toBe('Quest Points Service was not waited for (deadline passed or client gone)');
+      relay.child.kill('SIGTERM');
+      expect((await relay.exited()).code).toBe(0);
+    } finally {
+      frozen.closeAllConnections();
+      await new Promise((resolve) => frozen.close(resolve));
+    }
+  });
+
   it.each([
+    [['--deadline', '0'], 'quest-points relay: --deadline must be a positive integer, got "0"'],
     [['--redis', 'http://127.0.0.1:6379'], 'quest-points relay: Redis URL must start with redis:// or rediss://'],
     [['--on-store-error', 'maybe'], 'quest-points relay: --on-store-error must be closed or open, got "maybe"'],
     [['--max-token-age', 'soon'], 'quest-points relay: --max-token-age must be a positive integer, got "soon"'],
