@@ -1,5 +1,5 @@
 import { ConfigError, startNodeServer, takeLimits, type ServerLimits } from '../kit/index.js';
-import { isLoopbackAddress, isLoopbackHost } from './loopback.js';
+import { isLoopbackAddress, isLoopbackHost } from '../kit/loopback.js';
 import { createDevServer, DEV_PATHS, type DevBindings, type DevServer, type DevServerOptions } from './server.js';
 
 export interface RunningDevServer {

@@ -6,7 +6,7 @@ import { errorResponse } from '../kit/index.js';
 import { REQUEST_ID_HEADER } from '../protocol/index.js';
 import { createEmulator, type EmulatorOptions } from '../emulator/index.js';
 import { createRelay, signPlayerToken, type RelayOptions } from '../relay/index.js';
-import { hostOfHeader, isLoopbackAddress, isLoopbackHost, isLoopbackOrigin } from './loopback.js';
+import { hostOfHeader, isLoopbackAddress, isLoopbackHost, isLoopbackOrigin } from '../kit/loopback.js';
 import { devLogger } from './logger.js';
 import { DEV_POLICY } from './policy.js';
 import { DEV_TOKEN_TTL_SECONDS, parseDevTokenQuery, type DevTokenClaims } from './token.js';

@@ -16,7 +16,9 @@ options:
   --mode MODE              stateful (default) or sandbox (the spec's test environment)
   --api-key KEY            an accepted API_KEY; repeat for more (also QP_API_KEY, comma-separated;
                            default dev-api-key when neither is given)
-  --admin                  enable the /__emulator/* admin routes (reset, seed, state, requests, faults, mode)
+  --admin                  enable the /__emulator/* admin routes (reset, seed, state, requests, faults, mode);
+                           they answer loopback callers only
+  --admin-from-any-address let the admin routes answer other machines too (an emulator in a container)
   --import FILE            start from a state file (as exported by GET /__emulator/state)
   --export-on-exit FILE    write the state to FILE on SIGINT/SIGTERM
   --no-auto-create         identify answers 404 "User not found" for unknown users (default: creates them)
@@ -34,6 +36,7 @@ interface EmulatorCliOptions {
   mode: EmulatorMode;
   apiKeys: string[];
   admin: boolean;
+  adminFromAnyAddress: boolean;
   importFile: string | undefined;
   exportFile: string | undefined;
   autoCreate: boolean;
@@ -103,6 +106,7 @@ export function parseEmulatorArgs(argv: string[], env: NodeJS.ProcessEnv = proce
       mode: { type: 'string', default: 'stateful' },
       'api-key': { type: 'string', multiple: true },
       admin: { type: 'boolean', default: false },
+      'admin-from-any-address': { type: 'boolean', default: false },
       import: { type: 'string' },
       'export-on-exit': { type: 'string' },
       'no-auto-create': { type: 'boolean', default: false },
@@ -129,6 +133,7 @@ export function parseEmulatorArgs(argv: string[], env: NodeJS.ProcessEnv = proce
     mode: values.mode,
     apiKeys,
     admin: values.admin,
+    adminFromAnyAddress: values['admin-from-any-address'],
     importFile: values.import,
     exportFile: values['export-on-exit'],
     autoCreate: !values['no-auto-create'],
@@ -171,6 +176,7 @@ export async function emulatorCommand(argv: string[]): Promise<void> {
       port: parsed.port,
       mode: parsed.mode,
       admin: parsed.admin,
+      adminFromAnyAddress: parsed.adminFromAnyAddress,
       ...(parsed.apiKeys.length ? { apiKeys: parsed.apiKeys } : {}),
       ...(state !== undefined ? { state: state as never } : {}),
       autoCreate: parsed.autoCreate,

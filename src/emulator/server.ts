@@ -1,4 +1,4 @@
-import { startNodeServer, takeLimits, type ServerLimits } from '../kit/index.js';
+import { loopbackOnly, startNodeServer, takeLimits, type ServerLimits } from '../kit/index.js';
 import { buildEmulator } from './app.js';
 import type { EmulatorState } from './state.js';
 import type { EmulatorOptions, RunningServer } from './types.js';
@@ -8,10 +8,25 @@ export interface RunningEmulator extends RunningServer {
   exportState(): EmulatorState;
 }
 
+export interface NodeEmulatorOptions {
+  host?: string;
+  port?: number;
+  /**
+   * Let the admin routes answer callers on other machines. Default false: with `admin` on, /__emulator/* answers
+   * 403 to any caller that is not on a loopback address, whatever host it binds (the routes take no key and can
+   * reset, seed or read the whole ledger). For an emulator in a container that tests reach through a published port.
+   */
+  adminFromAnyAddress?: boolean;
+}
+
 /** The emulator on Node (@hono/node-server). Resolves once listening; port 0 picks a free port. */
-export async function startEmulator(options: EmulatorOptions & ServerLimits & { host?: string; port?: number } = {}): Promise<RunningEmulator> {
-  const [limits, { host = '127.0.0.1', port = 8787, ...emulatorOptions }] = takeLimits(options);
+export async function startEmulator(options: EmulatorOptions & ServerLimits & NodeEmulatorOptions = {}): Promise<RunningEmulator> {
+  const [limits, { host = '127.0.0.1', port = 8787, adminFromAnyAddress = false, ...emulatorOptions }] = takeLimits(options);
   const { app, core } = buildEmulator(emulatorOptions);
-  const running = await startNodeServer({ fetch: app.fetch, host, port, ...limits });
+  const fetch =
+    emulatorOptions.admin && !adminFromAnyAddress
+      ? loopbackOnly('/__emulator/', 'the admin routes answer loopback callers only (--admin-from-any-address lifts this)', app.fetch)
+      : app.fetch;
+  const running = await startNodeServer({ fetch, host, port, ...limits });
   return { ...running, exportState: core.exportState };
 }

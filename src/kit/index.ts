@@ -4,3 +4,4 @@ export * from './errors.js';
 export * from './http.js';
 export * from './server.js';
 export * from './cli.js';
+export * from './loopback.js';

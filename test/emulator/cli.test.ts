@@ -157,7 +157,7 @@ describe('quest-points emulator (CLI)', () => {
 describe('parseEmulatorArgs', () => {
   it('defaults', () => {
     expect(parseEmulatorArgs([], {})).toEqual({
-      host: '127.0.0.1', port: 8787, mode: 'stateful', apiKeys: [], admin: false, importFile: undefined, exportFile: undefined,
+      host: '127.0.0.1', port: 8787, mode: 'stateful', apiKeys: [], admin: false, adminFromAnyAddress: false, importFile: undefined, exportFile: undefined,
       autoCreate: true, chains: undefined, idempotencyTtlMs: undefined, faults: undefined, requestLogSize: undefined,
     });
   });
@@ -170,6 +170,7 @@ describe('parseEmulatorArgs', () => {
     expect(parseEmulatorArgs(['--faults', '{}'], {})).toMatchObject({ faults: { seed: expect.any(Number) } });
     expect(parseEmulatorArgs(['--request-log-size', '50'], {})).toMatchObject({ requestLogSize: 50 });
     expect(parseEmulatorArgs(['--no-auto-create'], {})).toMatchObject({ autoCreate: false });
+    expect(parseEmulatorArgs(['--admin', '--admin-from-any-address'], {})).toMatchObject({ admin: true, adminFromAnyAddress: true });
   });
   it.each([
     [['--idempotency-ttl', '0'], '--idempotency-ttl must be a positive duration'],

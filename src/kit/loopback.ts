@@ -1,6 +1,9 @@
 import { isIP } from 'node:net';
+import { errorResponse } from './http.js';
+import type { NodeBindings } from './server.js';
 
-// Dev mode mints tokens without a login, so it must only ever be reachable from this machine.
+// Dev mode mints tokens without a login, and the emulator's admin routes reset or read everything: both must only
+// ever answer this machine.
 
 /** 127.0.0.0/8, ::1 and their IPv4-mapped IPv6 forms. `localhost` is a name, not an address: see isLoopbackHost. */
 export function isLoopbackAddress(address: string | undefined): boolean {
@@ -35,4 +38,14 @@ export function isLoopbackOrigin(origin: string | undefined): boolean {
   } catch {
     return false;
   }
+}
+
+type NodeFetch = (request: Request, env: NodeBindings) => Response | Promise<Response>;
+
+/** A Node fetch handler whose routes under `prefix` answer 403 `message` to callers not on a loopback address. */
+export function loopbackOnly(prefix: string, message: string, fetch: NodeFetch): NodeFetch {
+  return (request, env) => {
+    if (new URL(request.url).pathname.startsWith(prefix) && !isLoopbackAddress(env.incoming.socket.remoteAddress)) return errorResponse(403, message);
+    return fetch(request, env);
+  };
 }
