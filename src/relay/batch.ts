@@ -139,9 +139,9 @@ function findDuplicate(keys: string[]): [number, number] | null {
 /** One award's outcome for the SDK, by the protocol's status table: done, dead-letter, or send again later. */
 export function batchResult(idempotencyKey: string, outcome: AwardOutcome): BatchResult {
   if ('refused' in outcome) {
-    const { status, message, retryAfter } = outcome.refused;
+    const { status, message, retryAfter, reason } = outcome.refused;
     if (statusVerdict(status) === 'retry') {
-      return { idempotencyKey, outcome: 'retry', reason: retryReason(status), status, ...(retryAfter !== undefined ? { retryAfter } : {}) };
+      return { idempotencyKey, outcome: 'retry', reason: reason ?? retryReason(status), status, ...(retryAfter !== undefined ? { retryAfter } : {}) };
     }
     return { idempotencyKey, outcome: 'rejected', status, message };
   }

@@ -102,6 +102,8 @@ export interface Refusal {
   status: number;
   message: string;
   retryAfter?: number;
+  /** A batch's retry reason when a retryable status is the relay's own doing, not the service's. */
+  reason?: string;
 }
 
 /** Is this quest served at all? (403: the caller may not act there.) */

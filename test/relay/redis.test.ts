@@ -149,7 +149,8 @@ describe('Redis stopped mid-test', () => {
       body: { awards: [{ questId: 'q1', serviceUserId: sub, eventPoints: 1, idempotencyKey: uuid() }] },
     });
     expect(batch.status).toBe(200);
-    expect(batch.json.results).toEqual([expect.objectContaining({ outcome: 'retry', status: 503, retryAfter: 1 })]);
+    // Named as the relay's own store, not the service ('upstream_error' would send an operator to the wrong place).
+    expect(batch.json.results).toEqual([expect.objectContaining({ outcome: 'retry', reason: 'limits_unavailable', status: 503, retryAfter: 1 })]);
 
     await redis.restart();
     expect(await until(() => closed.call('GET', '/readyz').then((r) => r.status), (status) => status === 200)).toBe(200);
