@@ -53,6 +53,8 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
   let authRequired = false;
   let deadCount = 0;
   let closed = false;
+  /** The start-up read of the outbox is in: before it, this tab's mirror is not the head of the queue. */
+  let loaded = false;
   let flushTimer: ReturnType<typeof setTimeout> | undefined;
 
   const notifier = createNotifier({
@@ -176,7 +178,8 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
       pagehide() {
         void outbox.commit();
         outbox.rescue();
-        const head = outbox.queued().slice(0, PAGEHIDE_AWARDS);
+        // Sent before the start-up read, it would put this tab's new awards ahead of what earlier pages left.
+        const head = loaded ? outbox.queued().slice(0, PAGEHIDE_AWARDS) : [];
         if (head.length && transport.batch) transport.beacon(paths.batch(), { awards: head.map(toWire) });
       },
       async poll() {
@@ -198,6 +201,7 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
     if (own) await reads.restore(own);
     notifier.restored();
     for (const award of await outbox.reload()) changed(pairOf(award));
+    loaded = true;
     deadCount = (await outbox.deadLetters()).length;
     notifier.queueChanged();
     if (own) reads.refresh([own]);

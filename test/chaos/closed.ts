@@ -57,29 +57,23 @@ async function until<T>(probe: () => Promise<T | undefined | false>, what: strin
   }
 }
 
-/** Counts in the worker's own IndexedDB (the outbox and dead-letter stores idb-keyval keeps, one database each). */
-function countStores(names: string[]): Promise<number[]> {
-  const count = (name: string) =>
-    new Promise<number>((resolve, reject) => {
-      const open = indexedDB.open(name);
-      // Created as idb-keyval creates it, should it not exist yet: a database without its store would break the SDK.
-      open.onupgradeneeded = () => open.result.createObjectStore('kv');
-      open.onerror = () => reject(open.error);
-      open.onsuccess = () => {
-        const db = open.result;
-        const request = db.transaction('kv', 'readonly').objectStore('kv').count();
-        request.onsuccess = () => {
-          db.close();
-          resolve(request.result);
-        };
-        request.onerror = () => {
-          db.close();
-          reject(request.error);
-        };
-      };
-    });
-  return Promise.all(names.map(count));
-}
+/**
+ * Counts in the worker's own IndexedDB (the outbox and dead-letter stores idb-keyval keeps, one database each), as
+ * source text: a function passed to evaluate() would carry the helpers tsx adds to named functions (`__name`), which
+ * the worker does not have. A database that does not exist yet is created as idb-keyval creates it (a database
+ * without its store would break the SDK).
+ */
+const countStores = (names: string[]) => `Promise.all(${JSON.stringify(names)}.map((name) => new Promise((resolve, reject) => {
+  const open = indexedDB.open(name);
+  open.onupgradeneeded = () => open.result.createObjectStore('kv');
+  open.onerror = () => reject(open.error);
+  open.onsuccess = () => {
+    const db = open.result;
+    const request = db.transaction('kv', 'readonly').objectStore('kv').count();
+    request.onsuccess = () => { db.close(); resolve(request.result); };
+    request.onerror = () => { db.close(); reject(request.error); };
+  };
+})))`;
 
 export async function closedTabsPhase(input: PhaseInput): Promise<ClosedTabs> {
   const { stack, context, tabs, awards, issued, timeoutMs } = input;
@@ -129,7 +123,7 @@ export async function closedTabsPhase(input: PhaseInput): Promise<ClosedTabs> {
         delivered = await inLedger();
         // Read inside the worker, which Chromium keeps running for a while after its sync event.
         const worker = context.serviceWorkers()[0];
-        const counts = await worker?.evaluate(countStores, names).catch(() => undefined);
+        const counts = (await worker?.evaluate(countStores(names)).catch(() => undefined)) as number[] | undefined;
         if (!counts) return false;
         outboxes = Object.fromEntries(storages.map((s, i) => [s, { queued: counts[2 * i]!, dead: counts[2 * i + 1]! }]));
         return delivered === expected.length && Object.values(outboxes).every((o) => o.queued === 0);

@@ -52,6 +52,8 @@ export interface ChaosRun {
   pageErrors: string[];
   /** Award requests the pages' service worker sent over the whole run (ours: registered from the first tab on). */
   workerRequests: number;
+  /** Pages whose storage fell back to memory (storage:degraded), when and why: their awards skip the queue. */
+  degraded: string[];
   /** The phase with every tab closed (ours only). */
   closedTabs?: ClosedTabs;
   wallMs: number;
@@ -76,6 +78,8 @@ export async function runChaos(stack: Stack, browser: Browser, options: ChaosOpt
   const issued = new Map<number, Issued>();
   const answers = new Map<number, number[]>();
   const pageErrors: string[] = [];
+  /** Pages whose storage fell back to memory, when and why. */
+  const degraded: string[] = [];
   const chaos = { reloads: 0, closes: 0, midFlush: 0, offlineToggles: 0, relayRestarts: 0 };
   const tokens = new Map(await Promise.all(SLOTS.map(async (s) => [s.user, await stack.token(s.user)] as const)));
   const context: BrowserContext = await browser.newContext();
@@ -84,6 +88,7 @@ export async function runChaos(stack: Stack, browser: Browser, options: ChaosOpt
   await context.exposeBinding('qpReport', ({ page }, message: PageReport) => {
     const tab = tabs.find((t) => t.page === page);
     if (message.t === 'ready') return void (tab && (tab.ready = true));
+    if (message.t === 'degraded') return void degraded.push(`${((performance.now() - started) / 1000).toFixed(1)} s ${tab?.slot.id ?? '?'}: ${message.reason} (${message.message})`);
     const entry = issued.get(message.n);
     if (!entry) return;
     if (message.t === 'accepted') (entry.accepted = true), (entry.key = message.key);
@@ -266,7 +271,12 @@ export async function runChaos(stack: Stack, browser: Browser, options: ChaosOpt
 
   const state = (await stack.admin('GET', '/state')) as { ledger: LedgerEntry[] };
   const requests = (await stack.admin('GET', '/requests')) as { fault?: string; path: string; status: number; replayed?: true; idempotencyKey?: string }[];
-  if (process.env.CHAOS_DUMP) (await import('node:fs')).writeFileSync(process.env.CHAOS_DUMP + sender + '.json', JSON.stringify(requests));
+  // CHAOS_DUMP=<prefix>: everything a failed verdict needs to be traced award by award.
+  if (process.env.CHAOS_DUMP)
+    (await import('node:fs')).writeFileSync(
+      process.env.CHAOS_DUMP + sender + '.json',
+      JSON.stringify({ requests, ledger: state.ledger, issued: [...issued.values()], workerLog: stack.workerLog }),
+    );
   const faults: Record<string, number> = {};
   for (const r of requests) if (r.fault) faults[r.fault] = (faults[r.fault] ?? 0) + 1;
   const faulted = Object.values(faults).reduce((a, b) => a + b, 0);
@@ -293,6 +303,7 @@ export async function runChaos(stack: Stack, browser: Browser, options: ChaosOpt
     proxyStatuses: Object.fromEntries([...stack.statuses].sort(([a], [b]) => a - b)),
     pageErrors,
     workerRequests,
+    degraded,
     closedTabs,
     wallMs: Math.round(performance.now() - started),
   };

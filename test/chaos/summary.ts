@@ -26,6 +26,7 @@ export function summaryRows(runs: ChaosRun[]): [string, ...string[]][] {
     row('relay restarts', (r) => r.chaos.relayRestarts),
     row('service requests / faulted', (r) => `${r.serviceRequests} / ${percent(r.faultRate)}`),
     ...kinds.map((k) => row(`  fault ${k}`, (r) => r.faults[k] ?? 0)),
+    row('pages whose storage fell back to memory', (r) => (r.sender === 'ours' ? r.degraded.length : 'n/a')),
     row('award requests by the service worker', (r) => (r.sender === 'ours' ? r.workerRequests : 'n/a (no worker)')),
     row('every tab closed: awards queued offline', (r) => r.closedTabs?.awards ?? 'n/a'),
     row('  waiting at online / delivered by the worker alone', (r) =>

@@ -61,6 +61,27 @@ describe('pagehide rescue', () => {
     await until(() => rescueKeys(name).length === 0);
   });
 
+  it('a pagehide before the page has read the outbox beacons nothing: what it knows is not the head of the queue', async () => {
+    const name = uniqueName();
+    // An earlier page left two awards queued.
+    const earlier = client(name);
+    const older = [earlier.award({ eventPoints: 1 }), earlier.award({ eventPoints: 2 })];
+    expect(await Promise.all(older.map((a) => a.persisted))).toEqual([true, true]);
+    await earlier.close();
+
+    const relay = fakeRelay();
+    const qp = client(name, relay);
+    // Awarded and hidden in the first task: the start-up read of the outbox has not come back yet.
+    const fresh = qp.award({ eventPoints: 3 });
+    window.dispatchEvent(new Event('pagehide'));
+    await until(async () => (await qp.pending()).length === 0);
+    // Every batch starts at the oldest award still queued: the fresh one never went ahead of the earlier page's.
+    const batches = relay.seen.filter((r) => r.path === '/api/batch/points').map((r) => r.body.awards.map((a: PendingAward) => a.eventPoints));
+    expect(batches.length).toBeGreaterThan(0);
+    for (const batch of batches) expect(batch[0]).toBe(1);
+    expect(fresh.idempotencyKey).toBeTruthy();
+  });
+
   it('a pagehide after the commit completed writes no rescue', async () => {
     const name = uniqueName();
     const qp = client(name);

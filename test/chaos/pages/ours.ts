@@ -16,6 +16,7 @@ const qp = createQuestPoints({
   // The harness registers the pages' service worker (pages/worker.ts): it delivers this storage's outbox on this tag.
   backgroundSync: backgroundSync({ tag: `qp-${storage}` }),
 });
+qp.on('storage:degraded', ({ reason, error }) => report({ t: 'degraded', reason, message: String((error as Error)?.message ?? error).slice(0, 200) }));
 // The SDK's own outbox database (one database per store, object store 'kv'), read directly at the end.
 const outbox = createStore(`${storage}:outbox`, 'kv');
 

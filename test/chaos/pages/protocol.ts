@@ -11,6 +11,8 @@ export type PageReport =
   | { t: 'ready' }
   /** Ours: the award is durably in the outbox (read back from IndexedDB) or already answered. Naive: in its queue. */
   | { t: 'accepted'; n: number; key?: string }
+  /** Ours: the SDK's storage fell back to memory (storage:degraded); its awards then go out without the lock. */
+  | { t: 'degraded'; reason: string; message: string }
   /** award() threw: nothing was queued. */
   | { t: 'refused'; n: number; message: string }
   /** Naive sender: an HTTP answer (the item is gone from its queue whatever the status). */
