@@ -40,4 +40,8 @@ for (const problem of ours.verdict.problems.slice(0, 50)) console.log(`PROBLEM $
 if (ours.pageErrors.length) console.log(`page errors: ${ours.pageErrors.slice(0, 20).join('\n')}`);
 const file = writeResults('chaos-full', { date: new Date().toISOString(), seed, size, machine: { cores: os.cpus().length, node: process.version }, table, runs });
 console.log(`\nwritten ${file}`);
-process.exitCode = clean(ours.verdict) ? 0 : 1;
+// The phase with every tab closed: the worker alone delivered everything that was waiting, and left nothing behind.
+const closed = ours.closedTabs;
+const closedClean = !closed || (closed.delivered === closed.expected && closed.leftAtReopen === 0);
+if (!closedClean) console.log(`CLOSED-TAB PHASE: ${closed!.delivered} of ${closed!.expected} delivered, ${closed!.leftAtReopen} left for the next page`);
+process.exitCode = clean(ours.verdict) && closedClean ? 0 : 1;

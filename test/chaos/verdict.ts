@@ -148,6 +148,7 @@ export function judge(input: {
   return v;
 }
 
-/** Zero lost, zero duplicated, nothing foreign or wrongly refused, totals equal, queues empty. */
+/** Zero lost, zero duplicated, nothing foreign or wrongly refused, totals equal, queues empty, award order kept. */
 export const clean = (v: Verdict) =>
+  v.orderInversions === 0 &&
   v.lost === 0 && v.duplicated === 0 && v.foreign === 0 && v.unexpectedDeadLetters === 0 && v.totalsEqual && v.queueLeft === 0 && v.problems.length === 0;
