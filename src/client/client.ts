@@ -178,8 +178,9 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
       pagehide() {
         void outbox.commit();
         outbox.rescue();
-        // Sent before the start-up read, it would put this tab's new awards ahead of what earlier pages left.
-        const head = loaded ? outbox.queued().slice(0, PAGEHIDE_AWARDS) : [];
+        // Sent before the start-up read, it would put this tab's new awards ahead of what earlier pages left. Offline,
+        // it could only fail (or, out of reach of the page's own network state, land unseen).
+        const head = loaded && online ? outbox.queued().slice(0, PAGEHIDE_AWARDS) : [];
         if (head.length && transport.batch) transport.beacon(paths.batch(), { awards: head.map(toWire) });
       },
       async poll() {
@@ -197,11 +198,15 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
 
   // Start-up: the client's own pair from the cache (an offline start shows the last known total), what an earlier
   // page left in the outbox goes out first, and the pair is read.
+  // The outbox is read first in the store's queue of work, so an award committed by now was committed after it.
+  const startupRead = outbox.reload().then((awards) => {
+    loaded = true;
+    return awards;
+  });
   void (async () => {
     if (own) await reads.restore(own);
     notifier.restored();
-    for (const award of await outbox.reload()) changed(pairOf(award));
-    loaded = true;
+    for (const award of await startupRead) changed(pairOf(award));
     deadCount = (await outbox.deadLetters()).length;
     notifier.queueChanged();
     if (own) reads.refresh([own]);

@@ -59,8 +59,10 @@ describe('the published package', { timeout: 60_000 }, () => {
     expect(paths.filter((path) => path.startsWith('dist/demo/'))).toEqual([]);
     // Every .js has its .d.ts: nothing is typed by accident only.
     for (const js of paths.filter((path) => path.endsWith('.js'))) expect(paths, js).toContain(js.replace(/\.js$/, '.d.ts'));
-    expect(packed.size).toBeLessThan(150_000);
-    expect(packed.unpackedSize).toBeLessThan(500_000);
+    // Bounds that catch an accidental inclusion (a demo build, source maps or the tests each add well over 100 KB),
+    // not the growth of a feature: 151 KB packed and 477 KB unpacked with the service-worker entries (2026-11-22).
+    expect(packed.size).toBeLessThan(175_000);
+    expect(packed.unpackedSize).toBeLessThan(600_000);
   });
 
   it('package.json names the license, repository, homepage, bugs and keywords', () => {
