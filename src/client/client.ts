@@ -178,9 +178,8 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
       pagehide() {
         void outbox.commit();
         outbox.rescue();
-        // Sent before the start-up read, it would put this tab's new awards ahead of what earlier pages left. Offline,
-        // it could only fail (or, out of reach of the page's own network state, land unseen).
-        const head = loaded && online ? outbox.queued().slice(0, PAGEHIDE_AWARDS) : [];
+        // Sent before the start-up read, it would put this tab's new awards ahead of what earlier pages left.
+        const head = loaded ? outbox.queued().slice(0, PAGEHIDE_AWARDS) : [];
         if (head.length && transport.batch) transport.beacon(paths.batch(), { awards: head.map(toWire) });
       },
       async poll() {

@@ -26,10 +26,24 @@ async function withWorker(stack: Stack, context: BrowserContext, name: string, r
   return { sub, storage, tab };
 }
 
-/** Offline: the awards are queued and committed, a send fails, the page registers the tag; then it is closed. */
-async function queueOfflineAndClose(context: BrowserContext, tab: OpenedPage, points: number[]): Promise<Map<string, number>> {
-  tab.expectNetworkErrors(/ERR_INTERNET_DISCONNECTED .*\/api\//);
+/**
+ * Offline, and the gateway dropping /api/* too: the keepalive batch a closing page sends on pagehide can slip past
+ * DevTools offline emulation and land, which a player really offline never sees. backOnline() lifts both.
+ */
+async function goOffline(stack: Stack, context: BrowserContext) {
+  stack.blockApi(true);
   await context.setOffline(true);
+}
+
+async function backOnline(stack: Stack, context: BrowserContext) {
+  stack.blockApi(false);
+  await context.setOffline(false);
+}
+
+/** Offline: the awards are queued and committed, a send fails, the page registers the tag; then it is closed. */
+async function queueOfflineAndClose(stack: Stack, context: BrowserContext, tab: OpenedPage, points: number[]): Promise<Map<string, number>> {
+  tab.expectNetworkErrors(/ERR_INTERNET_DISCONNECTED .*\/api\//);
+  await goOffline(stack, context);
   const keys = await tab.sdk((page, pts) => pts.map((p) => page.award(p)), points);
   expect(await tab.sdk((page, k) => page.persisted(k), keys)).toEqual(keys.map(() => true));
   await until(async () => (await tab.sdk((page) => page.events)).some((e) => e.name === 'award:retrying' && e.data.reason === 'network'), 'a failed send');
@@ -51,10 +65,10 @@ describe('quest-points/sw: delivery with every tab closed (Chromium Background S
   it('awards queued offline are delivered by the worker with no page open: exactly once, same keys', () =>
     inContext(async (stack, context) => {
       const { sub, storage, tab } = await withWorker(stack, context, 'sw-closed');
-      const issued = await queueOfflineAndClose(context, tab, Array.from({ length: 25 }, (_, i) => i + 1));
+      const issued = await queueOfflineAndClose(stack, context, tab, Array.from({ length: 25 }, (_, i) => i + 1));
 
       const online = performance.now();
-      await context.setOffline(false);
+      await backOnline(stack, context);
       await until(async () => (await stack.ledgerOf(sub)).length >= issued.size, 'the worker to deliver', 20_000);
       const deliveredMs = performance.now() - online;
       expect(context.pages()).toEqual([]);
@@ -80,9 +94,9 @@ describe('quest-points/sw: delivery with every tab closed (Chromium Background S
     inContext(
       async (stack, context) => {
         const { sub, storage, tab } = await withWorker(stack, context, 'sw-overlap');
-        const issued = await queueOfflineAndClose(context, tab, [2, 4, 6, 8, 10, 12]);
+        const issued = await queueOfflineAndClose(stack, context, tab, [2, 4, 6, 8, 10, 12]);
 
-        await context.setOffline(false);
+        await backOnline(stack, context);
         // The service answers each award after 0.8 s: the worker holds the lock with its batch in flight meanwhile.
         const inFlight = await nextAward(stack, (r) => r.keys.some((key) => issued.has(key)));
         expect(inFlight.tab).toBe('sw');
@@ -111,9 +125,9 @@ describe('quest-points/sw: delivery with every tab closed (Chromium Background S
     inContext(async (stack, context) => {
       const refuse = uniqueId('refuse');
       const { sub, tab } = await withWorker(stack, context, 'sw-token', refuse);
-      const issued = await queueOfflineAndClose(context, tab, [5, 7]);
+      const issued = await queueOfflineAndClose(stack, context, tab, [5, 7]);
 
-      await context.setOffline(false);
+      await backOnline(stack, context);
       await until(async () => (await stack.ledgerOf(sub)).length >= issued.size, 'the worker to deliver', 20_000);
       await expectExactlyOnce(stack, sub, issued);
       expect(stack.tokenRequests.filter((t) => t.sub === sub && t.tab === 'sw').map((t) => t.refused)).toEqual([true, false]);
@@ -130,10 +144,10 @@ describe('quest-points/sw: delivery with every tab closed (Chromium Background S
     inContext(async (stack, context) => {
       const { sub, storage, tab } = await withWorker(stack, context, 'sw-dead');
       // The harness's policy caps an award at 1000 points: 5000 passes the SDK and is refused (422) by the relay.
-      const issued = await queueOfflineAndClose(context, tab, [3, 5000, 9]);
+      const issued = await queueOfflineAndClose(stack, context, tab, [3, 5000, 9]);
       const [first, refusedKey, last] = [...issued.keys()];
 
-      await context.setOffline(false);
+      await backOnline(stack, context);
       await until(async () => (await stack.ledgerOf(sub)).length >= 2, 'the worker to deliver', 20_000);
       await expectExactlyOnce(stack, sub, new Map([[first!, 3], [last!, 9]]));
 
@@ -156,18 +170,18 @@ describe('quest-points/sw: delivery with every tab closed (Chromium Background S
       const issued = new Map<string, number>();
       for (const other of others) {
         other.expectNetworkErrors(/ERR_INTERNET_DISCONNECTED .*\/api\//);
-        await context.setOffline(true);
+        await goOffline(stack, context);
         const keys = await other.sdk((page) => Array.from({ length: 10 }, (_, i) => page.award(i + 1)));
         expect(await other.sdk((page, k) => page.persisted(k), keys)).toEqual(keys.map(() => true));
         keys.forEach((key, i) => issued.set(key, i + 1));
         await other.page.close();
       }
-      for (const [key, points] of await queueOfflineAndClose(context, tab, Array.from({ length: 10 }, (_, i) => 11 + i))) issued.set(key, points);
+      for (const [key, points] of await queueOfflineAndClose(stack, context, tab, Array.from({ length: 10 }, (_, i) => 11 + i))) issued.set(key, points);
 
       await stack.setFaults({ seed: 7, errorRate: 0.3, errorStatuses: [500, 503, 429], retryAfterSeconds: 0, lostAckRate: 0.2, lostAckMode: 'mixed' });
       try {
         const online = performance.now();
-        await context.setOffline(false);
+        await backOnline(stack, context);
         await until(async () => new Set((await stack.ledgerOf(sub)).map((e) => e.idempotencyKey)).size >= issued.size, 'the worker to deliver', 50_000);
         console.info(`closed-tab delivery under faults: ${issued.size} awards from 3 tabs, ${(performance.now() - online).toFixed(0)} ms, ${carrying(stack, issued.keys()).length} request(s)`);
       } finally {
