@@ -45,6 +45,13 @@ export interface Stack {
    * page.route, it also catches the keepalive request the SDK sends on pagehide.
    */
   blockApi(blocked: boolean): void;
+  /**
+   * Drops (unanswered) every award request made with the tokens of this tab label from now on: a closed page's
+   * keepalive batch, which DevTools offline emulation holds and lets out once the context is back online (a device
+   * really offline fails it at once).
+   */
+  dropTab(tab: string): void;
+  undropTabs(): void;
   /** /api/* requests dropped while blocked. */
   dropped(): number;
   /** Player tokens issued, in order: `refused` when it was the deliberately bad one (the token URL's `refuse`). */
@@ -112,12 +119,14 @@ export async function startStack(pages: ExtraPages = {}): Promise<Stack> {
   const refused = new Set<string>();
   let blocked = false;
   let dropped = 0;
+  const droppedTabs = new Set<string>();
 
   // Same-origin gateway: the relay's answer goes back as is. A page that goes away does not abort the request
   // upstream, so an award in flight at a reload is still applied: its acknowledgement is what gets lost.
   async function proxy(req: IncomingMessage, res: ServerResponse, path: string) {
     const body = await readBody(req);
     const owner = tokenOwners.get(String(req.headers.authorization ?? '').replace(/^Bearer /, '')) ?? { tab: '?', instance: '?' };
+    if (droppedTabs.has(owner.tab)) return void (dropped++, req.socket.destroy());
     const entry: ProxiedAward | undefined =
       req.method === 'POST' && isAwardPath(path.split('?')[0]!) ? { ...owner, path, keys: keysOf(path, body, req), start: performance.now() } : undefined;
     if (entry) awards.push(entry), proxyEvents.emit('start', entry);
@@ -193,6 +202,8 @@ export async function startStack(pages: ExtraPages = {}): Promise<Stack> {
     setFaults: served.setFaults,
     tokenRequests,
     blockApi: (value) => void (blocked = value),
+    dropTab: (tab) => void droppedTabs.add(tab),
+    undropTabs: () => droppedTabs.clear(),
     dropped: () => dropped,
     serviceRequests: () => admin('GET', 'requests'),
     async ledgerOf(serviceUserId) {
@@ -227,6 +238,7 @@ export function useBrowserStack(pages: ExtraPages = {}) {
       await run(stack!, context);
     } finally {
       stack!.blockApi(false);
+      stack!.undropTabs();
       if (faults) await stack!.setFaults({});
       await context.close();
     }

@@ -27,8 +27,9 @@ async function withWorker(stack: Stack, context: BrowserContext, name: string, r
 }
 
 /**
- * Offline, and the gateway dropping /api/* too: the keepalive batch a closing page sends on pagehide can slip past
- * DevTools offline emulation and land, which a player really offline never sees. backOnline() lifts both.
+ * Offline, and the gateway dropping /api/* too. The keepalive batch a closing page sends on pagehide is not the
+ * page's any more: DevTools offline emulation may let it out, then or once the context is back online, where a
+ * player really offline sees it fail. So the gateway drops it (blockApi here, dropTab once the page is closed).
  */
 async function goOffline(stack: Stack, context: BrowserContext) {
   stack.blockApi(true);
@@ -51,6 +52,8 @@ async function queueOfflineAndClose(stack: Stack, context: BrowserContext, tab: 
   expect((await tab.sdk((page) => page.storedOutbox())).map((r) => r.key)).toEqual(expect.arrayContaining(keys));
   expect(tab.errors).toEqual([]);
   await tab.page.close();
+  // withWorker's page: its keepalive batch must not stand in for the worker.
+  stack.dropTab('page');
   expect(context.pages()).toEqual([]);
   return new Map(keys.map((key, i) => [key, points[i]!]));
 }
@@ -175,6 +178,7 @@ describe('quest-points/sw: delivery with every tab closed (Chromium Background S
         expect(await other.sdk((page, k) => page.persisted(k), keys)).toEqual(keys.map(() => true));
         keys.forEach((key, i) => issued.set(key, i + 1));
         await other.page.close();
+        stack.dropTab(other === others[0] ? 'second' : 'third');
       }
       for (const [key, points] of await queueOfflineAndClose(stack, context, tab, Array.from({ length: 10 }, (_, i) => 11 + i))) issued.set(key, points);
 
