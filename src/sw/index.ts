@@ -91,8 +91,12 @@ export function registerQuestPointsSync(options: QuestPointsSyncOptions, scope: 
   if (!(budgetMs > 0)) throw config('budgetMs must be a positive number');
   const name = 'quest-points:' + storageName;
 
+  /** The last token fetch got no answer at all (offline): a network failure, not a refusal. */
+  let tokenUnreachable = false;
   const getToken = async () => {
+    tokenUnreachable = true;
     const response = await fetch(tokenUrl, { credentials: 'same-origin', cache: 'no-store' });
+    tokenUnreachable = false;
     if (!response.ok) throw new QuestPointsError(`tokenUrl answered HTTP ${response.status}`, 'auth', response.status);
     return readToken(response);
   };
@@ -128,7 +132,11 @@ export function registerQuestPointsSync(options: QuestPointsSyncOptions, scope: 
       if (ok.length || dead.length) tabs.post({ t: 'done', ok, dead });
     },
     auth(error) {
-      if (error !== undefined) ended.failure = error;
+      if (error === undefined) return;
+      // No answer from the token URL: retried within the budget like a send that got none. Failing the event would
+      // leave the awards to the browser's next attempt, minutes later, though the network may be back in seconds.
+      if (tokenUnreachable) ended.retryMs = options.backoff?.baseMs ?? 1000;
+      else ended.failure = error;
     },
     retrying({ delayMs }) {
       ended.retryMs = delayMs;

@@ -143,6 +143,19 @@ describe('registerQuestPointsSync: the sync event', () => {
     expect(relay.seen[0]!.headers.authorization).toBe(`Bearer ${token}`);
   });
 
+  it('tokenUrl unreachable (offline) is retried within the event like a send; delivered once it answers', async () => {
+    const { awards, outbox, relay, fire, tokenCount } = await setup([5, 6], {
+      token: (n) => {
+        if (n <= 2) throw new TypeError('Failed to fetch');
+        return new Response(jwt('player-1', Date.now() / 1000 + 3600));
+      },
+    });
+    await fire('sync', 'quest-points');
+    expect(tokenCount()).toBe(3);
+    expect(relay.sentKeys()).toEqual(keysOf(awards));
+    expect(await outbox.all()).toEqual([]);
+  });
+
   it('tokenUrl refusing (no session): the event fails, nothing is sent, the awards stay', async () => {
     const { awards, outbox, relay, fire } = await setup([5], { token: () => new Response('login first', { status: 401 }) });
     await expect(fire('sync', 'quest-points')).rejects.toThrow(/tokenUrl answered HTTP 401/);
