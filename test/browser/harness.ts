@@ -334,12 +334,4 @@ export const serviceKey = upstreamKey;
 export const uniqueId = (prefix: string) => `${prefix}-${Math.random().toString(36).slice(2, 10)}`;
 
 /** Polls until fn() is truthy (the SDK's work is asynchronous: flushes, channel messages, IndexedDB). */
-export async function until<T>(fn: () => Promise<T> | T, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+export { until } from '../helpers/until.js';

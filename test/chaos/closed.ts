@@ -4,6 +4,7 @@
 import { performance } from 'node:perf_hooks';
 import type { BrowserContext, Page } from 'playwright-core';
 import { upstreamKey } from '../helpers/fixtures.js';
+import { until } from '../helpers/until.js';
 import type { PlannedAward } from './pages/protocol.js';
 import type { Slot } from './plan.js';
 import { FORBIDDEN_EVENT, QUEST, type InFlight, type Stack } from './stack.js';
@@ -47,16 +48,6 @@ export interface PhaseInput {
   timeoutMs: number;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(probe: () => Promise<T | undefined | false>, what: string, timeoutMs: number): Promise<T> {
-  for (const end = Date.now() + timeoutMs; ; await sleep(100)) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`closed-tab phase: ${what} within ${timeoutMs} ms`);
-  }
-}
-
 /**
  * Counts in the worker's own IndexedDB (the outbox and dead-letter stores idb-keyval keeps, one database each), as
  * source text: a function passed to evaluate() would carry the helpers tsx adds to named functions (`__name`), which
@@ -78,17 +69,17 @@ const countStores = (names: string[]) => `Promise.all(${JSON.stringify(names)}.m
 export async function closedTabsPhase(input: PhaseInput): Promise<ClosedTabs> {
   const { stack, context, tabs, awards, issued, timeoutMs } = input;
   const storages = [...new Set(tabs.map((t) => t.slot.storage))];
-  await until(async () => tabs.every((t) => t.ready), 'every tab ready', 20_000);
+  await until(async () => tabs.every((t) => t.ready), 'every tab ready', 20_000, 100);
 
   await input.setOffline(true);
   for (const [slot, list] of awards.entries()) await input.issue(slot, list);
   const phase = awards.flat();
-  await until(async () => phase.every((a) => issued.get(a.n)?.accepted), 'every award of the phase durably queued', 15_000);
+  await until(async () => phase.every((a) => issued.get(a.n)?.accepted), 'every award of the phase durably queued', 15_000, 100);
   // Queued offline, so each storage's pages asked for its sync tag; Chromium holds it while the context is offline.
   for (const storage of storages) {
     const tab = tabs.find((t) => t.slot.storage === storage)!;
     const tags = () => tab.page.evaluate(() => (globalThis as any).chaos.syncTags() as Promise<string[]>);
-    await until(async () => (await tags()).includes(`qp-${storage}`), `the sync tag qp-${storage} registered`, 10_000);
+    await until(async () => (await tags()).includes(`qp-${storage}`), `the sync tag qp-${storage} registered`, 10_000, 100);
   }
   for (const tab of tabs) {
     tab.ready = false;
@@ -130,6 +121,7 @@ export async function closedTabsPhase(input: PhaseInput): Promise<ClosedTabs> {
       },
       'the worker to empty every outbox',
       timeoutMs,
+      100,
     ).catch(() => undefined);
   } finally {
     stack.events.off('start', count);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createPlayerQueue } from '../../src/relay/player-queue.js';
 import { token } from '../helpers/fixtures.js';
+import { until as waitFor } from '../helpers/until.js';
 import { award, fakeRelay, type SeenRequest } from './helpers.js';
 
 /** A promise and its resolve, to hold a fake service's answer until the test lets it go. */
@@ -10,11 +11,8 @@ function gate() {
   return { open, opened };
 }
 
-/** Polls a condition (bounded): the tests wait on states, never on a fixed sleep. */
-async function until(condition: () => boolean, timeoutMs = 2000) {
-  for (const end = Date.now() + timeoutMs; !condition(); await new Promise((resolve) => setTimeout(resolve, 2)))
-    if (Date.now() > end) throw new Error('condition not met in time');
-}
+/** In-process: a short bound, polled often. */
+const until = (condition: () => boolean, what: string) => waitFor(condition, what, 2000, 2);
 
 const pointsOf = (seen: SeenRequest[], user: string) =>
   seen.filter((r) => (r.body as { serviceUserId: string }).serviceUserId === user).map((r) => (r.body as { eventPoints: number }).eventPoints);
@@ -31,7 +29,7 @@ describe("one player's awards reach the service in award order", () => {
     const [alice, bob] = [await token({ sub: 'alice' }), await token({ sub: 'bob' })];
     // A page's batch, still in flight, and its reloaded successor's.
     const before = call('POST', '/batch/points', { token: alice, body: { awards: [1, 2, 3].map((n) => award('q', 'alice', n)) } });
-    await until(() => seen.length === 1);
+    await until(() => seen.length === 1, 'the first award at the service');
     const after = call('POST', '/batch/points', { token: alice, body: { awards: [4, 5].map((n) => award('q', 'alice', n)) } });
     // Bob's batch goes through while Alice's first award is stuck.
     const other = await call('POST', '/batch/points', { token: bob, body: { awards: [award('q', 'bob', 9)] } });
@@ -53,7 +51,7 @@ describe("one player's awards reach the service in award order", () => {
     });
     const t = await token({ sub: 'alice' });
     const batch = call('POST', '/batch/points', { token: t, body: { awards: [1, 2].map((n) => award('q', 'alice', n)) } });
-    await until(() => seen.length === 1);
+    await until(() => seen.length === 1, 'the first award at the service');
     const beacon = call('POST', '/group-quests/q/points', { token: t, body: { serviceUserId: 'alice', eventPoints: 3 } });
     first.open();
     await Promise.all([batch, beacon]);
@@ -71,7 +69,7 @@ describe('the per-player queue', () => {
     if (typeof a === 'string' || typeof b === 'string') throw new Error('expected turns');
     a.release();
     b.release();
-    await until(() => queue.size === 0);
+    await until(() => queue.size === 0, 'the queue to empty');
     expect(typeof (await queue.acquire('c'))).toBe('object');
   });
 
@@ -92,6 +90,6 @@ describe('the per-player queue', () => {
     const turn = await next;
     if (typeof turn === 'string') throw new Error('expected a turn');
     turn.release();
-    await until(() => queue.size === 0);
+    await until(() => queue.size === 0, 'the queue to empty');
   });
 });
