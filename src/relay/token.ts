@@ -136,6 +136,9 @@ export function tokenErrorMessage(error: unknown): string {
   if (error instanceof errors.JWTExpired) return 'token expired';
   if (error instanceof errors.JOSEAlgNotAllowed) return `token algorithm not allowed (only ${TOKEN_ALGORITHM})`;
   if (error instanceof errors.JWSSignatureVerificationFailed) return 'token signature invalid';
-  if (error instanceof errors.JWTClaimValidationFailed) return `token claim ${error.claim} invalid: ${error.reason}`;
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    // jose's reason is a code ('missing', 'check_failed'); for a failed check its message says what was expected.
+    return `token claim ${error.claim} invalid: ${error.reason === 'check_failed' ? error.message : error.reason}`;
+  }
   return 'token malformed';
 }

@@ -151,7 +151,30 @@ describe('quest-points relay', () => {
     }
   });
 
+  it('accepts QP_RELAY_SECRET_PREVIOUS tokens during a rotation; token signs with QP_RELAY_SECRET', async () => {
+    const NEXT = 'the-next-relay-secret-0123456789abcdef-012345';
+    const relay = run(['relay', '--port', '0', '--upstream', 'http://127.0.0.1:9', '--token-cache-size', '0'], {
+      QP_API_KEY: API_KEY,
+      QP_RELAY_SECRET: NEXT,
+      QP_RELAY_SECRET_PREVIOUS: SECRET,
+      QP_KEY_SECRET: KEY_SECRET,
+    });
+    const [, url] = await relay.line(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+    const signed = (await run(['token', '--sub', 'alice'], { QP_RELAY_SECRET: NEXT, QP_RELAY_SECRET_PREVIOUS: SECRET }).exited()).stdout.trim();
+    expect((await verifyPlayerToken(signed, secretKey(NEXT))).ok).toBe(true);
+    const old = await signPlayerToken({ sub: 'alice' }, { secret: SECRET });
+    const forged = await signPlayerToken({ sub: 'alice' }, { secret: 'a-secret-this-relay-never-had-0123456789abc' });
+    // No service listens at the upstream: 502 means the token passed and the relay tried, 401 that it did not.
+    const status = async (jwt: string) => (await fetch(`${url}/group-quests/q/points/alice`, { headers: { authorization: `Bearer ${jwt}` } })).status;
+    expect([await status(signed), await status(old), await status(forged)]).toEqual([502, 502, 401]);
+    relay.child.kill('SIGTERM');
+    expect((await relay.exited()).code).toBe(0);
+  });
+
   it.each([
+    [['--jwks-url', 'https://login.example/jwks.json', '--jwt-audience', 'qp'], 'quest-points relay: jwks.issuer (QP_JWT_ISSUER) is required with a JWKS: tokens of every other issuer must be refused'],
+    [['--jwks-url', 'http://login.example/jwks.json', '--jwt-issuer', 'i', '--jwt-audience', 'qp'], 'quest-points relay: jwks.url (QP_JWKS_URL) must be https: (http: only on a loopback host)'],
+    [['--token-cache-size', 'lots'], 'quest-points relay: --token-cache-size must be a whole number (0 turns the cache off), got "lots"'],
     [['--deadline', '0'], 'quest-points relay: --deadline must be a positive integer, got "0"'],
     [['--redis', 'http://127.0.0.1:6379'], 'quest-points relay: Redis URL must start with redis:// or rediss://'],
     [['--on-store-error', 'maybe'], 'quest-points relay: --on-store-error must be closed or open, got "maybe"'],
