@@ -77,27 +77,36 @@ export function createAuth(options: AuthOptions, env: Env, apiKey: string | unde
   const secrets = custom ? [...new Set(toList(secretValues))] : secretValues === undefined ? [] : tokenSecrets(secretValues);
   const jwks = !custom && jwksOptions ? createJwksVerifier(jwksOptions, { maxTokenAgeSeconds }) : undefined;
   const tokenCache = createTokenCache(checkTokenCacheSize(options.tokenCacheSize), maxTokenAgeSeconds);
-  const verify = custom ? undefined : tokenVerifier(secrets, jwks, tokenCache, maxTokenAgeSeconds);
+  const middleware = custom ? sessionAuth(custom) : bearerAuth(tokenVerifier(secrets, jwks, tokenCache, maxTokenAgeSeconds));
+  return { middleware, upstreamKey: createKeyScope(keySecret), secrets: [...secrets, keySecret], tokenCache };
+}
 
-  const unauthorized = (c: RelayContext, message: string) => {
-    c.header('WWW-Authenticate', 'Bearer realm="quest-points"');
-    return fail(c, { status: 401, message });
+function unauthorized(c: RelayContext, message: string) {
+  c.header('WWW-Authenticate', 'Bearer realm="quest-points"');
+  return fail(c, { status: 401, message });
+}
+
+/** The operator's own sessions: its claims are validated like a token's; invalid ones are its bug (500), not the caller's. */
+function sessionAuth(custom: Authenticate): MiddlewareHandler<RelayEnv> {
+  return async (c, next) => {
+    const claims = await custom(c.req.raw);
+    if (!claims) return unauthorized(c, 'authentication required');
+    const checked = v.safeParse(PlayerClaimsSchema, claims);
+    if (!checked.success) throw new Error(`authenticate() returned invalid claims: ${formatIssues(checked.issues)}`);
+    c.set('claims', checked.output);
+    return next();
   };
-  const middleware: MiddlewareHandler<RelayEnv> = async (c, next) => {
-    if (custom) {
-      const claims = await custom(c.req.raw);
-      if (!claims) return unauthorized(c, 'authentication required');
-      const checked = v.safeParse(PlayerClaimsSchema, claims);
-      if (!checked.success) throw new Error(`authenticate() returned invalid claims: ${formatIssues(checked.issues)}`);
-      c.set('claims', checked.output);
-      return next();
-    }
+}
+
+/** `Authorization: Bearer <token>`, verified; failures are 401 (503 when the provider's keys cannot be had) and never echo the token. */
+function bearerAuth(verify: (token: string) => Promise<TokenCheck>): MiddlewareHandler<RelayEnv> {
+  return async (c, next) => {
     const header = c.req.header('authorization');
     if (!header) return unauthorized(c, 'Authorization header is required: "Bearer <token>"');
     const match = BEARER.exec(header);
     if (!match?.[1]) return unauthorized(c, 'Authorization header must be "Bearer <token>"');
     c.set('token', match[1]);
-    const verified = await verify!(match[1]);
+    const verified = await verify(match[1]);
     if (verified.ok) {
       c.set('claims', verified.claims);
       return next();
@@ -105,7 +114,6 @@ export function createAuth(options: AuthOptions, env: Env, apiKey: string | unde
     if (verified.unavailable) return fail(c, { status: 503, message: verified.message, retryAfter: PROVIDER_RETRY_AFTER_SECONDS });
     return unauthorized(c, verified.message);
   };
-  return { middleware, upstreamKey: createKeyScope(keySecret), secrets: [...secrets, keySecret], tokenCache };
 }
 
 /**
@@ -133,8 +141,8 @@ function tokenVerifier(secrets: string[], jwks: ReturnType<typeof createJwksVeri
   };
   return async (token: string): Promise<TokenCheck> => {
     const key = await cache.keyOf(token);
-    const claims = cache.get(key);
-    if (claims) return { ok: true, claims, exp: 0 };
+    const cached = cache.get(key);
+    if (cached) return { ok: true, ...cached };
     const verified = await uncached(token);
     if (verified.ok) cache.set(key, verified.claims, verified.exp);
     return verified;

@@ -14,8 +14,8 @@ export interface TokenCacheStats {
 export interface TokenCache {
   /** The key a token is cached under: SHA-256 of it, so no token is held as a key. */
   keyOf(token: string): Promise<string>;
-  /** The claims of a token verified before and still within its lifetime, else undefined. */
-  get(key: string): VerifiedClaims | undefined;
+  /** The claims (and exp) of a token verified before and still within its lifetime, else undefined. */
+  get(key: string): { claims: VerifiedClaims; exp: number } | undefined;
   /** Only a verified token: until its exp, and never longer than maxTokenAgeSeconds from now. */
   set(key: string, claims: VerifiedClaims, exp: number): void;
   stats(): TokenCacheStats;
@@ -28,7 +28,7 @@ export interface TokenCache {
  */
 export function createTokenCache(size: number, maxTokenAgeSeconds: number): TokenCache {
   const stats = { hits: 0, misses: 0 };
-  const entries = size > 0 ? new LRUCache<string, { claims: VerifiedClaims; until: number }>({ max: size }) : undefined;
+  const entries = size > 0 ? new LRUCache<string, { claims: VerifiedClaims; exp: number; until: number }>({ max: size }) : undefined;
   return {
     keyOf: digest,
     get(key) {
@@ -36,7 +36,7 @@ export function createTokenCache(size: number, maxTokenAgeSeconds: number): Toke
       // Checked against the wall clock on every read, as jose checks exp: a stale entry is never served.
       if (entry && Date.now() < entry.until) {
         stats.hits++;
-        return entry.claims;
+        return { claims: entry.claims, exp: entry.exp };
       }
       if (entry) entries?.delete(key);
       stats.misses++;
@@ -44,7 +44,7 @@ export function createTokenCache(size: number, maxTokenAgeSeconds: number): Toke
     },
     set(key, claims, exp) {
       const until = Math.min(exp * 1000, Date.now() + maxTokenAgeSeconds * 1000);
-      if (until > Date.now()) entries?.set(key, { claims, until });
+      if (until > Date.now()) entries?.set(key, { claims, exp, until });
     },
     stats: () => ({ ...stats, size: entries?.size ?? 0 }),
   };

@@ -4,7 +4,7 @@ import { ConfigError, createRelay, signPlayerToken, upstreamIdempotencyKey } fro
 import { MISSING_KEY_SECRET } from '../../src/relay/keys.js';
 import { secretKey, verifyPlayerToken } from '../../src/relay/token.js';
 import { API_KEY, KEY_SECRET, OTHER_SECRET, SECRET, token, upstreamKey } from '../helpers/fixtures.js';
-import { caller, emulatedRelay, uuid } from './helpers.js';
+import { caller, emulatedRelay, fakeRelay, uuid } from './helpers.js';
 
 const body = (serviceUserId: string, eventPoints: number) => ({ serviceUserId, eventPoints });
 
@@ -120,6 +120,19 @@ describe('the key secret', () => {
         else process.env[name] = saved[name];
       }
     }
+  });
+
+  it('the key secret and every token secret are masked in logs and answers', async () => {
+    const { call, logs } = fakeRelay({
+      secret: [SECRET, OTHER_SECRET],
+      upstream: { retries: 0 },
+      reply: () => Response.json({ success: false, message: `bad ${KEY_SECRET} ${OTHER_SECRET} ${SECRET}` }, { status: 500 }),
+    });
+    const res = await call('GET', '/group-quests/q/points/u1', { token: await token({ sub: 'u1' }) });
+    expect(res.status).toBe(502);
+    const text = JSON.stringify(logs) + res.text;
+    expect(text).toContain('[redacted] [redacted] [redacted]');
+    for (const secret of [KEY_SECRET, OTHER_SECRET, SECRET]) expect(text).not.toContain(secret);
   });
 
   it('signPlayerToken given the rotation list signs with its first secret', async () => {

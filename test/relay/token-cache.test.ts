@@ -36,7 +36,7 @@ describe('verified-token cache', () => {
     const keys = await Promise.all(['t1', 't2', 't3', 't4', 't5'].map((t) => cache.keyOf(t)));
     for (const [i, key] of keys.entries()) cache.set(key, { sub: `p${i}`, role: 'player' }, seconds() + 600);
     expect(cache.stats().size).toBe(3);
-    expect(keys.map((key) => cache.get(key)?.sub)).toEqual([undefined, undefined, 'p2', 'p3', 'p4']);
+    expect(keys.map((key) => cache.get(key)?.claims.sub)).toEqual([undefined, undefined, 'p2', 'p3', 'p4']);
     expect(DEFAULT_TOKEN_CACHE_SIZE).toBe(10_000);
     // Through the relay: 5 players, a bound of 2.
     const relay = authed({ tokenCacheSize: 2 });
@@ -61,7 +61,7 @@ describe('verified-token cache', () => {
     const cache = createTokenCache(10, 60);
     const key = await cache.keyOf('a-token');
     cache.set(key, { sub: 'alice', role: 'player' }, seconds() + 3600);
-    expect(cache.get(key)?.sub).toBe('alice');
+    expect(cache.get(key)?.claims.sub).toBe('alice');
     vi.setSystemTime(Date.now() + 61_000);
     expect(cache.get(key)).toBeUndefined();
     // An exp already past is never stored.
