@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { decodeProtectedHeader } from 'jose';
 import * as v from 'valibot';
-import { ConfigError } from '../kit/index.js';
+import { ConfigError } from '../kit/errors.js';
 import { formatIssues } from '../protocol/index.js';
 import { PlayerClaimsSchema, type PlayerClaims } from './claims.js';
 import type { RelayContext, RelayEnv } from './context.js';

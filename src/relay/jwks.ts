@@ -1,6 +1,5 @@
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
-import { ConfigError } from '../kit/index.js';
-import { isLoopbackHost } from '../kit/loopback.js';
+import { ConfigError } from '../kit/errors.js';
 import type { PlayerClaims } from './claims.js';
 import { checkVerifiedPayload, REQUIRED_CLAIMS, tokenErrorMessage, type TokenCheck, type TokenLimits } from './token.js';
 
@@ -85,6 +84,9 @@ function jwksFailure(error: unknown): TokenCheck {
   return { ok: false, message: tokenErrorMessage(error) };
 }
 
+/** localhost, 127.0.0.0/8 and [::1], written out: the relay's core imports nothing from Node (no node:net). */
+const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
 function jwksUrl(value: string | undefined): URL {
   if (!value) throw new ConfigError('jwks.url', 'missing', 'jwks.url (QP_JWKS_URL) is required');
   let url: URL;
@@ -94,7 +96,7 @@ function jwksUrl(value: string | undefined): URL {
     throw new ConfigError('jwks.url', 'invalid', 'jwks.url (QP_JWKS_URL) must be an absolute URL');
   }
   // Over plain http anyone on the path could serve their own keys and sign as any player.
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOST.test(url.hostname))) {
     throw new ConfigError('jwks.url', 'invalid', 'jwks.url (QP_JWKS_URL) must be https: (http: only on a loopback host)');
   }
   return url;

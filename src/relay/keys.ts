@@ -1,5 +1,5 @@
 import { v5 as uuidv5 } from 'uuid';
-import { ConfigError } from '../kit/index.js';
+import { ConfigError } from '../kit/errors.js';
 
 // Idempotency keys are scoped per player. The service keeps one key space per API key, and the relay holds one API
 // key for every player: forwarding a browser's key unchanged would let player B, by sending A's key first, turn A's

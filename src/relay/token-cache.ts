@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { ConfigError } from '../kit/index.js';
+import { ConfigError } from '../kit/errors.js';
 import type { VerifiedClaims } from './claims.js';
 
 /** Players active at once on one relay, each with the token it repeats: a few MB at most. */

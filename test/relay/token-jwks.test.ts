@@ -185,6 +185,9 @@ describe('tokens from a JWKS', () => {
     expect(() => createRelay({ ...base, jwks: { ...jwks, audience: [] } })).toThrow('jwks.audience (QP_JWT_AUDIENCE) is required');
     expect(() => createRelay({ ...base, jwks: { ...jwks, url: 'http://login.example/jwks.json' } })).toThrow('must be https:');
     expect(() => createRelay({ ...base, jwks: { ...jwks, algorithms: ['HS256' as 'RS256'] } })).toThrow('jwks.algorithms must be some of');
-    expect(() => createRelay({ ...base, jwks })).not.toThrow();
+    expect(() => createRelay({ ...base, jwks: { ...jwks, url: 'http://127.0.0.1.evil.example/jwks.json' } })).toThrow('must be https:');
+    for (const url of [provider.url, 'http://localhost:8080/jwks.json', 'http://[::1]:8080/jwks.json', 'https://login.example/jwks.json']) {
+      expect(() => createRelay({ ...base, jwks: { ...jwks, url } })).not.toThrow();
+    }
   });
 });
