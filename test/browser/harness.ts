@@ -178,11 +178,11 @@ export async function startStack(pages: ExtraPages = {}): Promise<Stack> {
       if (refuse && !refused.has(refuse)) {
         refused.add(refuse);
         tokenRequests.push({ sub, tab, instance, refused: true });
-        return send(200, 'text/plain', 'refused.by.the-relay');
+        return send(200, 'application/json', JSON.stringify({ token: 'refused.by.the-relay' }));
       }
       tokenRequests.push({ sub, tab, instance, refused: false });
       served.token(sub, { email: `${label}@tabs.example` }, { ttl: '10m' }).then(
-        (token) => (tokenOwners.set(token, { tab, instance }), send(200, 'text/plain', token)),
+        (token) => (tokenOwners.set(token, { tab, instance }), send(200, 'application/json', JSON.stringify({ token }))),
         (error: Error) => send(400, 'application/json', JSON.stringify({ success: false, message: error.message })),
       );
       return;
