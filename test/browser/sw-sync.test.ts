@@ -143,6 +143,40 @@ describe('quest-points/sw: delivery with every tab closed (Chromium Background S
       expect(requests[0]!.keys).toEqual(requests[1]!.keys);
     }), 45_000);
 
+  it('the token URL answering 503 for 4 s as the network comes back: every award delivered within the one event, once', () =>
+    inContext(async (stack, context) => {
+      const { sub, storage, tab } = await withWorker(stack, context, 'sw-login-down');
+      const issued = await queueOfflineAndClose(stack, context, tab, Array.from({ length: 20 }, (_, i) => i + 1));
+
+      // The worker has no token yet: its first fetch of the token URL is in the outage.
+      stack.tokenOutage({ forMs: 4000, status: 503, retryAfterSeconds: 1 });
+      const online = performance.now();
+      await backOnline(stack, context);
+      await until(async () => (await stack.ledgerOf(sub)).length >= issued.size, 'the worker to deliver', 40_000);
+      const deliveredMs = performance.now() - online;
+      expect(context.pages()).toEqual([]);
+      await expectExactlyOnce(stack, sub, issued);
+
+      const fetches = stack.tokenRequests.filter((t) => t.sub === sub && t.tab === 'sw');
+      const refused = fetches.filter((t) => t.status === 503);
+      // Retried, not given up: 503s, then one token, and no fetch sooner than Retry-After (1 s) after a 503.
+      expect(refused.length).toBeGreaterThan(1);
+      expect(fetches.map((t) => t.status ?? 200)).toEqual([...refused.map(() => 503), 200]);
+      const gaps = fetches.slice(1).map((t, i) => t.at - fetches[i]!.at);
+      for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(950);
+      expect(carrying(stack, issued.keys()).map((r) => r.tab)).toEqual(['sw']);
+      console.info(
+        `closed-tab delivery through a 4 s token-URL outage (503, Retry-After 1): ${issued.size} awards, ${deliveredMs.toFixed(0)} ms from online to delivered, ` +
+          `${refused.length} token fetches refused, first token ${(fetches.at(-1)!.at - online).toFixed(0)} ms after online`,
+      );
+
+      // Within the one event: it succeeded, so no tag waits for the browser's next attempt (minutes later).
+      const next = await openSdkPage(stack, context, { sub, storage, tab: 'next' });
+      expect(await next.sdk((page) => page.syncTags())).toEqual([]);
+      expect(await next.sdk((page) => page.storedOutbox())).toEqual([]);
+      expect(next.errors).toEqual([]);
+    }), 75_000);
+
   it('an award the relay refuses becomes a dead letter the next page sees; the others are delivered', () =>
     inContext(async (stack, context) => {
       const { sub, storage, tab } = await withWorker(stack, context, 'sw-dead');
