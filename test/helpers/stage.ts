@@ -4,7 +4,7 @@
 // dependencies (and vite) resolve to the repo's node_modules as a real install's would to its own. The repo's dist/
 // is left alone.
 import { execFile } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readdir } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
@@ -34,5 +34,8 @@ export async function stageProject(prefix: string): Promise<StagedProject> {
   });
   await promisify(execFile)(process.execPath, [join(repo, 'scripts/build-sw.mjs'), join(pkg, 'dist')]);
   await copyFile(join(repo, 'package.json'), join(pkg, 'package.json'));
+  // The game's own package.json: without it the repo's is the nearest, and 'quest-points' would resolve to the repo
+  // itself (Node's self-reference), not to the installed copy.
+  await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'game', private: true, type: 'module' }));
   return { dir, pkg };
 }
