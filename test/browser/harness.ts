@@ -180,6 +180,12 @@ export async function startStack(pages: ExtraPages = {}): Promise<Stack> {
       const instance = url.searchParams.get('instance') ?? '?';
       const label = `${tab}-${instance}`.replace(/[^\w-]/g, '');
       const at = performance.now();
+      // ?status=<n>: this token URL answers n (401: no session), always.
+      const forced = Number(url.searchParams.get('status') ?? 200);
+      if (forced !== 200) {
+        tokenRequests.push({ sub, tab, instance, refused: false, status: forced, at });
+        return send(forced, 'application/json', JSON.stringify({ success: false, message: 'no session' }));
+      }
       if (outage && at < outage.until) {
         tokenRequests.push({ sub, tab, instance, refused: false, status: outage.status, at });
         res.writeHead(outage.status, { 'content-type': 'application/json', 'cache-control': 'no-store', 'retry-after': String(outage.retryAfterSeconds) });

@@ -14,12 +14,15 @@ interface Scenario {
   tab: OpenedPage;
 }
 
-/** A page with backgroundSync on and the worker registered for its storage; `refuse` makes the worker's first token bad. */
-async function withWorker(stack: Stack, context: BrowserContext, name: string, refuse?: string): Promise<Scenario> {
+/**
+ * A page with backgroundSync on and the worker registered for its storage; `refuse` makes the worker's first token
+ * bad, `status` makes its token URL answer that status.
+ */
+async function withWorker(stack: Stack, context: BrowserContext, name: string, refuse?: string, status?: number): Promise<Scenario> {
   const sub = uniqueId(name);
   const storage = uniqueId('sw');
   const tab = await openSdkPage(stack, context, { sub, storage, tab: 'page', backgroundSync: true, backoffBase: 50, backoffMax: 200 });
-  const token = `/token?${new URLSearchParams({ sub, tab: 'sw', instance: 'worker', ...(refuse ? { refuse } : {}) })}`;
+  const token = `/token?${new URLSearchParams({ sub, tab: 'sw', instance: 'worker', ...(refuse ? { refuse } : {}), ...(status ? { status: String(status) } : {}) })}`;
   const url = `/sw.js?${new URLSearchParams({ relayUrl: '/api', tokenUrl: token, storageName: storage })}`;
   await tab.sdk((page, u) => page.registerWorker(u), url);
   await until(async () => (await tab.sdk((page) => page.snapshot())).points[0]?.confirmedAt, 'the first read of the points');
@@ -176,6 +179,33 @@ describe('quest-points/sw: delivery with every tab closed (Chromium Background S
       expect(await next.sdk((page) => page.storedOutbox())).toEqual([]);
       expect(next.errors).toEqual([]);
     }), 75_000);
+
+  it('the token URL answering 401 (no session): the worker gives the event up and says why, to an open page (sync:failed) and in its console', () =>
+    inContext(async (stack, context) => {
+      const workerLog: string[] = [];
+      context.on('serviceworker', (worker) => worker.on('console', (message) => workerLog.push(`${message.type()}: ${message.text()}`)));
+      const { sub, tab } = await withWorker(stack, context, 'sw-no-session', undefined, 401);
+      tab.expectNetworkErrors(/\/api\//);
+      await goOffline(stack, context);
+      const keys = await tab.sdk((page) => [page.award(3), page.award(4)]);
+      expect(await tab.sdk((page, k) => page.persisted(k), keys)).toEqual([true, true]);
+      await until(async () => (await tab.sdk((page) => page.syncTags())).includes('quest-points'), 'the sync tag');
+      // The page stays open but cannot send (its requests are dropped): only the worker's event can settle anything.
+      stack.dropTab('page');
+      await backOnline(stack, context);
+
+      const failed = await until(async () => (await tab.sdk((page) => page.events)).find((e) => e.name === 'sync:failed'), 'sync:failed in the page', 20_000);
+      expect(failed.data).toEqual({ reason: 'auth', message: 'getToken() failed: tokenUrl answered HTTP 401', queueSize: 2 });
+      await until(() => workerLog.some((line) => line.startsWith('warning: [quest-points/sw] sync event given up (auth): getToken() failed: tokenUrl answered HTTP 401. 2 award(s) stay queued')), 'the worker\'s console line');
+      // Given up at once, not retried within the event: nothing sent by the worker, the awards still queued. (The page,
+      // whose sends keep failing, registers the tag again, so Chromium may fire another event: each fetches once.)
+      const fetches = stack.tokenRequests.filter((t) => t.sub === sub && t.tab === 'sw').map((t) => t.status);
+      expect(fetches.length).toBeGreaterThan(0);
+      expect(fetches.every((status) => status === 401)).toBe(true);
+      expect(carrying(stack, keys).filter((r) => r.tab === 'sw')).toEqual([]);
+      expect((await tab.sdk((page) => page.storedOutbox())).map((r) => r.key).sort()).toEqual([...keys].sort());
+      expect(tab.errors).toEqual([]);
+    }), 45_000);
 
   it('an award the relay refuses becomes a dead letter the next page sees; the others are delivered', () =>
     inContext(async (stack, context) => {
