@@ -146,7 +146,10 @@ export function registerQuestPointsSync(options: QuestPointsSyncOptions, scope: 
     },
     auth(error) {
       if (error === undefined) return;
-      if (!tokenWait) return void (ended.failure = error);
+      if (!tokenWait) {
+        ended.failure = error;
+        return;
+      }
       ended.retryMs = backoffDelay(tokenAttempt++, baseMs, maxMs, tokenWait.afterMs);
       lastFault = (error as Error)?.message ?? String(error);
     },
