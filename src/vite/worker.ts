@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Connect } from 'vite';
 import { DEV_PATHS } from '../dev/server.js';
-import { ConfigError } from '../kit/index.js';
+import { ConfigError } from '../kit/errors.js';
 import { withConfig } from '../sw/config.js';
 
 /** The Vite plugin's `worker` option: the ready-made worker (quest-points/sw.js), served and emitted configured. */
