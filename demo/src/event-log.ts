@@ -15,6 +15,7 @@ const describe: { [E in keyof QuestPointsEvents]: (e: Payload<E>) => string } = 
   'connection:changed': (e) => (e.online ? 'back online' : 'offline'),
   'auth:required': () => 'token refused: sending paused until a fresh token',
   'storage:degraded': (e) => `storage degraded (${e.reason}): awards kept in memory`,
+  'sync:failed': (e) => `service worker gave up a sync (${e.reason}): ${e.message}`,
   error: (e) => `error during ${e.during}: ${e.error instanceof Error ? e.error.message : String(e.error)}`,
 };
 

@@ -1,4 +1,5 @@
 import { createQuestPoints } from '../../src/client/index.js';
+import { tokenFrom } from '../../src/sw/token.js';
 
 // What every demo page shares: the quest, who is playing, tokens from the dev server, the offline switch.
 
@@ -20,17 +21,13 @@ export function playerId(): string {
  * In production this is your own login endpoint; the relay secret never reaches the page either way.
  */
 export function devToken(claims: { sub: string; role?: 'player' | 'admin' }): () => Promise<string> {
-  const query = new URLSearchParams({ sub: claims.sub, role: claims.role ?? 'player' });
-  return async () => {
-    const response = await fetch(`/__dev/token?${query}`, { cache: 'no-store' });
-    // A static host (a deployed `vite build`) answers index.html or 404 here: say what serves dev tokens.
-    if (!response.headers.get('content-type')?.includes('application/json')) {
-      throw new Error(`dev token: /__dev/token answered ${response.status} without JSON; dev tokens are served only by \`vite\` or \`vite preview\` with the quest-points/vite plugin, or by \`npx quest-points dev\``);
-    }
-    const body = (await response.json()) as { success: boolean; data?: { token: string }; message?: string };
-    if (!response.ok || !body.data) throw new Error(`dev token: ${body.message ?? response.status}`);
-    return body.data.token;
-  };
+  // The token-URL format every consumer reads ({ token }): the service worker reads the same route the same way.
+  const getToken = tokenFrom(`/__dev/token?${new URLSearchParams({ sub: claims.sub, role: claims.role ?? 'player' })}`);
+  return () =>
+    getToken().catch((error: Error) => {
+      // A static host (a deployed `vite build`) answers index.html or 404 here: say what serves dev tokens.
+      throw new Error(`dev token: ${error.message}; dev tokens are served only by \`vite\` or \`vite preview\` with the quest-points/vite plugin, or by \`npx quest-points dev\``);
+    });
 }
 
 /**

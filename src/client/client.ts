@@ -157,6 +157,8 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
       notifier.queueChanged();
     } else if (m.t === 'done') {
       finish(m.ok, m.dead, false);
+    } else if (m.t === 'sync-failed') {
+      events.emit('sync:failed', m.failure);
     } else {
       reads.adopt(m.pair, m.summary, m.absorbed);
     }

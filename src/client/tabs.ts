@@ -1,5 +1,5 @@
 import type { PointsSummary } from '../protocol/responses.js';
-import type { DeadLetter, PendingAward } from './types.js';
+import type { DeadLetter, PendingAward, SyncFailure } from './types.js';
 
 /** What tabs of one storage name tell each other. */
 export type TabMessage =
@@ -8,7 +8,9 @@ export type TabMessage =
   /** Awards this tab's flush settled: acknowledged (keys) and refused. */
   | { t: 'done'; ok: string[]; dead: DeadLetter[] }
   /** A read this tab accepted, and the acknowledged awards it absorbed. */
-  | { t: 'points'; pair: string; summary: PointsSummary; absorbed: string[] };
+  | { t: 'points'; pair: string; summary: PointsSummary; absorbed: string[] }
+  /** The service worker gave up a sync event (it sends this, never a tab). */
+  | { t: 'sync-failed'; failure: SyncFailure };
 
 export interface Tabs {
   post(message: TabMessage): void;

@@ -96,6 +96,18 @@ export interface Snapshot {
   points: Readonly<Record<string, PointsView>>;
 }
 
+/**
+ * Why the service worker (quest-points/sw) gave up a Background Sync event. reason: 'budget' (still failing when
+ * its budgetMs ran out; the message names the last failure), 'auth' (no token from its tokenUrl — 401/403, or an
+ * answer that is not `{ token }` — or the relay refused a fresh one), 'storage' (IndexedDB failed), 'error'.
+ */
+export interface SyncFailure {
+  reason: 'budget' | 'auth' | 'storage' | 'error';
+  message: string;
+  /** Awards still queued when it gave up. */
+  queueSize: number;
+}
+
 export type StorageDegradedReason = 'unavailable' | 'blocked' | 'quota' | 'connection-lost' | 'error';
 export type RetryReason = 'network' | 'timeout' | 'status' | 'auth' | string;
 
@@ -113,6 +125,11 @@ export interface QuestPointsEvents {
   'connection:changed': (e: { online: boolean }) => void;
   'auth:required': (e: { error: unknown }) => void;
   'storage:degraded': (e: { reason: StorageDegradedReason; error?: unknown }) => void;
+  /**
+   * The service worker gave up a Background Sync event (quest-points/sw, heard by every open page): the awards stay
+   * queued; the browser fires the event again later (Chromium: minutes) and the pages send them as usual.
+   */
+  'sync:failed': (e: SyncFailure) => void;
   error: (e: { error: unknown; during: string }) => void;
 }
 

@@ -109,7 +109,8 @@ export function createDevServer(options: DevServerOptions = {}): DevServer {
     if (!parsed.ok) return fail(400, parsed.message);
     const token = await mintToken(parsed.value);
     const { sub, role } = parsed.value;
-    return c.json({ success: true, data: { token, sub, role, expiresIn: DEV_TOKEN_TTL_SECONDS } }, 200, { 'cache-control': 'no-store' });
+    // The token-URL format of quest-points/sw (readToken): what the SDK's pages (tokenFrom) and the worker both read.
+    return c.json({ token, sub, role, expiresIn: DEV_TOKEN_TTL_SECONDS }, 200, { 'cache-control': 'no-store' });
   });
   app.all(`${DEV_PATHS.emulator}/*`, (c) => emulator.fetch(c.req.raw, c.env));
   // The Origin was checked above; the relay's own exact-origin allowlist cannot know a game's dev port.

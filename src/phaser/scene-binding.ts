@@ -12,6 +12,7 @@ export const FORWARDED_EVENTS = [
   'connection:changed',
   'auth:required',
   'storage:degraded',
+  'sync:failed',
   'error',
 ] as const satisfies readonly (keyof QuestPointsEvents)[];
 

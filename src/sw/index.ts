@@ -3,28 +3,32 @@ import { QuestPointsError } from '../client/errors.js';
 import { createFlusher } from '../client/flusher.js';
 import { createFlushLock, type Lease } from '../client/lock.js';
 import { createOutbox } from '../client/outbox.js';
+import { backoffDelay, retryAfterMs } from '../client/retry.js';
 import { settlement } from '../client/send.js';
 import { idbKV } from '../client/store.js';
 import { createTabs, type TabMessage } from '../client/tabs.js';
 import { createTransport } from '../client/transport.js';
-import type { DeadLetter, PendingAward } from '../client/types.js';
+import type { DeadLetter, PendingAward, SyncFailure } from '../client/types.js';
+import { statusVerdict } from '../protocol/status.js';
+import { readToken } from './token.js';
 
 export { SYNC_TAG };
 export { backgroundSync } from './page.js';
+export { readToken, tokenFrom } from './token.js';
 
 export interface QuestPointsSyncOptions {
   /** The relay, as the pages use it: absolute, or relative to the worker's script ('/api'). */
   relayUrl: string;
   /**
-   * Same-origin URL answering the player's relay token (the body as text, or JSON `{ "token": "..." }`), fetched
-   * with the player's cookies: the page's getToken() does not exist in the worker.
+   * Same-origin URL answering the player's relay token as JSON `{ "token": "..." }` (readToken), fetched with the
+   * player's cookies: the page's getToken() does not exist in the worker.
    */
   tokenUrl: string;
   /** The pages' storageName. Default 'quest-points'. */
   storageName?: string;
   /** The Background Sync (and Periodic Background Sync) tag the pages register. Default 'quest-points'. */
   tag?: string;
-  /** Per request. Default 10 000 ms. */
+  /** Per request (the token URL's too). Default 10 000 ms. */
   timeoutMs?: number;
   /** Between attempts within one event. Defaults: baseMs 1000, maxMs 60 000. */
   backoff?: { baseMs?: number; maxMs?: number };
@@ -65,15 +69,6 @@ function nonEmpty(name: string, value: unknown): string {
   return value;
 }
 
-/** The token as the token URL answers it: text, or JSON { token }. */
-async function readToken(response: Response): Promise<string> {
-  const text = (await response.text()).trim();
-  if (!(response.headers.get('content-type') ?? '').includes('json')) return text;
-  const token = (JSON.parse(text) as { token?: unknown })?.token;
-  if (typeof token !== 'string') throw new QuestPointsError('tokenUrl answered JSON without a string "token"', 'auth');
-  return token;
-}
-
 /**
  * Delivers the pages' outbox from a service worker: on the `sync` and `periodicsync` events of `tag` it drains the
  * same IndexedDB outbox with the pages' modules (same keys, same status policy, dead letters kept), under the same
@@ -91,16 +86,32 @@ export function registerQuestPointsSync(options: QuestPointsSyncOptions, scope: 
   if (!(budgetMs > 0)) throw config('budgetMs must be a positive number');
   const name = 'quest-points:' + storageName;
 
-  /** The last token fetch got no answer at all (offline): a network failure, not a refusal. */
-  let tokenUnreachable = false;
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const { baseMs = 1000, maxMs = 60_000 } = options.backoff ?? {};
+  /**
+   * Set when the last token fetch failed in a way that waiting can mend: no answer (offline, timeout) or a status the
+   * protocol's policy retries (408, 429, 5xx), with its Retry-After. Such a failure is retried within the event like
+   * a send: failing the event would leave the awards to the browser's next attempt, minutes later, though the login
+   * route may be back in seconds. Anything else (401/403: no session; another answer) fails the event.
+   */
+  let tokenWait: { afterMs: number } | undefined;
+  /** Consecutive token fetches that must be waited for: the backoff's attempt. */
+  let tokenAttempt = 0;
   const getToken = async () => {
-    tokenUnreachable = true;
-    const response = await fetch(tokenUrl, { credentials: 'same-origin', cache: 'no-store' });
-    tokenUnreachable = false;
-    if (!response.ok) throw new QuestPointsError(`tokenUrl answered HTTP ${response.status}`, 'auth', response.status);
-    return readToken(response);
+    tokenWait = { afterMs: 0 };
+    let response: Response;
+    try {
+      response = await fetch(tokenUrl, { credentials: 'same-origin', cache: 'no-store', signal: AbortSignal.timeout(timeoutMs) });
+    } catch (error) {
+      const timeout = (error as Error)?.name === 'TimeoutError';
+      throw new QuestPointsError(timeout ? `tokenUrl: no answer within ${timeoutMs} ms` : 'tokenUrl: network error', timeout ? 'timeout' : 'network');
+    }
+    tokenWait = statusVerdict(response.status) === 'retry' ? { afterMs: retryAfterMs(response.headers.get('retry-after')) ?? 0 } : undefined;
+    const token = await readToken(response);
+    tokenAttempt = 0;
+    return token;
   };
-  const transport = createTransport({ relayUrl, getToken, timeoutMs: options.timeoutMs });
+  const transport = createTransport({ relayUrl, getToken, timeoutMs });
   let storageError: unknown;
   const outbox = createOutbox(idbKV<PendingAward>(`${storageName}:outbox`), idbKV<DeadLetter>(`${storageName}:dead`), (_reason, error) => {
     storageError = error;
@@ -112,6 +123,8 @@ export function registerQuestPointsSync(options: QuestPointsSyncOptions, scope: 
   });
 
   let closed = false;
+  /** The last failure a drain waited on: the reason an event given up at the end of its budget gives. */
+  let lastFault = '';
   /** What the last drain ended with. */
   let ended: { retryMs?: number; failure?: unknown } = {};
   const flusher = createFlusher({
@@ -133,13 +146,16 @@ export function registerQuestPointsSync(options: QuestPointsSyncOptions, scope: 
     },
     auth(error) {
       if (error === undefined) return;
-      // No answer from the token URL: retried within the budget like a send that got none. Failing the event would
-      // leave the awards to the browser's next attempt, minutes later, though the network may be back in seconds.
-      if (tokenUnreachable) ended.retryMs = options.backoff?.baseMs ?? 1000;
-      else ended.failure = error;
+      if (!tokenWait) {
+        ended.failure = error;
+        return;
+      }
+      ended.retryMs = backoffDelay(tokenAttempt++, baseMs, maxMs, tokenWait.afterMs);
+      lastFault = (error as Error)?.message ?? String(error);
     },
-    retrying({ delayMs }) {
+    retrying({ delayMs, reason, status }) {
       ended.retryMs = delayMs;
+      lastFault = `the relay: ${status === undefined ? reason : `HTTP ${status}`}`;
     },
     drained() {},
     afterDrain() {},
@@ -157,10 +173,22 @@ export function registerQuestPointsSync(options: QuestPointsSyncOptions, scope: 
   const waiters = new Set<Waiter>();
   let draining = false;
 
+  /**
+   * An event given up (its promise rejects, so the browser fires it again later): the worker's console and the open
+   * pages (the SDK's `sync:failed`) hear why; nothing else would tell, with every tab closed.
+   */
+  const giveUp = (waiter: Waiter, error: unknown, reason: SyncFailure['reason']) => {
+    const failure: SyncFailure = { reason, message: (error as Error)?.message ?? String(error), queueSize: outbox.mirror.size };
+    console.warn(`[quest-points/sw] sync event given up (${reason}): ${failure.message}. ${failure.queueSize} award(s) stay queued for the browser's next attempt and the next page.`);
+    tabs.post({ t: 'sync-failed', failure });
+    waiter.reject(error);
+  };
+
   const settleAll = (error?: unknown) => {
+    const reason = error === storageError ? 'storage' : (error as QuestPointsError)?.code === 'auth' ? 'auth' : 'error';
     for (const waiter of waiters) {
       if (error === undefined) waiter.resolve();
-      else waiter.reject(error);
+      else giveUp(waiter, error, reason);
     }
     waiters.clear();
   };
@@ -174,6 +202,7 @@ export function registerQuestPointsSync(options: QuestPointsSyncOptions, scope: 
     draining = true;
     try {
       if (outbox.degraded && !(await outbox.recover())) throw storageError;
+      lastFault = '';
       for (;;) {
         ended = {};
         await flusher.run(true);
@@ -187,7 +216,7 @@ export function registerQuestPointsSync(options: QuestPointsSyncOptions, scope: 
         for (const waiter of waiters) {
           if (next <= waiter.deadline) continue;
           waiters.delete(waiter);
-          waiter.reject(new QuestPointsError(`awards still queued after ${budgetMs} ms: left for the next sync`, 'network'));
+          giveUp(waiter, new QuestPointsError(`awards still queued after ${budgetMs} ms (last: ${lastFault}): left for the next sync`, 'network'), 'budget');
         }
         if (!waiters.size) return;
         await new Promise((resolve) => setTimeout(resolve, ended.retryMs));

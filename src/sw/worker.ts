@@ -1,8 +1,10 @@
 // The ready-made service worker (quest-points/sw.js, bundled by scripts/build-sw.mjs into one ES module) for games
 // that have none: register it with { type: 'module' } as '/quest-points-sw.js?relayUrl=/api&tokenUrl=/qp-token'
-// (storageName and tag too, when the pages use others). Games with a worker of their own call
+// (storageName and tag too, when the pages use others), or let the Vite plugin's `worker` option serve and emit it
+// with its configuration written in (config.ts; the URL's query still wins). Games with a worker of their own call
 // registerQuestPointsSync() in it instead.
 import { QuestPointsError } from '../client/errors.js';
+import { writtenConfig } from './config.js';
 import { registerQuestPointsSync } from './index.js';
 
 interface InstallScope {
@@ -12,10 +14,11 @@ interface InstallScope {
 }
 
 const scope = globalThis as unknown as InstallScope;
+const written = writtenConfig();
 const params = new URL(scope.location.href).searchParams;
-const param = (name: string) => params.get(name) ?? undefined;
-for (const name of ['relayUrl', 'tokenUrl'])
-  if (!params.get(name)) throw new QuestPointsError(`the worker's script URL needs ?${name}= (quest-points/sw.js?relayUrl=...&tokenUrl=...)`, 'config');
+const param = (name: keyof typeof written) => params.get(name) || (written[name] === undefined ? undefined : String(written[name]));
+for (const name of ['relayUrl', 'tokenUrl'] as const)
+  if (!param(name)) throw new QuestPointsError(`the worker's script URL needs ?${name}= (quest-points/sw.js?relayUrl=...&tokenUrl=...), or the Vite plugin's worker option`, 'config');
 const budget = param('budgetMs');
 
 registerQuestPointsSync({

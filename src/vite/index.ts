@@ -3,8 +3,19 @@ import { getRequestListener } from '@hono/node-server';
 import type { Connect, Logger, Plugin, PreviewServer, ViteDevServer } from 'vite';
 import { createDevServer, DEV_PREFIXES, type DevServer, type DevServerOptions } from '../dev/server.js';
 import { assertLoopbackHost, devUrls } from '../dev/serve.js';
+import { workerSetup, type QuestPointsWorkerOptions } from './worker.js';
 
-export type QuestPointsViteOptions = DevServerOptions;
+export type { QuestPointsWorkerOptions };
+
+export interface QuestPointsViteOptions extends DevServerOptions {
+  /**
+   * Sets up delivery with the tab closed: serves the ready-made service worker (quest-points/sw.js) at
+   * `/<fileName>` under `vite` and `vite preview` and emits it there in `vite build`, configured with `relayUrl` and
+   * `tokenUrl` (the page only registers it). Under `vite` and `vite preview` the plugin answers `tokenUrl` with dev
+   * tokens. Off by default.
+   */
+  worker?: QuestPointsWorkerOptions;
+}
 
 /** True for the paths the dev composition answers: /api, /__emulator, /__dev and below. */
 export function isDevPath(url: string): boolean {
@@ -21,7 +32,9 @@ function assertLoopbackVite(host: string | boolean | undefined): void {
 /** The part of Vite's dev and preview servers the plugin needs (both have the same shape here). */
 type ViteHost = Pick<ViteDevServer | PreviewServer, 'middlewares' | 'resolvedUrls' | 'printUrls'> & { config: { logger: Logger } };
 
-function mount(server: ViteHost, getDev: () => DevServer, label: string): void {
+function mount(server: ViteHost, getDev: () => DevServer, label: string, worker: Worker | undefined, base: string): void {
+  // First: it hands the token URL on to the dev token route below.
+  if (worker) server.middlewares.use(worker.middleware(base));
   // Leave Vite's global Request/Response alone (the adapter would swap in its own by default).
   const listener = getRequestListener((request, env) => getDev().fetch(request, env as { incoming?: IncomingMessage }), {
     overrideGlobalObjects: false,
@@ -42,30 +55,39 @@ function mount(server: ViteHost, getDev: () => DevServer, label: string): void {
     info(`  relay     listening on ${urls.relay}`);
     info(`  emulator  listening on ${urls.emulator}`);
     info(`  tokens    listening on ${urls.token}`);
+    if (worker) info(`  worker    served at ${new URL(worker.fileName, local).href}`);
   };
 }
+
+type Worker = ReturnType<typeof workerSetup>;
 
 /**
  * `quest-points/vite`: mounts the emulator and a dev relay in Vite's dev server and in `vite preview`
  * (`/api` -> relay, `/__emulator` -> emulator admin, `/__dev/token` -> dev tokens for loopback clients), so a
- * production build can be tried locally against the same faces. `vite build` is untouched: a deployed game
- * talks to your own relay and gets its tokens from your own login route. Nothing is created until the first
- * request reaches one of those paths, so loading the config (vitest does) costs nothing.
+ * production build can be tried locally against the same faces. `vite build` only emits the worker (option
+ * `worker`): a deployed game talks to your own relay and gets its tokens from your own login route. Nothing is
+ * created until the first request reaches one of those paths, so loading the config (vitest does) costs nothing.
  */
 export function questPoints(options: QuestPointsViteOptions = {}): Plugin {
+  const { worker: workerOptions, ...devOptions } = options;
+  const worker = workerOptions === undefined ? undefined : workerSetup(workerOptions);
   let dev: DevServer | undefined;
-  const getDev = () => (dev ??= createDevServer(options));
+  const getDev = () => (dev ??= createDevServer(devOptions));
   return {
     name: 'quest-points',
-    // 'serve' covers `vite` and `vite preview` (both resolve the config with command 'serve'), not `vite build`.
-    apply: 'serve',
+    // 'serve' covers `vite` and `vite preview` (both resolve the config with command 'serve'); `vite build` only
+    // when there is a worker to emit.
+    apply: (_config, { command }) => command === 'serve' || worker !== undefined,
     configureServer(server: ViteDevServer) {
       assertLoopbackVite(server.config.server.host);
-      mount(server, getDev, 'dev mode');
+      mount(server, getDev, 'dev mode', worker, server.config.base);
     },
     configurePreviewServer(server: PreviewServer) {
       assertLoopbackVite(server.config.preview.host);
-      mount(server, getDev, 'dev mode under vite preview');
+      mount(server, getDev, 'dev mode under vite preview', worker, server.config.base);
+    },
+    async generateBundle() {
+      if (worker) this.emitFile({ type: 'asset', fileName: worker.fileName, source: await worker.script() });
     },
   };
 }

@@ -54,8 +54,13 @@ export interface Stack {
   undropTabs(): void;
   /** /api/* requests dropped while blocked. */
   dropped(): number;
-  /** Player tokens issued, in order: `refused` when it was the deliberately bad one (the token URL's `refuse`). */
-  tokenRequests: { sub: string; tab: string; instance: string; refused: boolean }[];
+  /**
+   * Token URL requests, in order: `refused` when it was the deliberately bad token (the token URL's `refuse`),
+   * `status` when it was not answered 200 (an outage), `at` from performance.now().
+   */
+  tokenRequests: { sub: string; tab: string; instance: string; refused: boolean; status?: number; at: number }[];
+  /** From now on, for `forMs`, the token URL answers `status` with `Retry-After: retryAfterSeconds`: the login route down. */
+  tokenOutage(outage: { forMs: number; status: number; retryAfterSeconds: number }): void;
   /** The emulator's request log (service requests, oldest first). */
   serviceRequests(): Promise<RequestLogEntry[]>;
   /** The emulator's ledger entries of one user. */
@@ -120,6 +125,7 @@ export async function startStack(pages: ExtraPages = {}): Promise<Stack> {
   let blocked = false;
   let dropped = 0;
   const droppedTabs = new Set<string>();
+  let outage: { until: number; status: number; retryAfterSeconds: number } | undefined;
 
   // Same-origin gateway: the relay's answer goes back as is. A page that goes away does not abort the request
   // upstream, so an award in flight at a reload is still applied: its acknowledgement is what gets lost.
@@ -173,16 +179,28 @@ export async function startStack(pages: ExtraPages = {}): Promise<Stack> {
       const tab = url.searchParams.get('tab') ?? '?';
       const instance = url.searchParams.get('instance') ?? '?';
       const label = `${tab}-${instance}`.replace(/[^\w-]/g, '');
+      const at = performance.now();
+      // ?status=<n>: this token URL answers n (401: no session), always.
+      const forced = Number(url.searchParams.get('status') ?? 200);
+      if (forced !== 200) {
+        tokenRequests.push({ sub, tab, instance, refused: false, status: forced, at });
+        return send(forced, 'application/json', JSON.stringify({ success: false, message: 'no session' }));
+      }
+      if (outage && at < outage.until) {
+        tokenRequests.push({ sub, tab, instance, refused: false, status: outage.status, at });
+        res.writeHead(outage.status, { 'content-type': 'application/json', 'cache-control': 'no-store', 'retry-after': String(outage.retryAfterSeconds) });
+        return void res.end(JSON.stringify({ success: false, message: 'login route unavailable' }));
+      }
       // ?refuse=<id>: the first token of that id is one the relay refuses (401).
       const refuse = url.searchParams.get('refuse');
       if (refuse && !refused.has(refuse)) {
         refused.add(refuse);
-        tokenRequests.push({ sub, tab, instance, refused: true });
-        return send(200, 'text/plain', 'refused.by.the-relay');
+        tokenRequests.push({ sub, tab, instance, refused: true, at });
+        return send(200, 'application/json', JSON.stringify({ token: 'refused.by.the-relay' }));
       }
-      tokenRequests.push({ sub, tab, instance, refused: false });
+      tokenRequests.push({ sub, tab, instance, refused: false, at });
       served.token(sub, { email: `${label}@tabs.example` }, { ttl: '10m' }).then(
-        (token) => (tokenOwners.set(token, { tab, instance }), send(200, 'text/plain', token)),
+        (token) => (tokenOwners.set(token, { tab, instance }), send(200, 'application/json', JSON.stringify({ token }))),
         (error: Error) => send(400, 'application/json', JSON.stringify({ success: false, message: error.message })),
       );
       return;
@@ -201,6 +219,7 @@ export async function startStack(pages: ExtraPages = {}): Promise<Stack> {
     proxyEvents,
     setFaults: served.setFaults,
     tokenRequests,
+    tokenOutage: ({ forMs, status, retryAfterSeconds }) => void (outage = { until: performance.now() + forMs, status, retryAfterSeconds }),
     blockApi: (value) => void (blocked = value),
     dropTab: (tab) => void droppedTabs.add(tab),
     undropTabs: () => droppedTabs.clear(),
@@ -239,6 +258,7 @@ export function useBrowserStack(pages: ExtraPages = {}) {
     } finally {
       stack!.blockApi(false);
       stack!.undropTabs();
+      stack!.tokenOutage({ forMs: 0, status: 503, retryAfterSeconds: 0 });
       if (faults) await stack!.setFaults({});
       await context.close();
     }

@@ -72,7 +72,7 @@ async function serveGame(page: Page, network: { offline: boolean }) {
     const url = new URL(request.url());
     if (url.pathname === '/') return route.fulfill({ contentType: 'text/html', body: '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script type="module" src="/app.js"></script>' });
     if (url.pathname === '/app.js') return route.fulfill({ contentType: 'text/javascript', body: script });
-    if (url.pathname === '/login/qp-token') return route.fulfill({ contentType: 'text/plain', body: await stack.token(PLAYER, { quests: ['summer'] }, { ttl: '15m' }) });
+    if (url.pathname === '/login/qp-token') return route.fulfill({ contentType: 'application/json', body: JSON.stringify({ token: await stack.token(PLAYER, { quests: ['summer'] }, { ttl: '15m' }) }) });
     if (!url.pathname.startsWith('/qp/')) return route.fulfill({ status: 404, body: '' });
     if (network.offline) return route.abort('internetdisconnected');
     const body = request.postDataBuffer();

@@ -14,12 +14,15 @@ interface Scenario {
   tab: OpenedPage;
 }
 
-/** A page with backgroundSync on and the worker registered for its storage; `refuse` makes the worker's first token bad. */
-async function withWorker(stack: Stack, context: BrowserContext, name: string, refuse?: string): Promise<Scenario> {
+/**
+ * A page with backgroundSync on and the worker registered for its storage; `refuse` makes the worker's first token
+ * bad, `status` makes its token URL answer that status.
+ */
+async function withWorker(stack: Stack, context: BrowserContext, name: string, refuse?: string, status?: number): Promise<Scenario> {
   const sub = uniqueId(name);
   const storage = uniqueId('sw');
   const tab = await openSdkPage(stack, context, { sub, storage, tab: 'page', backgroundSync: true, backoffBase: 50, backoffMax: 200 });
-  const token = `/token?${new URLSearchParams({ sub, tab: 'sw', instance: 'worker', ...(refuse ? { refuse } : {}) })}`;
+  const token = `/token?${new URLSearchParams({ sub, tab: 'sw', instance: 'worker', ...(refuse ? { refuse } : {}), ...(status ? { status: String(status) } : {}) })}`;
   const url = `/sw.js?${new URLSearchParams({ relayUrl: '/api', tokenUrl: token, storageName: storage })}`;
   await tab.sdk((page, u) => page.registerWorker(u), url);
   await until(async () => (await tab.sdk((page) => page.snapshot())).points[0]?.confirmedAt, 'the first read of the points');
@@ -141,6 +144,67 @@ describe('quest-points/sw: delivery with every tab closed (Chromium Background S
         ['sw', 200],
       ]);
       expect(requests[0]!.keys).toEqual(requests[1]!.keys);
+    }), 45_000);
+
+  it('the token URL answering 503 for 4 s as the network comes back: every award delivered within the one event, once', () =>
+    inContext(async (stack, context) => {
+      const { sub, storage, tab } = await withWorker(stack, context, 'sw-login-down');
+      const issued = await queueOfflineAndClose(stack, context, tab, Array.from({ length: 20 }, (_, i) => i + 1));
+
+      // The worker has no token yet: its first fetch of the token URL is in the outage.
+      stack.tokenOutage({ forMs: 4000, status: 503, retryAfterSeconds: 1 });
+      const online = performance.now();
+      await backOnline(stack, context);
+      await until(async () => (await stack.ledgerOf(sub)).length >= issued.size, 'the worker to deliver', 40_000);
+      const deliveredMs = performance.now() - online;
+      expect(context.pages()).toEqual([]);
+      await expectExactlyOnce(stack, sub, issued);
+
+      const fetches = stack.tokenRequests.filter((t) => t.sub === sub && t.tab === 'sw');
+      const refused = fetches.filter((t) => t.status === 503);
+      // Retried, not given up: 503s, then one token, and no fetch sooner than Retry-After (1 s) after a 503.
+      expect(refused.length).toBeGreaterThan(1);
+      expect(fetches.map((t) => t.status ?? 200)).toEqual([...refused.map(() => 503), 200]);
+      const gaps = fetches.slice(1).map((t, i) => t.at - fetches[i]!.at);
+      for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(950);
+      expect(carrying(stack, issued.keys()).map((r) => r.tab)).toEqual(['sw']);
+      console.info(
+        `closed-tab delivery through a 4 s token-URL outage (503, Retry-After 1): ${issued.size} awards, ${deliveredMs.toFixed(0)} ms from online to delivered, ` +
+          `${refused.length} token fetches refused, first token ${(fetches.at(-1)!.at - online).toFixed(0)} ms after online`,
+      );
+
+      // Within the one event: it succeeded, so no tag waits for the browser's next attempt (minutes later).
+      const next = await openSdkPage(stack, context, { sub, storage, tab: 'next' });
+      expect(await next.sdk((page) => page.syncTags())).toEqual([]);
+      expect(await next.sdk((page) => page.storedOutbox())).toEqual([]);
+      expect(next.errors).toEqual([]);
+    }), 75_000);
+
+  it('the token URL answering 401 (no session): the worker gives the event up and says why, to an open page (sync:failed) and in its console', () =>
+    inContext(async (stack, context) => {
+      const workerLog: string[] = [];
+      context.on('serviceworker', (worker) => worker.on('console', (message) => workerLog.push(`${message.type()}: ${message.text()}`)));
+      const { sub, tab } = await withWorker(stack, context, 'sw-no-session', undefined, 401);
+      tab.expectNetworkErrors(/\/api\//);
+      await goOffline(stack, context);
+      const keys = await tab.sdk((page) => [page.award(3), page.award(4)]);
+      expect(await tab.sdk((page, k) => page.persisted(k), keys)).toEqual([true, true]);
+      await until(async () => (await tab.sdk((page) => page.syncTags())).includes('quest-points'), 'the sync tag');
+      // The page stays open but cannot send (its requests are dropped): only the worker's event can settle anything.
+      stack.dropTab('page');
+      await backOnline(stack, context);
+
+      const failed = await until(async () => (await tab.sdk((page) => page.events)).find((e) => e.name === 'sync:failed'), 'sync:failed in the page', 20_000);
+      expect(failed.data).toEqual({ reason: 'auth', message: 'getToken() failed: tokenUrl answered HTTP 401', queueSize: 2 });
+      await until(() => workerLog.some((line) => line.startsWith('warning: [quest-points/sw] sync event given up (auth): getToken() failed: tokenUrl answered HTTP 401. 2 award(s) stay queued')), 'the worker\'s console line');
+      // Given up at once, not retried within the event: nothing sent by the worker, the awards still queued. (The page,
+      // whose sends keep failing, registers the tag again, so Chromium may fire another event: each fetches once.)
+      const fetches = stack.tokenRequests.filter((t) => t.sub === sub && t.tab === 'sw').map((t) => t.status);
+      expect(fetches.length).toBeGreaterThan(0);
+      expect(fetches.every((status) => status === 401)).toBe(true);
+      expect(carrying(stack, keys).filter((r) => r.tab === 'sw')).toEqual([]);
+      expect((await tab.sdk((page) => page.storedOutbox())).map((r) => r.key).sort()).toEqual([...keys].sort());
+      expect(tab.errors).toEqual([]);
     }), 45_000);
 
   it('an award the relay refuses becomes a dead letter the next page sees; the others are delivered', () =>

@@ -112,8 +112,8 @@ export async function startStack(): Promise<Stack> {
     if (url.pathname === '/token') {
       const slot = SLOTS.find((s) => s.storage === url.searchParams.get('storage'));
       if (!slot) return json(res, 404, { success: false, message: 'unknown storage' });
-      const body = await token(slot.user);
-      res.writeHead(200, { 'content-type': 'text/plain', 'cache-control': 'no-store' });
+      const body = JSON.stringify({ token: await token(slot.user) });
+      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
       return res.end(body);
     }
     if (url.pathname === '/ours.html' || url.pathname === '/naive.html') {

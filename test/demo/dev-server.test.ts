@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readToken } from '../../src/sw/token.js';
 import { ConfigError, createDevServer, isLoopbackAddress, isLoopbackHost, isLoopbackOrigin, startDevServer, type RunningDevServer } from '../../src/dev/index.js';
 
 const fromSocket = (remoteAddress: string) => ({ incoming: { socket: { remoteAddress } } as unknown as IncomingMessage });
@@ -28,8 +29,11 @@ describe('createDevServer (in-process)', () => {
     const ok = await get('/__dev/token?sub=alice');
     expect(ok.status).toBe(200);
     const body = await ok.json();
-    expect(body).toMatchObject({ success: true, data: { sub: 'alice', role: 'player', expiresIn: 900 } });
-    expect(body.data.token.split('.')).toHaveLength(3);
+    // The token-URL format quest-points/sw reads (and tokenFrom): JSON { token }, with what was minted beside it.
+    expect(ok.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(body).toEqual({ token: expect.any(String), sub: 'alice', role: 'player', expiresIn: 900 });
+    expect(body.token.split('.')).toHaveLength(3);
+    expect(await readToken(await get('/__dev/token?sub=alice'))).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
     expect(ok.headers.get('cache-control')).toBe('no-store');
 
     const remote = await get('/__dev/token?sub=alice', { headers: { 'x-forwarded-for': '127.0.0.1' } }, fromSocket('10.1.2.3'));
@@ -133,8 +137,8 @@ describe('startDevServer and `quest-points dev`', () => {
     expect(running.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const token = await fetch(`${running.urls.token}?sub=dave`);
     expect(token.status).toBe(200);
-    const { data } = await token.json();
-    const points = await fetch(`${running.urls.relay}/group-quests/q/points/dave`, { headers: { authorization: `Bearer ${data.token}` } });
+    const { token: dave } = await token.json();
+    const points = await fetch(`${running.urls.relay}/group-quests/q/points/dave`, { headers: { authorization: `Bearer ${dave}` } });
     expect(points.status).toBe(200);
     expect((await fetch(`${running.urls.emulator}/faults`)).status).toBe(200);
   });

@@ -34,7 +34,7 @@ describe('quest-points/vite under vite preview', () => {
     const tokenResponse = await fetch(`${base}/__dev/token?sub=preview-player`);
     expect(tokenResponse.status).toBe(200);
     expect(tokenResponse.headers.get('content-type')).toMatch(/^application\/json/);
-    const { data } = (await tokenResponse.json()) as { data: { token: string; sub: string } };
+    const data = (await tokenResponse.json()) as { token: string; sub: string };
     expect(data.sub).toBe('preview-player');
 
     const award = await fetch(`${base}/api${paths.points('preview-quest')}`, {

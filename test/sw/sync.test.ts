@@ -3,8 +3,9 @@
 // test/browser/sw-sync.test.ts.
 import 'fake-indexeddb/auto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createQuestPoints } from '../../src/client/index.js';
 import { idbKV } from '../../src/client/store.js';
-import type { DeadLetter, PendingAward } from '../../src/client/types.js';
+import type { DeadLetter, PendingAward, SyncFailure } from '../../src/client/types.js';
 import { registerQuestPointsSync, type QuestPointsSync, type QuestPointsSyncOptions, type WorkerScope } from '../../src/sw/index.js';
 import { fakeRelay, json, jwt, uniqueName, type Handler } from '../client/fake-relay.js';
 
@@ -32,12 +33,13 @@ afterEach(() => {
   running.splice(0).forEach((s) => s.close());
   channels.splice(0).forEach((c) => c.close());
   vi.unstubAllGlobals();
+  vi.restoreAllMocks();
 });
 
 interface Setup {
   relay?: Handler;
-  /** Answers the token URL; default: a fresh JWT. */
-  token?: (n: number) => Response;
+  /** Answers the token URL (n: the how-manieth fetch); default: a fresh JWT as JSON { token }. */
+  token?: (n: number, init?: RequestInit) => Response | Promise<Response>;
   options?: Partial<QuestPointsSyncOptions>;
 }
 
@@ -57,9 +59,13 @@ async function setup(points: number[], { relay: handler, token, options }: Setup
   await outbox.setMany(awards.map((a) => [a.idempotencyKey, a]));
   const relay = fakeRelay(handler);
   let tokens = 0;
+  const tokenTimes: number[] = [];
   vi.stubGlobal('fetch', async (input: RequestInfo | URL, init?: RequestInit) => {
     const url = new URL(String(input), ORIGIN);
-    if (url.pathname === '/token') return token ? token(++tokens) : (++tokens, new Response(jwt('player-1', Date.now() / 1000 + 3600)));
+    if (url.pathname === '/token') {
+      tokenTimes.push(Date.now());
+      return token ? token(++tokens, init) : (++tokens, tokenAnswer(jwt('player-1', Date.now() / 1000 + 3600)));
+    }
     return relay.fetch(input, init);
   });
   const messages: unknown[] = [];
@@ -69,8 +75,11 @@ async function setup(points: number[], { relay: handler, token, options }: Setup
   const { scope, fire } = fakeScope();
   const sync = registerQuestPointsSync({ relayUrl: '/api', tokenUrl: '/token', storageName, backoff: { baseMs: 5, maxMs: 20 }, ...options }, scope);
   running.push(sync);
-  return { awards, outbox, dead, relay, fire, messages, tokenCount: () => tokens };
+  return { awards, outbox, dead, relay, fire, messages, storageName, tokenTimes, tokenCount: () => tokens };
 }
+
+/** The token URL's one format: JSON { token }. */
+const tokenAnswer = (token: string) => json(200, { token });
 
 const keysOf = (awards: { idempotencyKey: string }[]) => awards.map((a) => a.idempotencyKey);
 
@@ -118,8 +127,9 @@ describe('registerQuestPointsSync: the sync event', () => {
   });
 
   it('still failing at the end of the budget: the event fails (the browser fires it again) and the awards stay', async () => {
+    vi.spyOn(console, 'warn').mockImplementation(() => {});
     const { awards, outbox, relay, fire } = await setup([1], { relay: () => json(503, { success: false, message: 'busy' }), options: { budgetMs: 200 } });
-    await expect(fire('sync', 'quest-points')).rejects.toThrow(/awards still queued after 200 ms/);
+    await expect(fire('sync', 'quest-points')).rejects.toThrow('awards still queued after 200 ms (last: the relay: HTTP 503)');
     expect(relay.sentKeys().length).toBeGreaterThan(1);
     expect(new Set(relay.sentKeys())).toEqual(new Set(keysOf(awards)));
     expect(keysOf(await outbox.all())).toEqual(keysOf(awards));
@@ -128,7 +138,7 @@ describe('registerQuestPointsSync: the sync event', () => {
   it('a token refused by the relay is fetched again once from tokenUrl', async () => {
     const { awards, outbox, relay, fire, tokenCount } = await setup([5], {
       relay: (req) => (req.headers.authorization === 'Bearer stale.token.x' ? json(401, { success: false, message: 'token expired' }) : undefined),
-      token: (n) => new Response(n === 1 ? 'stale.token.x' : jwt('player-1', Date.now() / 1000 + 3600)),
+      token: (n) => tokenAnswer(n === 1 ? 'stale.token.x' : jwt('player-1', Date.now() / 1000 + 3600)),
     });
     await fire('sync', 'quest-points');
     expect(tokenCount()).toBe(2);
@@ -136,18 +146,30 @@ describe('registerQuestPointsSync: the sync event', () => {
     expect(await outbox.all()).toEqual([]);
   });
 
-  it('tokenUrl may answer JSON { token }', async () => {
+  it('tokenUrl answers JSON { token } (other fields ignored, as /__dev/token adds them)', async () => {
     const token = jwt('player-1', Date.now() / 1000 + 3600);
-    const { relay, fire } = await setup([5], { token: () => json(200, { token }) });
+    const { relay, fire } = await setup([5], { token: () => json(200, { token, sub: 'player-1', role: 'player', expiresIn: 900 }) });
     await fire('sync', 'quest-points');
     expect(relay.seen[0]!.headers.authorization).toBe(`Bearer ${token}`);
+  });
+
+  it.each([
+    ['text/plain', () => new Response(jwt('player-1', Date.now() / 1000 + 3600)), /tokenUrl answered text\/plain.*not JSON \{ "token": "\.\.\." \}/],
+    ['an HTML page', () => new Response('<!doctype html>', { headers: { 'content-type': 'text/html' } }), /tokenUrl answered text\/html/],
+    ['JSON without token', () => json(200, { success: true, data: { token: 'x.y.z' } }), /tokenUrl answered JSON without a string "token"/],
+  ])('tokenUrl answering %s fails the event at once, naming the format; nothing is sent', async (_what, token, message) => {
+    const { awards, outbox, relay, fire, tokenCount } = await setup([5], { token });
+    await expect(fire('sync', 'quest-points')).rejects.toThrow(message);
+    expect(tokenCount()).toBe(1);
+    expect(relay.sentKeys()).toEqual([]);
+    expect(keysOf(await outbox.all())).toEqual(keysOf(awards));
   });
 
   it('tokenUrl unreachable (offline) is retried within the event like a send; delivered once it answers', async () => {
     const { awards, outbox, relay, fire, tokenCount } = await setup([5, 6], {
       token: (n) => {
         if (n <= 2) throw new TypeError('Failed to fetch');
-        return new Response(jwt('player-1', Date.now() / 1000 + 3600));
+        return tokenAnswer(jwt('player-1', Date.now() / 1000 + 3600));
       },
     });
     await fire('sync', 'quest-points');
@@ -156,11 +178,76 @@ describe('registerQuestPointsSync: the sync event', () => {
     expect(await outbox.all()).toEqual([]);
   });
 
-  it('tokenUrl refusing (no session): the event fails, nothing is sent, the awards stay', async () => {
-    const { awards, outbox, relay, fire } = await setup([5], { token: () => new Response('login first', { status: 401 }) });
-    await expect(fire('sync', 'quest-points')).rejects.toThrow(/tokenUrl answered HTTP 401/);
+  it.each([401, 403])('tokenUrl answering %i (no session): the event fails at once, says why to the pages and the console; the awards stay', async (status) => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const { awards, outbox, relay, fire, messages, tokenCount } = await setup([5], { token: () => new Response('login first', { status }) });
+    await expect(fire('sync', 'quest-points')).rejects.toThrow(`tokenUrl answered HTTP ${status}`);
+    expect(tokenCount()).toBe(1);
     expect(relay.sentKeys()).toEqual([]);
     expect(keysOf(await outbox.all())).toEqual(keysOf(awards));
+    await vi.waitFor(() =>
+      expect(messages).toEqual([{ t: 'sync-failed', failure: { reason: 'auth', message: `getToken() failed: tokenUrl answered HTTP ${status}`, queueSize: 1 } }]),
+    );
+    expect(warn).toHaveBeenCalledWith(expect.stringMatching(new RegExp(`^\\[quest-points/sw\\] sync event given up \\(auth\\): getToken\\(\\) failed: tokenUrl answered HTTP ${status}\\. 1 award\\(s\\) stay queued`)));
+  });
+
+  it.each<[number, Record<string, string>]>([
+    [503, { 'retry-after': '0.2' }],
+    [429, { 'retry-after': '0.2' }],
+    [500, {}],
+    [408, {}],
+  ])('tokenUrl answering %i is retried within the event (Retry-After honoured); delivered once it answers', async (status, headers) => {
+    const { awards, outbox, relay, fire, tokenCount, tokenTimes, messages } = await setup([5, 6], {
+      token: (n) => (n <= 2 ? new Response('busy', { status, headers }) : tokenAnswer(jwt('player-1', Date.now() / 1000 + 3600))),
+    });
+    await fire('sync', 'quest-points');
+    expect(tokenCount()).toBe(3);
+    expect(relay.sentKeys()).toEqual(keysOf(awards));
+    expect(await outbox.all()).toEqual([]);
+    // The backoff here is 5-20 ms: a wait of 200 ms or more between fetches is the Retry-After.
+    const gaps = tokenTimes.slice(1).map((t, i) => t - tokenTimes[i]!);
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(headers['retry-after'] ? 190 : 0);
+    await vi.waitFor(() => expect(messages).toEqual([{ t: 'done', ok: keysOf(awards), dead: [] }]));
+  });
+
+  it('tokenUrl not answering within timeoutMs is retried within the event; delivered once it answers', async () => {
+    const { awards, outbox, relay, fire, tokenCount } = await setup([7], {
+      options: { timeoutMs: 100 },
+      token: (n, init) =>
+        n === 1
+          ? new Promise<Response>((_, reject) => init!.signal!.addEventListener('abort', () => reject(init!.signal!.reason)))
+          : tokenAnswer(jwt('player-1', Date.now() / 1000 + 3600)),
+    });
+    await fire('sync', 'quest-points');
+    expect(tokenCount()).toBe(2);
+    expect(relay.sentKeys()).toEqual(keysOf(awards));
+    expect(await outbox.all()).toEqual([]);
+  });
+
+  it('tokenUrl failing past the budget: the event is given up naming the last failure, to the pages and the console', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const { awards, outbox, relay, fire, messages, tokenCount } = await setup([1, 2], { token: () => new Response('down', { status: 503 }), options: { budgetMs: 150 } });
+    const message = 'awards still queued after 150 ms (last: getToken() failed: tokenUrl answered HTTP 503): left for the next sync';
+    await expect(fire('sync', 'quest-points')).rejects.toThrow(message);
+    expect(tokenCount()).toBeGreaterThan(1);
+    expect(relay.sentKeys()).toEqual([]);
+    expect(keysOf(await outbox.all()).sort()).toEqual(keysOf(awards).sort());
+    await vi.waitFor(() => expect(messages).toEqual([{ t: 'sync-failed', failure: { reason: 'budget', message, queueSize: 2 } }]));
+    expect(warn).toHaveBeenCalledWith(expect.stringContaining(`[quest-points/sw] sync event given up (budget): ${message}`));
+  });
+
+  it('an open page hears the give-up as the SDK event sync:failed', async () => {
+    vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const { fire, storageName } = await setup([1], { token: () => new Response('login first', { status: 401 }) });
+    const page = createQuestPoints({ relayUrl: 'https://game.test/api', getToken: () => 'unused', storageName, fetch: () => new Promise<Response>(() => {}) });
+    const heard: SyncFailure[] = [];
+    page.on('sync:failed', (failure) => heard.push(failure));
+    try {
+      await expect(fire('sync', 'quest-points')).rejects.toThrow(/401/);
+      await vi.waitFor(() => expect(heard).toEqual([{ reason: 'auth', message: 'getToken() failed: tokenUrl answered HTTP 401', queueSize: 1 }]));
+    } finally {
+      await page.close();
+    }
   });
 
   it('an award the relay refuses becomes a dead letter (stored before it leaves the outbox); the others are sent', async () => {
@@ -192,6 +279,7 @@ describe('registerQuestPointsSync: the sync event', () => {
     // 503 until `healthy`: the first event's 300 ms run out while it retries; the second, fired 200 ms in, joins
     // the same drain (nothing is sent twice) but still has time when the relay comes back at 400 ms.
     let healthy = false;
+    vi.spyOn(console, 'warn').mockImplementation(() => {});
     const { awards, outbox, relay, fire } = await setup([1, 2], {
       relay: () => (healthy ? undefined : json(503, { success: false, message: 'busy' })),
       options: { budgetMs: 300 },

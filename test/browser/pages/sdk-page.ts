@@ -3,6 +3,7 @@
 // poll (pollIntervalMs), backgroundSync.
 import { createQuestPoints, type AwardHandle, type QuestPointsEvents } from '../../../src/client/index.js';
 import { backgroundSync } from '../../../src/sw/page.js';
+import { tokenFrom } from '../../../src/sw/token.js';
 
 export interface RecordedEvent {
   name: keyof QuestPointsEvents;
@@ -22,11 +23,8 @@ const instance = crypto.randomUUID().slice(0, 8);
 
 const qp = createQuestPoints({
   relayUrl: '/api',
-  getToken: async () => {
-    const response = await fetch(`/token?sub=${encodeURIComponent(sub)}&tab=${encodeURIComponent(tab)}&instance=${instance}`);
-    if (!response.ok) throw new Error(`token: HTTP ${response.status}`);
-    return response.text();
-  },
+  // The operator's token URL, in the format the worker reads too.
+  getToken: tokenFrom(`/token?sub=${encodeURIComponent(sub)}&tab=${encodeURIComponent(tab)}&instance=${instance}`),
   questId,
   serviceUserId: sub,
   storageName,
@@ -55,6 +53,7 @@ const summaries: { [E in keyof QuestPointsEvents]: (payload: Parameters<QuestPoi
   'connection:changed': (e) => ({ online: e.online }),
   'auth:required': (e) => errorOf(e.error),
   'storage:degraded': (e) => ({ reason: e.reason, ...(e.error === undefined ? {} : { error: errorOf(e.error) }) }),
+  'sync:failed': (e) => ({ reason: e.reason, message: e.message, queueSize: e.queueSize }),
   error: (e) => ({ during: e.during, ...errorOf(e.error) }),
 };
 for (const name of Object.keys(summaries) as (keyof QuestPointsEvents)[])

@@ -4,6 +4,7 @@ import { createElement as h, StrictMode, useEffect } from 'react';
 import { createRoot } from 'react-dom/client';
 import type { QuestPoints } from '../../../src/client/index.js';
 import { QuestPointsProvider, usePoints, useQuestPoints, useQuestPointsStatus } from '../../../src/react/index.js';
+import { tokenFrom } from '../../../src/sw/token.js';
 
 const params = new URLSearchParams(location.search);
 const sub = params.get('sub') ?? 'player';
@@ -72,11 +73,7 @@ root.render(
       {
         options: {
           relayUrl: '/api',
-          getToken: async () => {
-            const response = await fetch(`/token?sub=${encodeURIComponent(sub)}&tab=react&instance=${instance}`);
-            if (!response.ok) throw new Error(`token: HTTP ${response.status}`);
-            return response.text();
-          },
+          getToken: tokenFrom(`/token?sub=${encodeURIComponent(sub)}&tab=react&instance=${instance}`),
           questId,
           serviceUserId: sub,
           storageName: params.get('storage') ?? `react-${instance}`,
