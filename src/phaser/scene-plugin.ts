@@ -13,7 +13,7 @@ type Listener = [event: keyof QuestPointsEvents, fn: (payload: never) => void];
 export class QuestPointsScenePlugin {
   scene: SceneLike | null;
   pluginManager: PluginManagerLike | null;
-  private readonly listeners: Listener[] = [];
+  private listeners: Listener[] = [];
 
   constructor(scene: SceneLike, pluginManager: PluginManagerLike) {
     this.scene = scene;
@@ -58,10 +58,7 @@ export class QuestPointsScenePlugin {
 
   off<E extends keyof QuestPointsEvents>(event: E, fn?: QuestPointsEvents[E]): this {
     this.client.off(event, fn);
-    for (let i = this.listeners.length - 1; i >= 0; i--) {
-      const [name, listener] = this.listeners[i]!;
-      if (name === event && (!fn || listener === fn)) this.listeners.splice(i, 1);
-    }
+    this.listeners = this.listeners.filter(([name, listener]) => name !== event || (fn !== undefined && listener !== fn));
     return this;
   }
 

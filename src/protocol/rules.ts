@@ -20,9 +20,9 @@ export type NumberRule = { readonly type: 'number'; readonly steps: readonly Ste
 export type FieldRule = TextRule | NumberRule;
 export type RuleTable = Record<string, { readonly rule: FieldRule; readonly optional?: true }>;
 
-// eslint-disable-next-line no-control-regex
-const NO_CONTROL_CHARS = /^[^\u0000-\u001f\u007f-\u009f]*$/u;
-const noControl: Step<string> = [(s) => NO_CONTROL_CHARS.test(s), 'must not contain control characters'];
+/** Unicode's control characters, general category Cc: C0 (U+0000-U+001F), DEL (U+007F) and C1 (U+0080-U+009F). */
+const CONTROL_CHAR = /\p{Cc}/u;
+const noControl: Step<string> = [(s) => !CONTROL_CHAR.test(s), 'must not contain control characters'];
 const maxChars = (max: number): Step<string> => [(s) => s.length <= max, `must be at most ${max} characters`];
 const notEmpty: Step<string> = [(s) => s.length > 0, 'must not be empty'];
 /**
@@ -52,12 +52,20 @@ export const ID_RULE = text(oneCharAtLeast, maxChars(ID_MAX_LENGTH), noControl, 
 /** Any finite number, integer or float. JSON has no NaN or Infinity; strings are refused. */
 export const EVENT_POINTS_RULE: NumberRule = { type: 'number', steps: [[(n) => Number.isFinite(n), 'must be a finite number']] };
 export const EVENT_NAME_RULE = text(maxChars(EVENT_NAME_MAX_LENGTH), noControl);
+/**
+ * Free text keeps its layout: tab, line feed and carriage return pass; every other C0 control and DEL is refused.
+ * C1 controls (U+0080-U+009F), refused in every other text field, pass here.
+ */
+function isFreeText(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const code = s.charCodeAt(i);
+    const layout = code === 0x09 || code === 0x0a || code === 0x0d;
+    if ((code < 0x20 && !layout) || code === 0x7f) return false;
+  }
+  return true;
+}
 /** Free text: newlines and tabs are allowed, other control characters are not. */
-export const EVENT_DESCRIPTION_RULE = text(maxChars(EVENT_DESCRIPTION_MAX_LENGTH), [
-  // eslint-disable-next-line no-control-regex
-  (s) => /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/u.test(s),
-  'must not contain control characters',
-]);
+export const EVENT_DESCRIPTION_RULE = text(maxChars(EVENT_DESCRIPTION_MAX_LENGTH), [isFreeText, 'must not contain control characters']);
 /** valibot's own e-mail pattern, as v.email uses it. */
 export const EMAIL_RULE = text('trim', maxChars(EMAIL_MAX_LENGTH), [(s) => EMAIL_REGEX.test(s), 'must be a valid e-mail address']);
 export const WALLET_ADDRESS_RULE = text('trim', notEmpty, maxChars(WALLET_ADDRESS_MAX_LENGTH), [
