@@ -14,6 +14,7 @@ export type Verdict = 'ok' | 'rejected' | 'auth' | 'retry';
 /** Answers that are no HTTP status. */
 export type NoAnswer = 'network' | 'timeout';
 
+/** How to treat one status (or no answer): its verdict, and for a retry, when to resend. */
 export interface StatusRule {
   verdict: Verdict;
   /**
