@@ -40,11 +40,8 @@ export const FaultConfigSchema = v.strictObject(
   },
   'must be an object of fault settings',
 );
-/**
- * Fault settings, as FaultConfigSchema reads them.
- * @interface
- */
-export type FaultConfig = ObjectOutput<typeof FaultConfigSchema>;
+/** Fault settings, as FaultConfigSchema reads them. */
+export interface FaultConfig extends ObjectOutput<typeof FaultConfigSchema> {}
 
 /** The fault a request-log entry records: an injected error status, or a lost acknowledgement (503 or dropped). */
 export type FaultName = 'error-500' | 'error-503' | 'error-429' | 'lost-ack-503' | 'lost-ack-drop';

@@ -63,11 +63,8 @@ export const EmulatorStateSchema = v.object(
   },
   'must be an object with version 1',
 );
-/**
- * An emulator's whole state as EmulatorStateSchema reads it (its input: the lists may be absent, then empty).
- * @interface
- */
-export type EmulatorState = ObjectInput<typeof EmulatorStateSchema>;
+/** An emulator's whole state as EmulatorStateSchema reads it (its input: the lists may be absent, then empty). */
+export interface EmulatorState extends ObjectInput<typeof EmulatorStateSchema> {}
 type ParsedState = v.InferOutput<typeof EmulatorStateSchema>;
 
 export interface StateParts {

@@ -15,11 +15,21 @@ type Documented<TEntries, T> = Flat<
   }
 >;
 
-/** An object schema of valibot's (v.object, v.strictObject, v.looseObject...): a schema with its entries. */
+/**
+ * An object schema of valibot's (v.object, v.strictObject, v.looseObject...): a schema with its entries.
+ * @internal
+ */
 export type ObjectSchemaLike = v.GenericSchema & { readonly entries: v.ObjectEntries };
 
-/** A valibot object schema's output type, exactly `v.InferOutput<S>`, each key with the doc comment of its entry. */
+/**
+ * A valibot object schema's output type, exactly `v.InferOutput<S>`, each key with the doc comment of its entry.
+ * For this package's own declarations (`interface X extends ObjectOutput<typeof XSchema> {}`), hence internal.
+ * @internal
+ */
 export type ObjectOutput<S extends ObjectSchemaLike> = Documented<S['entries'], v.InferOutput<S>>;
 
-/** A valibot object schema's input type, exactly `v.InferInput<S>` (defaults make keys optional), documented alike. */
+/**
+ * A valibot object schema's input type, exactly `v.InferInput<S>` (defaults make keys optional), documented alike.
+ * @internal
+ */
 export type ObjectInput<S extends ObjectSchemaLike> = Documented<S['entries'], v.InferInput<S>>;
