@@ -29,6 +29,7 @@ export class QuestPointsPlugin {
   private ownsClient = false;
   private readonly bindings = new Map<SceneLike, () => void>();
 
+  /** Called by Phaser's PluginManager; the client is made (or taken) later, in init(). */
   constructor(pluginManager: PluginManagerLike) {
     this.pluginManager = pluginManager;
     this.game = pluginManager.game;
@@ -46,6 +47,7 @@ export class QuestPointsPlugin {
     registerClient(this.game, this.quest);
   }
 
+  /** Part of Phaser's plugin contract; nothing to do: the client started flushing when init() made or took it. */
   start(): void {}
 
   /** A stopped plugin stops forwarding; the client keeps its queue and keeps flushing. */
@@ -53,6 +55,10 @@ export class QuestPointsPlugin {
     for (const unbind of [...this.bindings.values()]) unbind();
   }
 
+  /**
+   * Called by Phaser when the game is destroyed: unbinds every scene and closes the client if the plugin made it
+   * (a client the game passed in is left open). Queued awards stay in IndexedDB for the next session.
+   */
   destroy(): void {
     this.stop();
     if (this.ownsClient) void this.quest?.close();
@@ -68,10 +74,12 @@ export class QuestPointsPlugin {
     return this.quest;
   }
 
+  /** The client's award(): queues the award durably and returns its handle. Throws if the plugin is not initialised. */
   award(input: AwardInput): AwardHandle {
     return this.client.award(input);
   }
 
+  /** The client's getSnapshot(): connection, queue and storage state now. Throws if the plugin is not initialised. */
   getSnapshot(): Snapshot {
     return this.client.getSnapshot();
   }
