@@ -2,6 +2,7 @@ import { createElement, useEffect, useReducer, useRef, type ReactNode } from 're
 import { createQuestPoints, type QuestPoints, type QuestPointsOptions } from '../client/index.js';
 import { QuestPointsContext } from './context.js';
 
+/** QuestPointsProvider's props: the tree, and either a `client` the game made or the `options` to make one. */
 export type QuestPointsProviderProps = { children?: ReactNode } & (
   | {
       /** A client the game made: the provider never closes it. */
