@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { describe, expectTypeOf, it } from 'vitest';
-import { EmulatorStateSchema, FaultConfigSchema, type EmulatorState, type FaultConfig } from '../../src/emulator/index.js';
+import type { EmulatorState, EmulatorStateSchema, FaultConfig, FaultConfigSchema } from '../../src/emulator/index.js';
 import type { ObjectInput, ObjectOutput } from '../../src/protocol/index.js';
 
 // ObjectOutput / ObjectInput exist only to give TypeDoc one declaration per key; they must stay valibot's types
