@@ -62,14 +62,7 @@ export const EVENT_NAME_RULE = text(maxChars(EVENT_NAME_MAX_LENGTH), noControl);
  * Free text keeps its layout: tab, line feed and carriage return pass; every other C0 control and DEL is refused.
  * C1 controls (U+0080-U+009F), refused in every other text field, pass here.
  */
-function isFreeText(s: string): boolean {
-  for (let i = 0; i < s.length; i++) {
-    const code = s.charCodeAt(i);
-    const layout = code === 0x09 || code === 0x0a || code === 0x0d;
-    if ((code < 0x20 && !layout) || code === 0x7f) return false;
-  }
-  return true;
-}
+const isFreeText = (s: string): boolean => !CONTROL_CHAR.test(s.replace(/[\t\n\r\x80-\x9f]/gu, ''));
 /** Free text: newlines and tabs are allowed, other control characters are not. */
 export const EVENT_DESCRIPTION_RULE = text(maxChars(EVENT_DESCRIPTION_MAX_LENGTH), [isFreeText, 'must not contain control characters']);
 /** valibot's own e-mail pattern, as v.email uses it. */
