@@ -22,7 +22,9 @@ export interface PluginManagerLike {
  * in every scene: `this.questPoints.on('points:changed', ({ view }) => ...)`, typed and removed on scene shutdown.
  */
 export class QuestPointsPlugin {
+  /** Phaser's PluginManager, kept as BasePlugin keeps it; null once destroyed. */
   pluginManager: PluginManagerLike | null;
+  /** The Phaser.Game this plugin belongs to; null once destroyed. */
   game: unknown;
   private quest: QuestPoints | null = null;
   /** True when the plugin created the client, so it closes it on destroy. */

@@ -11,7 +11,9 @@ type Listener = [event: keyof QuestPointsEvents, fn: (payload: never) => void];
  * event twice. The client is the one of the game's global QuestPointsPlugin (see questPointsPlugins()).
  */
 export class QuestPointsScenePlugin {
+  /** The scene this plugin serves; null once destroyed. */
   scene: SceneLike | null;
+  /** Phaser's PluginManager, through which the game's client is found; null once destroyed. */
   pluginManager: PluginManagerLike | null;
   private listeners: Listener[] = [];
 

@@ -21,9 +21,13 @@ export type IdentifyResponse = v.InferOutput<typeof IdentifyResponseSchema>;
 
 /** One entry of a user's history. createdAt: ISO 8601 UTC with milliseconds. */
 export const PointsEventSchema = v.object({
+  /** When the service received the award (not when the game made it): ISO 8601 UTC with milliseconds. */
   createdAt: v.pipe(v.string(), v.isoTimestamp()),
+  /** The points awarded; negative for a deduction. */
   eventPoints: EventPointsSchema,
+  /** The award's eventName, or DEFAULT_EVENT_NAME when it had none. */
   eventName: v.string(),
+  /** The award's eventDescription, or `""` when it had none. */
   eventDescription: v.string(),
 });
 /** One applied award as a user's history reports it (PointsEventSchema). */
