@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { EventPointsSchema, ServiceUserIdSchema } from './fields.js';
+import type { ObjectOutput } from './infer.js';
 
 /** Every error body of the service (and the relay). */
 export const ErrorBodySchema = v.object({ success: v.literal(false), message: v.string() });
@@ -31,7 +32,7 @@ export const PointsEventSchema = v.object({
   eventDescription: v.string(),
 });
 /** One applied award as a user's history reports it (PointsEventSchema). */
-export type PointsEvent = v.InferOutput<typeof PointsEventSchema>;
+export interface PointsEvent extends ObjectOutput<typeof PointsEventSchema> {}
 
 /** History is newest first. */
 export const PointsSummarySchema = v.object({ totalPoints: v.number(), history: v.array(PointsEventSchema) });

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { describe, expectTypeOf, it } from 'vitest';
 import type { EmulatorState, EmulatorStateSchema, FaultConfig, FaultConfigSchema } from '../../src/emulator/index.js';
-import type { ObjectInput, ObjectOutput } from '../../src/protocol/index.js';
+import type { ObjectInput, ObjectOutput, PointsEvent, PointsEventSchema } from '../../src/protocol/index.js';
 
 // ObjectOutput / ObjectInput exist only to give TypeDoc one declaration per key; they must stay valibot's types
 // exactly. These are checked by the type checker (npm run typecheck), not at run time.
@@ -24,7 +24,8 @@ describe('ObjectOutput and ObjectInput are valibot\'s inferred types', () => {
     // and the two differ where valibot's do, so the checks above can fail
     expectTypeOf<ObjectOutput<typeof Sample>>().not.toEqualTypeOf<v.InferInput<typeof Sample>>();
   });
-  it('for the emulator\'s fault settings and state', () => {
+  it('for the types declared over a schema', () => {
+    expectTypeOf<PointsEvent>().toEqualTypeOf<v.InferOutput<typeof PointsEventSchema>>();
     expectTypeOf<FaultConfig>().toEqualTypeOf<v.InferOutput<typeof FaultConfigSchema>>();
     expectTypeOf<EmulatorState>().toEqualTypeOf<v.InferInput<typeof EmulatorStateSchema>>();
   });
