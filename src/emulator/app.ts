@@ -11,7 +11,16 @@ import type { RequestLogEntry } from './request-log.js';
 import type { EmulatorOptions } from './types.js';
 
 /** The emulator and the state behind it (the CLI and startEmulator export state without going through HTTP). */
-export function buildEmulator(options: EmulatorOptions = {}): { app: Hono<EmulatorEnv>; core: Core } {
+export function buildEmulator(options: EmulatorOptions = {}): {
+  /** The emulator's routes: the same app createEmulator() returns. */
+  app: Hono<EmulatorEnv>;
+  /**
+   * The state behind the routes (users, ledger, idempotency store, request log, faults), for this package's Node
+   * adapter, CLI and tests. Its parts are not a stable API; exportState() and importState() are the supported way in.
+   * @internal
+   */
+  core: Core;
+} {
   const core = createCore(options);
   const app = new Hono<EmulatorEnv>();
 

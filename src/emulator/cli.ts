@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { parseFlags, parsePort, stopOnSignals } from '../kit/index.js';
 import { checkRule, parseWith, WALLET_CHAIN_RULE } from '../protocol/index.js';
 import { FaultConfigSchema, type FaultConfig } from './faults.js';
-import { startEmulator } from './server.js';
+import { startEmulator, type RunningEmulator } from './server.js';
 import type { EmulatorMode } from './types.js';
 
 export const EMULATOR_USAGE = `usage: quest-points emulator [options]
@@ -95,26 +95,29 @@ function parseTuning(values: {
   return { chains: chains.length ? chains : undefined, idempotencyTtlMs, faults, requestLogSize };
 }
 
+const EMULATOR_FLAGS = {
+  host: { type: 'string', default: '127.0.0.1' },
+  port: { type: 'string', default: '8787' },
+  mode: { type: 'string', default: 'stateful' },
+  'api-key': { type: 'string', multiple: true },
+  admin: { type: 'boolean', default: false },
+  'admin-from-any-address': { type: 'boolean', default: false },
+  import: { type: 'string' },
+  'export-on-exit': { type: 'string' },
+  'no-auto-create': { type: 'boolean', default: false },
+  chain: { type: 'string', multiple: true },
+  'idempotency-ttl': { type: 'string' },
+  faults: { type: 'string' },
+  'request-log-size': { type: 'string' },
+} as const;
+type EmulatorFlags = ReturnType<typeof parseFlags<typeof EMULATOR_FLAGS>>;
+
 /** Parse argv (strict); a message naming the flag and the rule on error. `help` when asked. */
 export function parseEmulatorArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): EmulatorCliOptions | 'help' | { error: string } {
-  let values;
+  let values: EmulatorFlags;
   let port: number;
   try {
-    values = parseFlags(argv, {
-      host: { type: 'string', default: '127.0.0.1' },
-      port: { type: 'string', default: '8787' },
-      mode: { type: 'string', default: 'stateful' },
-      'api-key': { type: 'string', multiple: true },
-      admin: { type: 'boolean', default: false },
-      'admin-from-any-address': { type: 'boolean', default: false },
-      import: { type: 'string' },
-      'export-on-exit': { type: 'string' },
-      'no-auto-create': { type: 'boolean', default: false },
-      chain: { type: 'string', multiple: true },
-      'idempotency-ttl': { type: 'string' },
-      faults: { type: 'string' },
-      'request-log-size': { type: 'string' },
-    });
+    values = parseFlags(argv, EMULATOR_FLAGS);
     if (values.help) return 'help';
     port = parsePort(values.port);
   } catch (error) {
@@ -169,7 +172,7 @@ export async function emulatorCommand(argv: string[]): Promise<void> {
     }
   }
 
-  let server;
+  let server: RunningEmulator;
   try {
     server = await startEmulator({
       host: parsed.host,

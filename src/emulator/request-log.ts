@@ -2,9 +2,11 @@ import type { FaultName } from './faults.js';
 
 /** One service request as the emulator saw it. Never a header value (API_KEY), never a body. */
 export interface RequestLogEntry {
+  /** 1, 2, 3... in arrival order; a full reset restarts it. */
   seq: number;
   /** ISO 8601 UTC, when the request arrived. */
   at: string;
+  /** The HTTP method, as received. */
   method: string;
   /** Path and query as received (still percent-encoded). */
   path: string;
@@ -12,6 +14,7 @@ export interface RequestLogEntry {
   status: number;
   /** The IDEMPOTENCY_KEY, lower-cased, when it was a valid UUID. */
   idempotencyKey?: string;
+  /** The fault injected into this request, if any. */
   fault?: FaultName;
   /** Set on an award answered from the idempotency store. */
   replayed?: true;

@@ -3,13 +3,17 @@ import { buildEmulator } from './app.js';
 import type { EmulatorState } from './state.js';
 import type { EmulatorOptions, RunningServer } from './types.js';
 
+/** A listening emulator: its URL and port, close(), and its state without going through HTTP. */
 export interface RunningEmulator extends RunningServer {
   /** The state as GET /__emulator/state would export it (works with admin off). */
   exportState(): EmulatorState;
 }
 
+/** startEmulator()'s own options, beside the emulator's and the server limits. */
 export interface NodeEmulatorOptions {
+  /** The address to bind; default 127.0.0.1. A name that resolves to no address is a ConfigError (`host_not_found`). */
   host?: string;
+  /** The port; default 8787, 0 picks a free one (read it back from `port` or `url`). */
   port?: number;
   /**
    * Let the admin routes answer callers on other machines. Default false: with `admin` on, /__emulator/* answers

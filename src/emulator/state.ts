@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { EmailSchema, EventDescriptionSchema, EventNameSchema, EventPointsSchema, IdSchema, IdempotencyKeySchema, WalletSchema } from '../protocol/index.js';
+import { type ObjectInput, EmailSchema, EventDescriptionSchema, EventNameSchema, EventPointsSchema, IdSchema, IdempotencyKeySchema, WalletSchema } from '../protocol/index.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { Ledger } from './ledger.js';
 import { fromMicro, toMicro } from './micro-points.js';
@@ -10,7 +10,9 @@ const timestamp = v.pipe(v.string('must be a string'), v.isoTimestamp('must be a
 /** The whole state as GET /__emulator/state exports it and PUT /__emulator/state (or the `state` option) imports it. */
 export const EmulatorStateSchema = v.object(
   {
+    /** The format's version; only 1 exists. */
     version: v.literal(1, 'must be 1'),
+    /** Every known user with the e-mail and wallets identify matches; default none. */
     users: v.optional(
       v.array(
         v.object({
@@ -61,7 +63,8 @@ export const EmulatorStateSchema = v.object(
   },
   'must be an object with version 1',
 );
-export type EmulatorState = v.InferInput<typeof EmulatorStateSchema>;
+/** An emulator's whole state as EmulatorStateSchema reads it (its input: the lists may be absent, then empty). */
+export interface EmulatorState extends ObjectInput<typeof EmulatorStateSchema> {}
 type ParsedState = v.InferOutput<typeof EmulatorStateSchema>;
 
 export interface StateParts {

@@ -1,8 +1,10 @@
 import type { FaultConfig } from './faults.js';
 import type { EmulatorState } from './state.js';
 
+/** 'stateful' keeps a real ledger; 'sandbox' answers exactly as the spec's test environment (fixed mock user). */
 export type EmulatorMode = 'stateful' | 'sandbox';
 
+/** How an emulator behaves; every option has a default, so `{}` is a working stateful emulator. */
 export interface EmulatorOptions {
   /** 'stateful' (default) keeps a real ledger; 'sandbox' answers exactly as the spec's test environment. */
   mode?: EmulatorMode;

@@ -17,9 +17,16 @@ export type ConfigErrorCode =
  */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
+  /**
+   * Thrown by the start functions and CLIs before anything listens.
+   * @param option - The option, flag or variable at fault.
+   * @param code - What kind of fault, for code that reacts to it.
+   * @param message - The whole message, naming the option and the rule (never a secret's value).
+   */
   constructor(
     /** The option, flag or variable at fault, e.g. `secret`, `--port`, `QP_API_KEY`. */
     readonly option: string,
+    /** What kind of fault: stable across releases, unlike the message. */
     readonly code: ConfigErrorCode,
     message: string,
   ) {
@@ -27,4 +34,5 @@ export class ConfigError extends Error {
   }
 }
 
+/** Whether `error` is a ConfigError (of this copy of the package: instanceof, not a duck-typed check). */
 export const isConfigError = (error: unknown): error is ConfigError => error instanceof ConfigError;

@@ -18,6 +18,7 @@ export interface ServerLimits {
   shutdownGraceMs?: number;
 }
 
+/** The defaults of ServerLimits, each chosen so one slow or crowded client cannot hold a server. */
 export const SERVER_LIMITS = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
@@ -37,9 +38,11 @@ export interface ServeOptions extends ServerLimits {
   checkAddress?: (address: string, host: string) => void;
 }
 
+/** A listening server, as the start functions resolve it. */
 export interface RunningServer {
   /** http://HOST:PORT (IPv6 in brackets). */
   url: string;
+  /** The bound port (the one picked, when 0 was asked). */
   port: number;
   /** Stop accepting, let in-flight requests finish (up to shutdownGraceMs), close keep-alive connections. */
   close(): Promise<void>;

@@ -22,13 +22,16 @@ export interface PluginManagerLike {
  * in every scene: `this.questPoints.on('points:changed', ({ view }) => ...)`, typed and removed on scene shutdown.
  */
 export class QuestPointsPlugin {
+  /** Phaser's PluginManager, kept as BasePlugin keeps it; null once destroyed. */
   pluginManager: PluginManagerLike | null;
+  /** The Phaser.Game this plugin belongs to; null once destroyed. */
   game: unknown;
   private quest: QuestPoints | null = null;
   /** True when the plugin created the client, so it closes it on destroy. */
   private ownsClient = false;
   private readonly bindings = new Map<SceneLike, () => void>();
 
+  /** Called by Phaser's PluginManager; the client is made (or taken) later, in init(). */
   constructor(pluginManager: PluginManagerLike) {
     this.pluginManager = pluginManager;
     this.game = pluginManager.game;
@@ -46,6 +49,7 @@ export class QuestPointsPlugin {
     registerClient(this.game, this.quest);
   }
 
+  /** Part of Phaser's plugin contract; nothing to do: the client started flushing when init() made or took it. */
   start(): void {}
 
   /** A stopped plugin stops forwarding; the client keeps its queue and keeps flushing. */
@@ -53,6 +57,10 @@ export class QuestPointsPlugin {
     for (const unbind of [...this.bindings.values()]) unbind();
   }
 
+  /**
+   * Called by Phaser when the game is destroyed: unbinds every scene and closes the client if the plugin made it
+   * (a client the game passed in is left open). Queued awards stay in IndexedDB for the next session.
+   */
   destroy(): void {
     this.stop();
     if (this.ownsClient) void this.quest?.close();
@@ -68,10 +76,12 @@ export class QuestPointsPlugin {
     return this.quest;
   }
 
+  /** The client's award(): queues the award durably and returns its handle. Throws if the plugin is not initialised. */
   award(input: AwardInput): AwardHandle {
     return this.client.award(input);
   }
 
+  /** The client's getSnapshot(): connection, queue and storage state now. Throws if the plugin is not initialised. */
   getSnapshot(): Snapshot {
     return this.client.getSnapshot();
   }

@@ -19,9 +19,13 @@ export const FORWARDED_EVENTS = [
 /** What the plugin needs of a Phaser scene: its event emitter (Phaser.Events.EventEmitter, eventemitter3). */
 export interface SceneLike {
   events: {
+    /** Emit `event` to the scene's listeners; true when it had any. */
     emit(event: string, ...args: unknown[]): boolean;
+    /** Add a listener. */
     on(event: string, fn: (...args: unknown[]) => void, context?: unknown): unknown;
+    /** Add a listener that is removed after its first call. */
     once(event: string, fn: (...args: unknown[]) => void, context?: unknown): unknown;
+    /** Remove a listener (without `fn`: every listener of `event`). */
     off(event: string, fn?: (...args: unknown[]) => void, context?: unknown, once?: boolean): unknown;
   };
 }

@@ -11,10 +11,13 @@ type Listener = [event: keyof QuestPointsEvents, fn: (payload: never) => void];
  * event twice. The client is the one of the game's global QuestPointsPlugin (see questPointsPlugins()).
  */
 export class QuestPointsScenePlugin {
+  /** The scene this plugin serves; null once destroyed. */
   scene: SceneLike | null;
+  /** Phaser's PluginManager, through which the game's client is found; null once destroyed. */
   pluginManager: PluginManagerLike | null;
-  private readonly listeners: Listener[] = [];
+  private listeners: Listener[] = [];
 
+  /** Called by Phaser for each scene; listeners are added later, through on() and once(). */
   constructor(scene: SceneLike, pluginManager: PluginManagerLike) {
     this.scene = scene;
     this.pluginManager = pluginManager;
@@ -36,32 +39,37 @@ export class QuestPointsScenePlugin {
     return this.client.view(questId, serviceUserId);
   }
 
+  /** The client's award(): queues the award durably and returns its handle. */
   award(input: AwardInput): AwardHandle {
     return this.client.award(input);
   }
 
+  /** The client's getSnapshot(): connection, queue and storage state now. */
   getSnapshot(): Snapshot {
     return this.client.getSnapshot();
   }
 
+  /** Listen to an SDK event until this scene shuts down (or off() removes it). Returns this, for chaining. */
   on<E extends keyof QuestPointsEvents>(event: E, fn: QuestPointsEvents[E]): this {
     this.client.on(event, fn);
     this.listeners.push([event, fn as Listener[1]]);
     return this;
   }
 
+  /** Listen to the next occurrence of an SDK event, within this scene's life. Returns this, for chaining. */
   once<E extends keyof QuestPointsEvents>(event: E, fn: QuestPointsEvents[E]): this {
     this.client.once(event, fn);
     this.listeners.push([event, fn as Listener[1]]);
     return this;
   }
 
+  /** Remove this scene's listener `fn` of `event`, or without `fn` all of this scene's listeners of `event`. */
   off<E extends keyof QuestPointsEvents>(event: E, fn?: QuestPointsEvents[E]): this {
-    this.client.off(event, fn);
-    for (let i = this.listeners.length - 1; i >= 0; i--) {
-      const [name, listener] = this.listeners[i]!;
-      if (name === event && (!fn || listener === fn)) this.listeners.splice(i, 1);
-    }
+    const removed = (name: keyof QuestPointsEvents, listener: Listener[1]) => name === event && (fn === undefined || listener === fn);
+    // One by one: the client's off(event) without a listener would remove the game's and other scenes' listeners too.
+    for (const [name, listener] of this.listeners) if (removed(name, listener)) this.client.off(name, listener as never);
+    if (fn !== undefined) this.client.off(event, fn);
+    this.listeners = this.listeners.filter(([name, listener]) => !removed(name, listener));
     return this;
   }
 
@@ -71,6 +79,7 @@ export class QuestPointsScenePlugin {
     for (const [event, fn] of this.listeners.splice(0)) client?.off(event, fn as never);
   }
 
+  /** Called by Phaser when the scene is destroyed: removes the scene's listeners and lets go of the scene. */
   destroy(): void {
     this.removeAll();
     this.scene = null;

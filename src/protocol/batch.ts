@@ -12,8 +12,10 @@ export const QueuedAwardSchema = v.object({
   questId: QuestIdSchema,
   idempotencyKey: IdempotencyKeySchema,
 });
+/** An award body plus `questId` and `idempotencyKey`, as QueuedAwardSchema outputs it. */
 export type QueuedAward = v.InferOutput<typeof QueuedAwardSchema>;
 
+/** POST /batch/points — request body: `{ awards }`, 1 to BATCH_MAX_AWARDS queued awards, any quests and players. */
 export const BatchRequestSchema = v.object(
   {
     awards: v.pipe(
@@ -24,6 +26,7 @@ export const BatchRequestSchema = v.object(
   },
   'body must be a JSON object',
 );
+/** `{ awards: QueuedAward[] }`, as BatchRequestSchema outputs it. */
 export type BatchRequest = v.InferOutput<typeof BatchRequestSchema>;
 
 /**
@@ -44,7 +47,10 @@ export const BatchResultSchema = v.variant('outcome', [
     retryAfter: v.optional(v.number()),
   }),
 ]);
+/** One award's result, told apart by `outcome` (see BatchResultSchema for what each means to the outbox). */
 export type BatchResult = v.InferOutput<typeof BatchResultSchema>;
 
+/** 200 of POST /batch/points: one result per award, in request order. */
 export const BatchResponseSchema = v.object({ success: v.literal(true), results: v.array(BatchResultSchema) });
+/** `{ success: true, results: BatchResult[] }`, as BatchResponseSchema reads it. */
 export type BatchResponse = v.InferOutput<typeof BatchResponseSchema>;

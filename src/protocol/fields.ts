@@ -18,7 +18,8 @@ import {
 // The servers' field schemas: valibot runs the rules of rules.ts (the type, then each step through checkRule), so a
 // server and the browser SDK refuse the same values with the same messages.
 
-type SchemaOf<R extends FieldRule> = v.GenericSchema<R extends NumberRule ? number : string>;
+/** The valibot schema schemaOf() makes of a rule: a number schema for a NumberRule, a string schema otherwise. */
+export type SchemaOf<R extends FieldRule> = v.GenericSchema<R extends NumberRule ? number : string>;
 
 /** The valibot schema of a rule: its type, then its steps. */
 export function schemaOf<R extends FieldRule>(rule: R): SchemaOf<R> {
@@ -34,7 +35,8 @@ export function schemaOf<R extends FieldRule>(rule: R): SchemaOf<R> {
   ) as unknown as SchemaOf<R>;
 }
 
-type ObjectEntries<T extends RuleTable> = {
+/** The v.object entries entriesOf() makes of a rule table: each field's schema, wrapped in v.optional when optional. */
+export type ObjectEntries<T extends RuleTable> = {
   [K in keyof T]: T[K] extends { optional: true } ? v.OptionalSchema<SchemaOf<T[K]['rule']>, undefined> : SchemaOf<T[K]['rule']>;
 };
 
@@ -47,14 +49,24 @@ export function entriesOf<T extends RuleTable>(rules: T): ObjectEntries<T> {
 
 /** questId and serviceUserId (rules.ts says why "." and ".." are refused). */
 export const IdSchema = schemaOf(ID_RULE);
+/** A quest id, in a path or a body: IdSchema under the name the spec gives it. */
 export const QuestIdSchema = IdSchema;
+/** A player's service user id, in a path or a body: IdSchema under the name the spec gives it. */
 export const ServiceUserIdSchema = IdSchema;
+/** `eventPoints`: any finite number, negative and fractional included (totals are exact to POINTS_DECIMALS places). */
 export const EventPointsSchema = schemaOf(EVENT_POINTS_RULE);
+/** `eventName` (EVENT_NAME_RULE); an award without one is recorded under DEFAULT_EVENT_NAME. */
 export const EventNameSchema = schemaOf(EVENT_NAME_RULE);
+/** `eventDescription` (EVENT_DESCRIPTION_RULE); an award without one is recorded with `""`. */
 export const EventDescriptionSchema = schemaOf(EVENT_DESCRIPTION_RULE);
+/** An e-mail address (EMAIL_RULE): the output is trimmed, not yet lower-cased (normaliseEmail() does that). */
 export const EmailSchema = schemaOf(EMAIL_RULE);
+/** `wallet.address` (WALLET_ADDRESS_RULE): the output is trimmed; normaliseAddress() lower-cases EVM addresses. */
 export const WalletAddressSchema = schemaOf(WALLET_ADDRESS_RULE);
+/** `wallet.chain` (WALLET_CHAIN_RULE): the output is trimmed; normaliseChain() lower-cases it. */
 export const WalletChainSchema = schemaOf(WALLET_CHAIN_RULE);
+/** `{ address, chain }`, both required; anything else is refused with WALLET_MESSAGE. */
 export const WalletSchema = v.object(entriesOf(WALLET_RULES), WALLET_MESSAGE);
 
+/** A wallet as WalletSchema outputs it: trimmed, not yet normalised (see normaliseWallet()). */
 export type Wallet = v.InferOutput<typeof WalletSchema>;

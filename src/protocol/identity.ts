@@ -17,11 +17,13 @@ export function normaliseAddress(address: string): string {
   return EVM_ADDRESS.test(trimmed) ? trimmed.toLowerCase() : trimmed;
 }
 
+/** A wallet with its chain and address normalised (normaliseChain, normaliseAddress): the form to compare and store. */
 export const normaliseWallet = (wallet: Wallet): Wallet => ({
   chain: normaliseChain(wallet.chain),
   address: normaliseAddress(wallet.address),
 });
 
+/** Whether two wallets are the same player's: equal once normalised (`0xAbC…` on `EIP155:1` is `0xabc…` on `eip155:1`). */
 export function sameWallet(a: Wallet, b: Wallet): boolean {
   const x = normaliseWallet(a);
   const y = normaliseWallet(b);

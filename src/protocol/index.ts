@@ -10,3 +10,4 @@ export * from './paths.js';
 export * from './issues.js';
 export * from './status.js';
 export * from './identity.js';
+export * from './infer.js';

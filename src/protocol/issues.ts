@@ -14,6 +14,7 @@ export function formatIssues(issues: readonly v.BaseIssue<unknown>[]): string {
   return `${path} ${rule}`;
 }
 
+/** What parseWith() found: the schema's output, or a message naming the field and the rule. */
 export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
 
 /** Validate without throwing: the message names the field and the rule. */

@@ -6,10 +6,13 @@ import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from './limits.js';
 // never parses them: esbuild keeps every top-level schema of a module it bundles (it cannot see that a `v.` call is
 // pure), so schemas the browser bundle does not need stay out of the modules it imports (fields.ts, bodies.ts).
 
-/** Path parameters. */
+/** Path parameters of the routes under /group-quests/{questId}. */
 export const QuestParamsSchema = v.object({ questId: QuestIdSchema });
+/** Path parameters of the routes under /group-quests/{questId}/.../{serviceUserId}. */
 export const QuestUserParamsSchema = v.object({ questId: QuestIdSchema, serviceUserId: ServiceUserIdSchema });
+/** `{ questId }`, as QuestParamsSchema outputs it. */
 export type QuestParams = v.InferOutput<typeof QuestParamsSchema>;
+/** `{ questId, serviceUserId }`, as QuestUserParamsSchema outputs it. */
 export type QuestUserParams = v.InferOutput<typeof QuestUserParamsSchema>;
 
 /** A query integer: absent -> the default; present -> decimal digits only (no sign, no fraction, no blanks). */
@@ -30,6 +33,7 @@ export const PageQuerySchema = v.object({
     v.transform((n) => Math.min(n, PAGE_LIMIT_MAX)),
   ),
 });
+/** `{ offset, limit }` as numbers, defaults applied and `limit` clamped, as PageQuerySchema outputs them. */
 export type PageQuery = v.InferOutput<typeof PageQuerySchema>;
 
 /** IDEMPOTENCY_KEY: a UUID (any version), compared case-insensitively. */

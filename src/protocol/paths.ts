@@ -3,12 +3,18 @@
 
 const seg = (value: string) => encodeURIComponent(value);
 
+/** Builders of the request paths (with the query, where there is one) the SDK and the relay send. */
 export const paths = {
+  /** POST: award points in a quest. */
   points: (questId: string) => `/group-quests/${seg(questId)}/points`,
+  /** GET: a user's total and history in a quest. */
   pointsOf: (questId: string, serviceUserId: string) => `/group-quests/${seg(questId)}/points/${seg(serviceUserId)}`,
+  /** POST: a user's id from an e-mail or a wallet. */
   identify: () => '/users/identify',
+  /** GET: whether a user is enrolled in a quest, and their points there. */
   enrollment: (questId: string, serviceUserId: string) =>
     `/group-quests/${seg(questId)}/enrolled-users/${seg(serviceUserId)}`,
+  /** GET: one page of a quest's enrolled users; `limit` and `offset` go in the query only when given. */
   enrolledUsers: (questId: string, page?: { limit?: number; offset?: number }) => {
     const query = new URLSearchParams();
     if (page?.limit !== undefined) query.set('limit', String(page.limit));
@@ -46,4 +52,5 @@ export function malformedPathSegment(pathname: string): string | undefined {
   return undefined;
 }
 
-export const malformedPathMessage = (segment: string) => `path segment ${JSON.stringify(segment)} is not valid percent-encoded UTF-8`;
+/** The 400 message for a segment malformedPathSegment() found: it quotes the segment (at most 64 characters and "..."). */
+export const malformedPathMessage = (segment: string): string => `path segment ${JSON.stringify(segment)} is not valid percent-encoded UTF-8`;

@@ -15,14 +15,18 @@ import {
 
 /** One step: a test with the message stating its rule, or 'trim' (the value goes on trimmed). */
 export type Step<T> = readonly [test: (value: T) => boolean, message: string] | 'trim';
+/** The rule of a string field: a string, then each step in order. */
 export type TextRule = { readonly type: 'string'; readonly steps: readonly Step<string>[] };
+/** The rule of a number field: a number (not NaN), then each step in order. */
 export type NumberRule = { readonly type: 'number'; readonly steps: readonly Step<number>[] };
+/** The rule of one field, as data: checkRule() runs it in the SDK, schemaOf() turns it into a valibot schema. */
 export type FieldRule = TextRule | NumberRule;
+/** The fields of one body, in the order they are checked; an `optional` field may be absent (not null). */
 export type RuleTable = Record<string, { readonly rule: FieldRule; readonly optional?: true }>;
 
-// eslint-disable-next-line no-control-regex
-const NO_CONTROL_CHARS = /^[^\u0000-\u001f\u007f-\u009f]*$/u;
-const noControl: Step<string> = [(s) => NO_CONTROL_CHARS.test(s), 'must not contain control characters'];
+/** Unicode's control characters, general category Cc: C0 (U+0000-U+001F), DEL (U+007F) and C1 (U+0080-U+009F). */
+const CONTROL_CHAR = /\p{Cc}/u;
+const noControl: Step<string> = [(s) => !CONTROL_CHAR.test(s), 'must not contain control characters'];
 const maxChars = (max: number): Step<string> => [(s) => s.length <= max, `must be at most ${max} characters`];
 const notEmpty: Step<string> = [(s) => s.length > 0, 'must not be empty'];
 /**
@@ -34,6 +38,7 @@ export function isWellFormed(s: string): boolean {
   const native = (s as { isWellFormed?: () => boolean }).isWellFormed;
   return typeof native === 'function' ? native.call(s) : !/\p{Cs}/u.test(s);
 }
+/** The rule a string with a lone surrogate breaks, as every face states it (after the field's dotted path). */
 export const WELL_FORMED_MESSAGE = 'must be well-formed Unicode (no lone surrogates)';
 const wellFormed: Step<string> = [isWellFormed, WELL_FORMED_MESSAGE];
 /** Every text field is well-formed Unicode first: the other steps then read real characters. */
@@ -51,19 +56,26 @@ export const ID_RULE = text(oneCharAtLeast, maxChars(ID_MAX_LENGTH), noControl, 
 
 /** Any finite number, integer or float. JSON has no NaN or Infinity; strings are refused. */
 export const EVENT_POINTS_RULE: NumberRule = { type: 'number', steps: [[(n) => Number.isFinite(n), 'must be a finite number']] };
+/** `eventName`: at most EVENT_NAME_MAX_LENGTH characters, no control characters; empty is allowed. */
 export const EVENT_NAME_RULE = text(maxChars(EVENT_NAME_MAX_LENGTH), noControl);
+/**
+ * Free text keeps its layout: tab, line feed and carriage return pass; every other C0 control and DEL is refused.
+ * C1 controls (U+0080-U+009F), refused in every other text field, pass here.
+ */
+const isFreeText = (s: string): boolean => !CONTROL_CHAR.test(s.replace(/[\t\n\r\x80-\x9f]/gu, ''));
 /** Free text: newlines and tabs are allowed, other control characters are not. */
-export const EVENT_DESCRIPTION_RULE = text(maxChars(EVENT_DESCRIPTION_MAX_LENGTH), [
-  // eslint-disable-next-line no-control-regex
-  (s) => /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/u.test(s),
-  'must not contain control characters',
-]);
+export const EVENT_DESCRIPTION_RULE = text(maxChars(EVENT_DESCRIPTION_MAX_LENGTH), [isFreeText, 'must not contain control characters']);
 /** valibot's own e-mail pattern, as v.email uses it. */
 export const EMAIL_RULE = text('trim', maxChars(EMAIL_MAX_LENGTH), [(s) => EMAIL_REGEX.test(s), 'must be a valid e-mail address']);
+/** `wallet.address`: trimmed, then 1 to WALLET_ADDRESS_MAX_LENGTH printable ASCII characters without spaces. */
 export const WALLET_ADDRESS_RULE = text('trim', notEmpty, maxChars(WALLET_ADDRESS_MAX_LENGTH), [
   (s) => /^[\x21-\x7e]+$/.test(s),
   'must be printable ASCII without spaces',
 ]);
+/**
+ * `wallet.chain`: 1 to CHAIN_MAX_LENGTH characters without control characters, not blank; trimmed. Any chain passes
+ * here; the emulator narrows it with its `chains` option.
+ */
 export const WALLET_CHAIN_RULE = text(oneCharAtLeast, maxChars(CHAIN_MAX_LENGTH), noControl, 'trim', notEmpty);
 
 /** POST /group-quests/<questId>/points — the body's fields, in the order they are checked. */
@@ -74,11 +86,14 @@ export const AWARD_RULES = {
   eventDescription: { rule: EVENT_DESCRIPTION_RULE, optional: true },
 } as const satisfies RuleTable;
 
+/** POST /users/identify — the `wallet` object's fields. */
 export const WALLET_RULES = { address: { rule: WALLET_ADDRESS_RULE }, chain: { rule: WALLET_CHAIN_RULE } } as const satisfies RuleTable;
+/** The rule a `wallet` that is not an object breaks. */
 export const WALLET_MESSAGE = 'must be an object with address and chain';
 /** POST /users/identify — the rule across its two fields. */
 export const IDENTIFY_ONE_OF_MESSAGE = 'exactly one of email or wallet is required (not both, not neither)';
 
+/** What checkRule() found: the value to use (trimmed where the rule trims), or the rule it broke. */
 export type Checked<T> = { ok: true; value: T } | { ok: false; message: string };
 
 /** The type test, then each step in order: the (trimmed) value, or the first broken rule. */

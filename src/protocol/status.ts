@@ -14,7 +14,9 @@ export type Verdict = 'ok' | 'rejected' | 'auth' | 'retry';
 /** Answers that are no HTTP status. */
 export type NoAnswer = 'network' | 'timeout';
 
+/** How to treat one status (or no answer): its verdict, and for a retry, when to resend. */
 export interface StatusRule {
+  /** What the answer means for the award. */
   verdict: Verdict;
   /**
    * 'retry' only. now: a transient fault of the server; the relay resends it to the service at once (a few times,

@@ -2,6 +2,7 @@ import { createElement, useEffect, useReducer, useRef, type ReactNode } from 're
 import { createQuestPoints, type QuestPoints, type QuestPointsOptions } from '../client/index.js';
 import { QuestPointsContext } from './context.js';
 
+/** QuestPointsProvider's props: the tree, and either a `client` the game made or the `options` to make one. */
 export type QuestPointsProviderProps = { children?: ReactNode } & (
   | {
       /** A client the game made: the provider never closes it. */
@@ -37,10 +38,11 @@ export function QuestPointsProvider(props: QuestPointsProviderProps): ReactNode 
   const owned = useRef<Owned | null>(null);
   const [, remade] = useReducer((n: number) => n + 1, 0);
   if (options && !owned.current) owned.current = { client: createQuestPoints(options), closed: false };
+  // The client this provider owns, or null when the game gave one.
+  const current = options ? owned.current : null;
 
   useEffect(() => {
-    if (!options) return;
-    const current = owned.current!;
+    if (!current) return;
     if (current.closing !== undefined) {
       clearTimeout(current.closing);
       current.closing = undefined;
@@ -56,10 +58,11 @@ export function QuestPointsProvider(props: QuestPointsProviderProps): ReactNode 
         current.client.close().catch(() => {});
       }, 0);
     };
-    // The options are read once (see the prop's doc); a change of `options` identity must not make a new client.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [owned.current]);
+    // Keyed on the owned client, not on `options`: the options are read once (see the prop's doc), so a change of
+    // their identity must not make a new client.
+  }, [current]);
 
-  const client = options ? owned.current!.client : props.client;
+  // Neither (only possible from untyped code) provides null: the hooks then say there is no provider.
+  const client = current?.client ?? props.client ?? null;
   return createElement(QuestPointsContext.Provider, { value: client }, children);
 }

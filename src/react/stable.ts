@@ -15,8 +15,13 @@ const sameEntry = (a: HistoryEntry, b: HistoryEntry) =>
 /** Queued awards are never modified, only replaced: their key and place say it all. */
 const samePending = (a: PendingAward, b: PendingAward) => a === b || (a.idempotencyKey === b.idempotencyKey && a.seq === b.seq);
 
-function sameList<T>(a: readonly T[], b: readonly T[], same: (x: T, y: T) => boolean): boolean {
-  return a === b || (a.length === b.length && a.every((x, i) => same(x, b[i]!)));
+function sameList<T extends object>(a: readonly T[], b: readonly T[], same: (x: T, y: T) => boolean): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  return a.every((x, i) => {
+    const y = b[i];
+    return y !== undefined && same(x, y);
+  });
 }
 
 /**

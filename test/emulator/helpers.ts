@@ -4,6 +4,7 @@ import { API_KEY } from '../helpers/fixtures.js';
 
 export interface Call {
   status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: the parsed JSON of an answer under test; each test asserts the shape it reads
   body: any;
   headers: Headers;
 }

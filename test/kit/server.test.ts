@@ -56,7 +56,7 @@ describe('startNodeServer limits', () => {
     const { socket, closed, connected } = open(server.port);
     await connected;
     socket.write('POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n');
-    trickle(socket, '{"a":"' + 'x'.repeat(990) + '"}', 100);
+    trickle(socket, `{"a":"${'x'.repeat(990)}"}`, 100);
     const { received, afterMs } = await closed;
     expect(received).toMatch(/^HTTP\/1\.1 408 /);
     // Cut at the deadline, not when the body would have ended (~100 s at this pace).

@@ -101,15 +101,15 @@ describe('batch request', () => {
 });
 
 describe('idempotency key', () => {
-  it('accepts any UUID and refuses anything else', () => {
-    fc.assert(fc.property(fc.uuid(), (key) => parseWith(IdempotencyKeySchema, key).ok));
+  it('accepts any UUID and refuses anything else', async () => {
+    await fc.assert(fc.property(fc.uuid(), (key) => parseWith(IdempotencyKeySchema, key).ok));
     expect(rejects(IdempotencyKeySchema, 'not-a-uuid')).toMatch(/must be a UUID/);
   });
 });
 
 describe('paths', () => {
-  it('keeps every id one segment, whatever it holds', () => {
-    fc.assert(
+  it('keeps every id one segment, whatever it holds', async () => {
+    await fc.assert(
       fc.property(fc.oneof(fc.string({ minLength: 1 }), fc.constantFrom('a/b', '?x=1', '#frag', '%2F', ' ')), fc.string({ minLength: 1 }), (questId, userId) => {
         fc.pre(questId !== '.' && questId !== '..' && userId !== '.' && userId !== '..'); // refused by IdSchema
         const url = new URL(paths.pointsOf(questId, userId), 'http://x');
@@ -143,8 +143,8 @@ describe('rules.ts is the one source of the field rules', () => {
     fc.anything(),
   );
 
-  it('the SDK (checkRule) and the servers (valibot) accept and refuse the same values with the same message', () => {
-    fc.assert(
+  it('the SDK (checkRule) and the servers (valibot) accept and refuse the same values with the same message', async () => {
+    await fc.assert(
       fc.property(value, (input) => {
         for (const [rule, schema] of pairs) {
           const sdk = p.checkRule(rule, input);
@@ -156,6 +156,18 @@ describe('rules.ts is the one source of the field rules', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+
+  it('control characters: ids, names and chains refuse C0, DEL and C1; descriptions refuse C0 but tab, LF and CR, and DEL', () => {
+    const refused = (rule: p.FieldRule, code: number) => !p.checkRule(rule, `a${String.fromCharCode(code)}b`).ok;
+    for (let code = 0; code <= 0xff; code++) {
+      const control = code <= 0x1f || (code >= 0x7f && code <= 0x9f);
+      const layout = code === 0x09 || code === 0x0a || code === 0x0d;
+      expect([code, refused(p.ID_RULE, code)]).toEqual([code, control]);
+      expect([code, refused(p.EVENT_NAME_RULE, code)]).toEqual([code, control]);
+      expect([code, refused(p.WALLET_CHAIN_RULE, code)]).toEqual([code, control]);
+      expect([code, refused(p.EVENT_DESCRIPTION_RULE, code)]).toEqual([code, (code <= 0x1f && !layout) || code === 0x7f]);
+    }
   });
 
   it('the servers\' award body has the fields, order and optional flags of AWARD_RULES', () => {
