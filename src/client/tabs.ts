@@ -8,7 +8,9 @@ export type TabMessage =
   /** Awards this tab's flush settled: acknowledged (keys) and refused. */
   | { t: 'done'; ok: string[]; dead: DeadLetter[] }
   /** A read this tab accepted, and the acknowledged awards it absorbed. */
-  | { t: 'points'; pair: string; summary: PointsSummary; absorbed: string[] };
+  | { t: 'points'; pair: string; summary: PointsSummary; absorbed: string[] }
+  /** A dead letter was discarded: the others count theirs again. */
+  | { t: 'dead' };
 
 export interface Tabs {
   post(message: TabMessage): void;

@@ -46,7 +46,7 @@ describe('award() validation', () => {
     const qp = client({ fetch: relay.fetch });
     const { idempotencyKey, settled } = qp.award({ eventPoints: 5, eventName: 'kill' });
     expect(idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
-    expect(await settled).toEqual({ status: 'sent', idempotencyKey });
+    expect(await settled).toEqual({ outcome: 'sent', status: 'sent', idempotencyKey });
     const sent = relay.seen.find((r) => r.method === 'POST')!;
     expect(sent.path).toBe('/api/group-quests/quest-1/points');
     expect(sent.headers['idempotency-key']).toBe(idempotencyKey);
@@ -125,7 +125,7 @@ describe('flushing', () => {
     const rejected: unknown[] = [];
     qp.on('award:rejected', (e) => rejected.push(e.deadLetter));
     const [, bad] = [1, 2, 3].map((n) => qp.award({ eventPoints: n }));
-    expect(await bad!.settled).toEqual({ status: 'rejected', idempotencyKey: bad!.idempotencyKey, httpStatus: 403, message: 'eventName is not allowed' });
+    expect(await bad!.settled).toMatchObject({ outcome: 'rejected', idempotencyKey: bad!.idempotencyKey, deadLetter: { status: 403, message: 'eventName is not allowed' } });
     const dead = await qp.deadLetters();
     expect(dead).toMatchObject([{ idempotencyKey: bad!.idempotencyKey, status: 403, eventPoints: 2 }]);
     expect(rejected).toHaveLength(1);
@@ -175,7 +175,7 @@ describe('flushing', () => {
     const retrying: { attempt: number; delayMs: number; status?: number }[] = [];
     qp.on('award:retrying', (e) => retrying.push(e));
     const { idempotencyKey, settled } = qp.award({ eventPoints: 1 });
-    expect(await settled).toEqual({ status: 'sent', idempotencyKey });
+    expect(await settled).toEqual({ outcome: 'sent', status: 'sent', idempotencyKey });
     expect(relay.sentKeys()).toEqual([idempotencyKey, idempotencyKey, idempotencyKey]);
     expect(retrying.map((r) => r.attempt)).toEqual([1, 2]);
     expect(retrying.every((r) => r.delayMs >= 30 && r.status === status)).toBe(true);

@@ -11,7 +11,7 @@ function fakeClient() {
   const client = {
     on: (event: string, fn: (...args: unknown[]) => void) => (emitter.on(event, fn), client),
     off: (event: string, fn?: (...args: unknown[]) => void) => (emitter.off(event, fn), client),
-    award: vi.fn(() => ({ idempotencyKey: 'k', settled: Promise.resolve({ status: 'sent', idempotencyKey: 'k' }) })),
+    award: vi.fn(() => ({ idempotencyKey: 'k', settled: Promise.resolve({ outcome: 'sent', status: 'sent', idempotencyKey: 'k' }) })),
     getSnapshot: vi.fn(() => ({ online: true })),
     close: vi.fn(async () => {}),
   };
