@@ -152,6 +152,25 @@ describe('flushing', () => {
     await expect(qp.retryDeadLetter('nope')).rejects.toThrow(/not a dead letter/);
   });
 
+  it('discardDeadLetter: an unknown or already discarded key leaves deadLetterCount alone; every tab follows a discard', async () => {
+    const relay = fakeRelay((req) => (req.method === 'POST' ? json(403, { success: false, message: 'not allowed' }) : undefined));
+    const storageName = uniqueName();
+    const a = client({ fetch: relay.fetch, storageName });
+    const b = client({ fetch: relay.fetch, storageName });
+    const first = a.award({ eventPoints: 1 });
+    const second = a.award({ eventPoints: 2 });
+    expect((await first.settled).outcome).toBe('rejected');
+    expect((await second.settled).outcome).toBe('rejected');
+    await until(() => a.getSnapshot().deadLetterCount === 2 && b.getSnapshot().deadLetterCount === 2);
+    await a.discardDeadLetter(first.idempotencyKey);
+    expect(a.getSnapshot().deadLetterCount).toBe(1);
+    await a.discardDeadLetter(first.idempotencyKey);
+    await a.discardDeadLetter('00000000-0000-4000-8000-000000000000');
+    expect(a.getSnapshot().deadLetterCount).toBe(1);
+    expect((await a.deadLetters()).map((d) => d.idempotencyKey)).toEqual([second.idempotencyKey]);
+    await until(() => b.getSnapshot().deadLetterCount === 1);
+  });
+
   it('a batch refused as a whole (400) is sent one by one so only the bad award is dead-lettered', async () => {
     const relay = fakeRelay((req) => {
       if (req.path === '/api/batch/points') return json(400, { success: false, message: 'awards.1.eventName must be at most 128 characters' });
@@ -222,6 +241,29 @@ describe('flushing', () => {
     expect(reasons).toEqual(['network', 'timeout']);
     expect(online).toEqual([false, true]);
   });
+
+  it.each(['deadline', 'relay_busy', 'upstream_auth', 'network'])(
+    'a batch result of retry with no HTTP status (%s) is an answer: the client stays online',
+    async (reason) => {
+      let refusals = 1;
+      const relay = fakeRelay((req) => {
+        if (req.path !== '/api/batch/points' || refusals-- <= 0) return undefined;
+        return json(200, { success: true, results: req.body.awards.map((a: { idempotencyKey: string }) => ({ idempotencyKey: a.idempotencyKey, outcome: 'retry', reason })) });
+      });
+      // No default pair: no start-up read, so every request here is the awards' batch.
+      const qp = client({ fetch: relay.fetch, serviceUserId: undefined });
+      const online: boolean[] = [];
+      const reasons: string[] = [];
+      qp.on('connection:changed', (e) => online.push(e.online));
+      qp.on('award:retrying', (e) => reasons.push(e.reason));
+      const first = qp.award({ eventPoints: 1, serviceUserId: 'player-1' });
+      qp.award({ eventPoints: 2, serviceUserId: 'player-1' });
+      expect((await first.settled).outcome).toBe('sent');
+      expect(reasons).toEqual([reason, reason]);
+      expect(online).toEqual([]);
+      expect(qp.getSnapshot().online).toBe(true);
+    },
+  );
 
   it('an award is never dropped for a retry count', async () => {
     let failures = 12;
