@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
+import type { CryptoKey } from 'jose';
 import * as v from 'valibot';
 import { formatIssues } from '../protocol/index.js';
 import { PlayerClaimsSchema, type PlayerClaims } from './claims.js';
