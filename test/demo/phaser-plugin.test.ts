@@ -154,7 +154,7 @@ describe('QuestPointsScenePlugin (this.questPoints in every scene)', () => {
     plugin.award({ eventPoints: 4, questId: 'q', serviceUserId: 'u' });
     plugin.award({ eventPoints: 5, questId: 'q', serviceUserId: 'u' });
     expect(queued).toEqual([2, 4]);
-    expect(plugin.view('q', 'u').pendingPoints).toBe(14);
+    expect(plugin.viewPoints('q', 'u').pendingPoints).toBe(14);
     await client.close();
   });
 });
