@@ -88,7 +88,8 @@ describe('flushing', () => {
     const down = fakeRelay(() => json(503, { success: false, message: 'down' }));
     const first = client({ fetch: down.fetch, storageName });
     const keys = [first.award({ eventPoints: 1 }).idempotencyKey, first.award({ eventPoints: 2 }).idempotencyKey];
-    await until(() => down.seen.length > 0);
+    // The awards' send, not the start-up read: both go out at start, in either order.
+    await until(() => down.sentKeys().length >= 2);
     await first.close();
     const up = fakeRelay();
     const second = client({ fetch: up.fetch, storageName });
