@@ -8,22 +8,17 @@ import type { Reads } from './reads.js';
 import type { Requests } from './requests.js';
 import type { ClientState, Session } from './session.js';
 import type { Tabs } from './tabs.js';
-import type { Transport } from './transport.js';
-import type { Triggers } from './triggers.js';
 import { DEFAULTS } from './defaults.js';
 import type { AwardOutcome, PendingAward, QuestPoints, QuestPointsOptions } from './types.js';
 import { parseAward, parseIdentify, parseIds } from './validate.js';
 
-/** What createQuestPoints made, for the modules that use it (api, lifecycle). */
-export interface ClientParts {
+/** What the public methods work on. */
+export interface ApiDeps {
   options: QuestPointsOptions;
   state: ClientState;
   events: QuestPointsEmitter;
-  transport: Transport;
   outbox: Outbox;
   live: Live;
-  /** The client's own pair, when questId and serviceUserId were given. */
-  own: string | undefined;
   notifier: Notifier;
   requests: Requests;
   reads: Reads;
@@ -33,8 +28,7 @@ export interface ClientParts {
 }
 
 /** The public methods, over the client's parts. */
-export function createApi(parts: ClientParts, triggers: Triggers): QuestPoints {
-  const { options, state, events, outbox, live, notifier, requests, reads, session, flusher } = parts;
+export function createApi({ options, state, events, outbox, live, notifier, requests, reads, tabs, session, flusher }: ApiDeps): QuestPoints {
   const { maxQueue = DEFAULTS.maxQueue, flushDelayMs = DEFAULTS.flushDelayMs } = options;
   /** Memory storage never persists; IndexedDB does unless a write fails (then the outbox says so). */
   const durable = state.storage === 'indexeddb';
@@ -105,7 +99,7 @@ export function createApi(parts: ClientParts, triggers: Triggers): QuestPoints {
     },
     async discardDeadLetter(key) {
       if (!(await outbox.dropDead(key))) return;
-      parts.tabs.post({ t: 'dead' });
+      tabs.post({ t: 'dead' });
       await session.recountDead();
     },
     on(event, fn) {
@@ -124,8 +118,8 @@ export function createApi(parts: ClientParts, triggers: Triggers): QuestPoints {
       if (state.closed) return;
       state.closed = true;
       flusher.stop();
-      triggers.dispose();
-      parts.tabs.close();
+      session.stop();
+      tabs.close();
       await outbox.commit();
       await flusher.current();
       session.close();

@@ -1,4 +1,4 @@
-import { createApi, type ClientParts } from './api.js';
+import { createApi } from './api.js';
 import { DEFAULTS, storageLayout } from './defaults.js';
 import { QuestPointsEmitter } from './events.js';
 import { createFlusher } from './flusher.js';
@@ -13,8 +13,6 @@ import { createSession, type ClientState } from './session.js';
 import { idbKV, memoryKV, type KV } from './store.js';
 import { createTabs } from './tabs.js';
 import { createTransport } from './transport.js';
-import { createTriggers } from './triggers.js';
-import { start, triggerHandlers } from './lifecycle.js';
 import type { QuestPoints, QuestPointsOptions } from './types.js';
 import { parseIds } from './validate.js';
 
@@ -56,10 +54,10 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
     authPauseMs: pollIntervalMs,
     settle: (head, results) => session.settle(head, results),
   });
-  const session = createSession({ state, events, outbox, notifier, reads, tabs, flusher, requestSync: () => options.backgroundSync?.() });
-  const parts: ClientParts = { options, state, events, transport, outbox, live, own, notifier, requests, reads, tabs, flusher, session };
-  const api = createApi(parts, createTriggers(triggerHandlers(parts), pollIntervalMs));
+  const session = createSession({
+    state, events, outbox, notifier, reads, tabs, flusher, transport, own, pollIntervalMs,
+    requestSync: () => options.backgroundSync?.(),
+  });
   if (missing) queueMicrotask(() => session.degrade('unavailable'));
-  start(parts);
-  return api;
+  return createApi({ options, state, events, outbox, live, notifier, requests, reads, tabs, flusher, session });
 }

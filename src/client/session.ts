@@ -1,13 +1,15 @@
+import { paths } from '../protocol/paths.js';
 import type { QuestPointsEmitter } from './events.js';
 import type { Flusher, FlushResult } from './flusher.js';
 import { pairOf } from './live.js';
 import type { Notifier } from './notify.js';
 import type { Outbox } from './outbox.js';
 import type { Reads } from './reads.js';
-import type { SendResult } from './send.js';
+import { toWire, type SendResult } from './send.js';
 import { applyTabMessage, settleBatch, type Settled } from './settle.js';
 import type { Tabs, TabMessage } from './tabs.js';
-import { unref } from './triggers.js';
+import type { Transport } from './transport.js';
+import { createTriggers, unref } from './triggers.js';
 import type { AwardOutcome, Snapshot, StorageDegradedReason } from './types.js';
 
 /** The client's own state: what a snapshot shows besides the queue and the points, and its life cycle. */
@@ -25,17 +27,24 @@ export interface SessionDeps {
   reads: Reads;
   tabs: Tabs;
   flusher: Flusher;
+  transport: Transport;
+  /** The client's own pair, read from start-up on. */
+  own: string | undefined;
+  pollIntervalMs: number;
   /** The option backgroundSync: hands the outbox to the service worker for when the network is back. */
   requestSync(): void;
 }
 
+/** A keepalive body must stay under 64 KiB: 20 awards of the largest allowed size fit. */
+const PAGEHIDE_AWARDS = 20;
+
 /**
  * What happens to the client's state, in one place: answers and their absence (online), flush results (auth pause,
- * retries, drained), settled batches (this tab's and the others'), storage failures. Each award's `settled` promise
- * is resolved here. The client assembles this; nothing else writes `state`.
+ * retries, drained), settled batches (this tab's and the others'), storage failures, the browser's signals and
+ * start-up. Each award's `settled` promise is resolved here. The client assembles this; nothing else writes `state`.
  */
 export function createSession(deps: SessionDeps) {
-  const { state, events, outbox, notifier, reads, flusher } = deps;
+  const { state, events, outbox, notifier, reads, flusher, transport, own } = deps;
   const { changed } = notifier;
   /** Each queued award's `settled` resolver, until it settles. */
   const settling = new Map<string, (outcome: AwardOutcome) => void>();
@@ -149,6 +158,53 @@ export function createSession(deps: SessionDeps) {
     changed();
   }
 
+  const triggers = createTriggers(
+    {
+      online() {
+        setOnline(true);
+        void flush(true);
+        reads.refresh();
+      },
+      offline: () => setOnline(false),
+      visible() {
+        void flush(true);
+        reads.refresh();
+      },
+      // Best effort: the page may be gone before any answer. The awards stay queued; the next load resends the same keys.
+      pagehide() {
+        void outbox.commit();
+        outbox.rescue();
+        // Sent before the start-up read, it would put this tab's new awards ahead of what earlier pages left.
+        const head = state.loaded ? outbox.queued().slice(0, PAGEHIDE_AWARDS) : [];
+        if (head.length && transport.batch) transport.beacon(paths.batch(), { awards: head.map(toWire) });
+      },
+      async poll() {
+        if (outbox.degraded && (await outbox.recover())) set('storage', 'indexeddb');
+        if (!triggers.visible()) return;
+        void flush(false);
+        reads.refresh();
+      },
+    },
+    deps.pollIntervalMs,
+  );
+
+  // Start-up: the client's own pair from the cache (an offline start shows the last known total), what an earlier page
+  // left in the outbox goes out first, and the pair is read. The outbox is read first in the store's queue of work,
+  // so an award committed by now was committed after it.
+  const startupRead = outbox.reload().then((awards) => {
+    state.loaded = true;
+    return awards;
+  });
+  void (async () => {
+    if (own) await reads.restore(own);
+    notifier.restored();
+    for (const award of await startupRead) changed(pairOf(award));
+    await recountDead();
+    notifier.queueChanged();
+    if (own) reads.refresh([own]);
+    await flush(false);
+  })();
+
   return {
     settling,
     setOnline,
@@ -161,10 +217,12 @@ export function createSession(deps: SessionDeps) {
       set('storage', 'degraded');
       events.emit('storage:degraded', { reason, error });
     },
-    recovered: () => set('storage', 'indexeddb'),
-    /** Stops the timer and resolves every award still waiting as closed (they stay queued). */
-    close() {
+    /** Stops the timer and the browser's signals; resolves every award still waiting as closed (they stay queued). */
+    stop() {
       clearTimeout(timer);
+      triggers.dispose();
+    },
+    close() {
       for (const idempotencyKey of settling.keys()) resolve({ outcome: 'closed', status: 'closed', idempotencyKey });
     },
   };
