@@ -54,6 +54,8 @@ export function createSession(deps: SessionDeps) {
   let timer: ReturnType<typeof setTimeout> | undefined;
   /** The last flush result told (the callers that joined one drain share one result object). */
   let last: FlushResult | undefined;
+  /** Dead-letter counts asked for: the latest one wins. */
+  let counts = 0;
 
   function set<K extends keyof ClientState>(key: K, value: ClientState[K]) {
     if (state[key] === value) return false;
@@ -82,6 +84,8 @@ export function createSession(deps: SessionDeps) {
       events.emit('award:sent', { award });
       changed(pair);
     }
+    // Counted at once, and again from the store (a count read in flight may predate these letters).
+    if (dead.length) void recountDead();
     for (const deadLetter of dead) {
       state.deadLetterCount++;
       const { idempotencyKey, status: httpStatus, message } = deadLetter;
@@ -152,9 +156,15 @@ export function createSession(deps: SessionDeps) {
     if (message.t === 'dead') void recountDead();
   }
 
-  /** The dead-letter count, from the store: after start-up, and after a dead letter was discarded here or elsewhere. */
+  /**
+   * The dead-letter count, from the store: at start-up, after dead letters were stored (here or elsewhere) and after
+   * one was discarded. Only the latest count applies: an earlier read may have started before a later letter landed.
+   */
   async function recountDead() {
-    state.deadLetterCount = (await outbox.deadLetters()).length;
+    const mine = ++counts;
+    const count = (await outbox.deadLetters()).length;
+    if (mine !== counts) return;
+    state.deadLetterCount = count;
     changed();
   }
 
