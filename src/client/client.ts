@@ -23,6 +23,9 @@ function chooseStorage(storage: QuestPointsOptions['storage']) {
   return { idb: wanted && present, missing: wanted && !present };
 }
 
+/** What a snapshot shows of the client's state (not its life cycle). */
+const shown = ({ closed, loaded, ...status }: ClientState) => status;
+
 /** Assembles the client: each collaborator is made once and handed what it needs; the session holds the state. */
 export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
   const { storageName = DEFAULTS.storageName, pollIntervalMs = DEFAULTS.pollIntervalMs, historyLimit = DEFAULTS.historyLimit } = options;
@@ -43,7 +46,7 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
   });
   const live = createLive(outbox.pendingOf, historyLimit);
   const own = options.questId !== undefined && options.serviceUserId !== undefined ? pairOf(parseIds(options.questId, options.serviceUserId)) : undefined;
-  const notifier = createNotifier({ events, live, own, queueSize: () => outbox.mirror.size, status: () => ({ ...state }) });
+  const notifier = createNotifier({ events, live, own, queueSize: () => outbox.mirror.size, status: () => shown(state) });
   const requests = createRequests(transport, cache, (online) => session.setOnline(online));
   const reads = createReads({ live, cache, fetch: requests.summary, changed: notifier.changed, post: tabs.post });
   const flusher = createFlusher({

@@ -318,6 +318,11 @@ describe('flushing', () => {
     expect(qp.getSnapshot().authRequired).toBe(false);
   });
 
+  it('a snapshot holds the status and the queue, not the client's life cycle', () => {
+    const qp = client({ fetch: fakeRelay().fetch });
+    expect(Object.keys(qp.getSnapshot()).sort()).toEqual(['authRequired', 'deadLetterCount', 'online', 'points', 'queueSize', 'storage']);
+  });
+
   it('works in memory (Node-like) and emits the queue events', async () => {
     const relay = fakeRelay();
     const qp = client({ fetch: relay.fetch, storage: 'memory' });
