@@ -318,7 +318,7 @@ describe('flushing', () => {
     expect(qp.getSnapshot().authRequired).toBe(false);
   });
 
-  it('a snapshot holds the status and the queue, not the client's life cycle', () => {
+  it('a snapshot holds the status and the queue, not the life cycle of the client', () => {
     const qp = client({ fetch: fakeRelay().fetch });
     expect(Object.keys(qp.getSnapshot()).sort()).toEqual(['authRequired', 'deadLetterCount', 'online', 'points', 'queueSize', 'storage']);
   });
