@@ -99,13 +99,14 @@ export function createOutbox({ queue, dead, degraded: onDegraded, committed, res
       const batch = [...unwritten];
       // Kept in `unwritten` until written, so reload() never mistakes an award in flight for an acknowledged one.
       const ok = batch.length > 0 && (await attempt(() => queue.setMany(batch)));
-      if (ok) {
-        for (const [k, v] of batch) if (unwritten.get(k) === v) unwritten.delete(k);
-        // The page survived its pagehide (back/forward cache): the rescue shrinks to what is still uncommitted.
-        if (rescued) stash();
-        committed?.(batch.map(([, v]) => v));
-      }
       taken?.wrote(ok);
+      if (!ok) return false;
+      for (const [k, v] of batch) if (unwritten.get(k) === v) unwritten.delete(k);
+      // The page survived its pagehide (back/forward cache): the rescue shrinks to what is still uncommitted.
+      if (rescued) stash();
+      // The other tabs hear of them in a task of their own: cloning a burst's records for BroadcastChannel (tens of
+      // ms for 10,000) must not hold up the page's own work, such as `persisted` and what waits on it.
+      if (committed) setTimeout(committed, 0, batch.map(([, v]) => v));
       return taken ? ok : false;
     }) as Promise<boolean>;
   }
