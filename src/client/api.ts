@@ -30,8 +30,6 @@ export interface ApiDeps {
 /** The public methods, over the client's parts. */
 export function createApi({ options, state, events, outbox, live, notifier, requests, reads, tabs, session, flusher }: ApiDeps): QuestPoints {
   const { maxQueue = DEFAULTS.maxQueue, flushDelayMs = DEFAULTS.flushDelayMs } = options;
-  /** Memory storage never persists; IndexedDB does unless a write fails (then the outbox says so). */
-  const durable = state.storage === 'indexeddb';
   const pairOfIds = (questId = options.questId, serviceUserId = options.serviceUserId) => pairOf(parseIds(questId, serviceUserId));
 
   async function fetchPoints(questId?: string, serviceUserId?: string) {
@@ -58,10 +56,8 @@ export function createApi({ options, state, events, outbox, live, notifier, requ
       const award: PendingAward = { ...parsed, idempotencyKey: crypto.randomUUID(), queuedAt: Date.now(), seq: outbox.nextSeq() };
       const { idempotencyKey } = award;
       // The outbox writes it in a microtask, with every other award of this tick.
-      const persisted = outbox.add(award).then((written) => written && durable);
+      const persisted = outbox.add(award);
       const settled = new Promise<AwardOutcome>((resolve) => session.settling.set(idempotencyKey, resolve));
-      // Once it is in the store, where the service worker reads it.
-      if (!state.online) void persisted.then(() => options.backgroundSync?.());
       events.emit('award:queued', { award, queueSize: outbox.mirror.size });
       notifier.changed(pairOf(award));
       notifier.queueChanged();

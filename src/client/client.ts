@@ -41,7 +41,8 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
     queue: kv(layout.outbox),
     dead: kv(layout.dead),
     degraded: (reason, error) => session.degrade(reason, error),
-    committed: (recs) => tabs.post({ t: 'add', recs }),
+    committed: (recs) => session.committed(recs),
+    durable: idb,
     rescue: idb ? createRescue(layout.rescue) : undefined,
   });
   const live = createLive(outbox.pendingOf, historyLimit);

@@ -13,6 +13,8 @@ export interface OutboxDeps {
   degraded(reason: StorageDegradedReason, error: unknown): void;
   /** Awards this outbox just committed (for the other tabs). */
   committed?(awards: PendingAward[]): void;
+  /** The store survives the page (IndexedDB): `persisted` can be true. Memory never persists. */
+  durable?: boolean;
   rescue?: Rescue;
 }
 
@@ -22,7 +24,7 @@ export interface OutboxDeps {
  * one setMany (one transaction), issued in a microtask after the first of them. While the store fails, everything
  * stays in memory and `unwritten`/`deletes` are replayed by recover().
  */
-export function createOutbox({ queue, dead, degraded: onDegraded, committed, rescue }: OutboxDeps) {
+export function createOutbox({ queue, dead, degraded: onDegraded, committed, durable = true, rescue }: OutboxDeps) {
   const mirror = new Map<string, PendingAward>();
   const byPair = new Map<string, Map<string, PendingAward>>();
   /** Awards known from another tab's message, not written by this tab. */
@@ -99,7 +101,7 @@ export function createOutbox({ queue, dead, degraded: onDegraded, committed, res
       const batch = [...unwritten];
       // Kept in `unwritten` until written, so reload() never mistakes an award in flight for an acknowledged one.
       const ok = batch.length > 0 && (await attempt(() => queue.setMany(batch)));
-      taken?.wrote(ok);
+      taken?.wrote(ok && durable);
       if (!ok) return false;
       for (const [k, v] of batch) if (unwritten.get(k) === v) unwritten.delete(k);
       // The page survived its pagehide (back/forward cache): the rescue shrinks to what is still uncommitted.
@@ -118,7 +120,10 @@ export function createOutbox({ queue, dead, degraded: onDegraded, committed, res
     },
     /** Strictly increasing in this tab, and time-ordered across tabs and reloads. */
     nextSeq: () => (lastSeq = Math.max(lastSeq + 1, Date.now() * 1000)),
-    /** O(1): the write is issued in a microtask, with every award of this tick. Resolves true once it is stored. */
+    /**
+     * O(1): the write is issued in a microtask, with every award of this tick. Resolves true once it is stored (in a
+     * durable store): one promise for the tick's awards.
+     */
     add(rec: PendingAward): Promise<boolean> {
       keep(rec);
       unwritten.set(rec.idempotencyKey, rec);

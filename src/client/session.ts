@@ -10,7 +10,7 @@ import { applyTabMessage, settleBatch, type Settled } from './settle.js';
 import type { Tabs, TabMessage } from './tabs.js';
 import type { Transport } from './transport.js';
 import { createTriggers, unref } from './triggers.js';
-import type { AwardOutcome, Snapshot, StorageDegradedReason } from './types.js';
+import type { AwardOutcome, PendingAward, Snapshot, StorageDegradedReason } from './types.js';
 
 /** The client's own state: what a snapshot shows besides the queue and the points, and its life cycle. */
 export interface ClientState extends Omit<Snapshot, 'queueSize' | 'points'> {
@@ -217,6 +217,11 @@ export function createSession(deps: SessionDeps) {
 
   return {
     settling,
+    /** Awards this tab committed: the other tabs are told; offline, the worker is asked to deliver them (it reads the store). */
+    committed(awards: PendingAward[]) {
+      deps.tabs.post({ t: 'add', recs: awards });
+      if (!state.online) deps.requestSync();
+    },
     setOnline,
     settle,
     flush,
