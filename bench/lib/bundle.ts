@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
 /** The SDK entry's budget, min+gzip with every dependency (test/client/size.test.ts holds it). */
-export const SDK_BUDGET_BYTES = 13 * 1024;
+export const SDK_BUDGET_BYTES = 14 * 1024;
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 

@@ -80,14 +80,14 @@ onSubmit('award-form', 'award-result', async () => {
   show('award-result', `Queued under key ${handle.idempotencyKey}; waiting for the service…`);
   void refreshQueue();
   const outcome = await handle.settled;
-  if (outcome.status === 'sent') show('award-result', `Awarded (key ${outcome.idempotencyKey})`, 'ok');
-  else if (outcome.status === 'rejected') show('award-result', `Refused ${outcome.httpStatus}: ${outcome.message} (kept as a dead letter)`, 'bad');
+  if (outcome.outcome === 'sent') show('award-result', `Awarded (key ${outcome.idempotencyKey})`, 'ok');
+  else if (outcome.outcome === 'rejected') show('award-result', `Refused ${outcome.deadLetter.status}: ${outcome.deadLetter.message} (kept as a dead letter)`, 'bad');
   else show('award-result', 'The client closed before an answer; the award stays queued');
 });
 
 // Points and history --------------------------------------------------------------------------------
 onSubmit('points-form', 'points-result', async () => {
-  const view = await client.getPoints(quest(), value('points-user'));
+  const view = await client.fetchPoints(quest(), value('points-user'));
   const pending = view.pendingPoints ? `, ${formatPoints(view.pendingPoints)} pending` : '';
   show('points-result', `Total ${formatPoints(view.totalPoints)} points (${formatPoints(view.confirmedPoints)} confirmed${pending}); ${view.history.length} events`, 'ok');
   byId('points-result').dataset.total = String(view.totalPoints);
@@ -105,7 +105,7 @@ onSubmit('points-form', 'points-result', async () => {
 // Enrollment ----------------------------------------------------------------------------------------
 onSubmit('enrollment-form', 'enrollment-result', async () => {
   const serviceUserId = value('enrollment-user');
-  const status = await client.getEnrollment(quest(), serviceUserId);
+  const status = await client.fetchEnrollment(quest(), serviceUserId);
   const result = byId('enrollment-result');
   if (status) {
     show('enrollment-result', `${status.serviceUserId} is enrolled, ${formatPoints(status.currentPoints)} points`, 'ok');

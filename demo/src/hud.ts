@@ -20,7 +20,7 @@ export function mountHud(client: QuestPoints): () => void {
   const history = byId<HTMLOListElement>('hud-history');
   const queue = byId('hud-queue');
   const connection = byId('hud-connection');
-  const own = client.view();
+  const own = client.viewPoints();
 
   const showView = (view: PointsView) => {
     if (view.questId !== own.questId || view.serviceUserId !== own.serviceUserId) return;

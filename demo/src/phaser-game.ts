@@ -36,7 +36,7 @@ class CatchScene extends Phaser.Scene {
     this.time.addEvent({ delay: 650, loop: true, callback: () => this.spawn() });
 
     // Live from the client's own pair: no read in game code. The listener goes when the scene shuts down.
-    this.showPoints(this.questPoints.view());
+    this.showPoints(this.questPoints.viewPoints());
     this.questPoints.on('points:changed', ({ view }) => this.showPoints(view));
   }
 

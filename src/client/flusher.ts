@@ -3,115 +3,119 @@ import type { Outbox } from './outbox.js';
 import { backoffDelay } from './retry.js';
 import { sendAwards, type SendResult } from './send.js';
 import type { Transport } from './transport.js';
-import { unref } from './triggers.js';
-import type { PendingAward, QuestPointsEvents } from './types.js';
+import type { PendingAward, RetryReason } from './types.js';
 
-type Payload<E extends keyof QuestPointsEvents> = Parameters<QuestPointsEvents[E]>[0];
+export type Flusher = ReturnType<typeof createFlusher>;
 
 export interface FlusherDeps {
   outbox: Outbox;
   transport: Transport;
   /** Runs the drain only if no other tab (or worker) is draining this outbox. */
   lock: (fn: () => Promise<void>) => Promise<unknown>;
-  backoff: { baseMs?: number; maxMs?: number };
-  pollIntervalMs: number;
-  closed(): boolean;
-  setOnline(online: boolean): void;
-  /** Applies one batch's results: acknowledged awards leave the outbox, refused ones become dead letters. */
-  settle(head: PendingAward[], results: SendResult[]): Promise<void>;
-  /** A token could not be had or was refused (error), or works again (undefined). */
-  auth(error: unknown): void;
-  retrying(payload: Payload<'award:retrying'>): void;
-  drained(): void;
-  /** Once per drain, whatever ended it: the coalesced read of what it acknowledged. */
-  afterDrain(): void;
-  error(error: unknown): void;
+  backoff: { baseMs: number; maxMs: number };
+  /** How long sending pauses after getToken failed or a fresh token was refused. */
+  authPauseMs: number;
+  /** Applies one batch's results (settleBatch, and whatever the owner tells of them). */
+  settle(head: PendingAward[], results: SendResult[]): Promise<unknown>;
 }
+
+/** One award that must wait, with why. */
+export interface Retrying {
+  award: PendingAward;
+  reason: RetryReason;
+  status?: number;
+}
+
+/**
+ * How a run ended. `drained`: the outbox is empty. `retry`: awards wait until `at` (`retrying` lists those this run
+ * tried, with `attempt` and `delayMs`; none when it only found the backoff still running). `auth`: paused until a
+ * token works. `busy`: another tab or the worker holds the lock. `closed`: stopped. `error`: the drain threw.
+ */
+export type FlushResult =
+  | { outcome: 'drained' | 'busy' | 'closed' }
+  | { outcome: 'retry'; at: number; delayMs: number; attempt: number; retrying: Retrying[] }
+  | { outcome: 'auth'; error: unknown }
+  | { outcome: 'error'; error: unknown };
 
 /**
  * Flush scheduling and backoff: one drain at a time in this tab (and, through the lock, across tabs), oldest first
  * in batches of up to 100; the whole queue backs off together (exponential, full jitter, Retry-After honoured) so
- * order is kept. A trigger during a drain runs once more right after it.
+ * order is kept. A trigger during a drain runs once more right after it. The flusher owns the backoff; when to run
+ * and what a run means for the page (events, status) is its caller's business, from the result.
  */
 export function createFlusher(deps: FlusherDeps) {
   const { outbox, backoff } = deps;
-  let retryAt = 0;
-  let attempt = 0;
-  let authPaused = false;
-  let flushing: Promise<void> | undefined;
-  let rerun: Promise<void> | undefined;
-  let rerunForced = false;
-  let retryTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The backoff: when the next unforced run may send, and the queue's consecutive failed attempts. */
+  const wait = { at: 0, attempt: 0 };
+  let flushing: Promise<FlushResult> | undefined;
+  /** A run asked for during a drain: once more right after it, forced if any asker forced it. */
+  const again: { done?: Promise<FlushResult>; force: boolean } = { force: false };
+  let stopped = false;
 
-  async function drain(): Promise<void> {
+  async function drain(): Promise<FlushResult> {
     // The store is read once per drain (other tabs' awards and acknowledgements); after that the mirror, which
     // BroadcastChannel keeps current, gives each next batch. Reading the store per batch made a drain quadratic.
-    for (let fromStore = true; !deps.closed(); fromStore = false) {
+    for (let fromStore = true; !stopped; fromStore = false) {
       const head = (fromStore ? await outbox.reload() : outbox.queued()).slice(0, BATCH_MAX_AWARDS);
-      if (!head.length) {
-        deps.drained();
-        return;
-      }
+      if (!head.length) return { outcome: 'drained' };
       const results = await sendAwards(deps.transport, head);
-      const first = results[0]!;
-      if (first.outcome !== 'auth') deps.setOnline(!(first.outcome === 'retry' && first.status === undefined));
       await deps.settle(head, results);
       const auth = results.find((r) => r.outcome === 'auth');
       if (auth) {
         // Paused: the poll, `online`, a visible tab or flush() try getToken again.
-        retryAt = Date.now() + deps.pollIntervalMs;
-        authPaused = true;
-        deps.auth(auth.error);
-        return;
+        wait.at = Date.now() + deps.authPauseMs;
+        return { outcome: 'auth', error: auth.error };
       }
-      if (results.some((r) => r.outcome === 'retry')) {
-        scheduleRetry(head, results);
-        return;
-      }
-      retryAt = 0;
-      attempt = 0;
-      if (authPaused) {
-        authPaused = false;
-        deps.auth(undefined);
-      }
+      if (results.some((r) => r.outcome === 'retry')) return backOff(head, results);
+      wait.at = 0;
+      wait.attempt = 0;
     }
+    return { outcome: 'closed' };
   }
 
-  function scheduleRetry(head: PendingAward[], results: SendResult[]) {
+  function backOff(head: PendingAward[], results: SendResult[]): FlushResult {
     // A batch that settled some awards made progress: the backoff starts over (Retry-After still holds). Otherwise a
     // steady fraction of faults, which almost every 100-award batch meets, would push every send to maxMs.
-    if (results.some((r) => r.outcome === 'ok' || r.outcome === 'rejected')) attempt = 0;
+    if (results.some((r) => r.outcome === 'ok' || r.outcome === 'rejected')) wait.attempt = 0;
+    const retrying: Retrying[] = [];
     let afterMs = 0;
-    for (const r of results) if (r.outcome === 'retry') afterMs = Math.max(afterMs, r.retryAfterMs ?? 0);
-    const delayMs = backoffDelay(attempt++, backoff.baseMs ?? 1000, backoff.maxMs ?? 60_000, afterMs);
-    retryAt = Date.now() + delayMs;
-    clearTimeout(retryTimer);
-    retryTimer = unref(setTimeout(() => void run(true), delayMs));
     results.forEach((r, i) => {
-      if (r.outcome === 'retry') deps.retrying({ award: head[i]!, reason: r.reason, status: r.status, attempt, delayMs });
+      if (r.outcome !== 'retry') return;
+      afterMs = Math.max(afterMs, r.retryAfterMs ?? 0);
+      retrying.push({ award: head[i]!, reason: r.reason, status: r.status });
     });
+    const delayMs = backoffDelay(wait.attempt++, backoff.baseMs, backoff.maxMs, afterMs);
+    wait.at = Date.now() + delayMs;
+    return { outcome: 'retry', at: wait.at, delayMs, attempt: wait.attempt, retrying };
   }
 
   /** `force` ignores backoff and the auth pause: flush(), `online`, a visible tab, the retry timer. */
-  function run(force: boolean): Promise<void> {
-    if (deps.closed() || (!force && Date.now() < retryAt)) return Promise.resolve();
+  function run(force: boolean): Promise<FlushResult> {
+    if (stopped) return Promise.resolve({ outcome: 'closed' });
+    if (!force && Date.now() < wait.at) return Promise.resolve({ outcome: 'retry', at: wait.at, delayMs: wait.at - Date.now(), attempt: wait.attempt, retrying: [] });
     // A trigger during a flush (even while its lock is being released) runs once more right after it, forced only
     // if a forced trigger asked: the flush that just ended may have set a backoff that the others must respect.
     if (flushing) {
-      rerunForced ||= force;
-      rerun ??= flushing.then(() => {
-        const forced = rerunForced;
-        rerun = undefined;
-        rerunForced = false;
+      again.force ||= force;
+      again.done ??= flushing.then(() => {
+        const forced = again.force;
+        again.done = undefined;
+        again.force = false;
         return run(forced);
       });
-      return rerun;
+      return again.done;
     }
+    let result: FlushResult = { outcome: 'busy' };
+    const sender = async () => {
+      result = await drain();
+    };
     // A degraded tab's awards exist only in its memory: it sends them itself, the service dedupes by key.
-    const drained = outbox.degraded ? drain() : deps.lock(drain);
-    flushing = drained
-      .then(() => {}, deps.error)
-      .then(deps.afterDrain)
+    const done = outbox.degraded ? sender() : deps.lock(sender);
+    flushing = done
+      .then(
+        () => result,
+        (error: unknown): FlushResult => ({ outcome: 'error', error }),
+      )
       .finally(() => {
         flushing = undefined;
       });
@@ -122,8 +126,9 @@ export function createFlusher(deps: FlusherDeps) {
     run,
     /** The drain in progress, if any. */
     current: () => flushing,
+    /** No more runs: a drain in progress stops after its batch. */
     stop() {
-      clearTimeout(retryTimer);
+      stopped = true;
     },
   };
 }

@@ -9,9 +9,9 @@ export interface NotifyDeps {
   own?: string;
   queueSize(): number;
   status(): Omit<Snapshot, 'queueSize' | 'points'>;
-  /** Work of the tick that must come before its events (the outbox commit). */
-  beforeNotify(): void;
 }
+
+export type Notifier = ReturnType<typeof createNotifier>;
 
 /**
  * The subscribable part of the client (TanStack Query's Subscribable): everything observable changes at most once
@@ -42,7 +42,6 @@ export function createNotifier(deps: NotifyDeps) {
 
   function tick() {
     tickPending = false;
-    deps.beforeNotify();
     if (queueChanged) {
       queueChanged = false;
       events.emit('queue:changed', { queueSize: deps.queueSize() });

@@ -6,17 +6,25 @@ import { pairOf } from './live.js';
 
 export type Outbox = ReturnType<typeof createOutbox>;
 
+export interface OutboxDeps {
+  queue: KV<PendingAward>;
+  dead: KV<DeadLetter>;
+  /** The store failed: from now on the outbox keeps everything in memory until recover(). */
+  degraded(reason: StorageDegradedReason, error: unknown): void;
+  /** Awards this outbox just committed (for the other tabs). */
+  committed?(awards: PendingAward[]): void;
+  /** The store survives the page (IndexedDB): `persisted` can be true. Memory never persists. */
+  durable?: boolean;
+  rescue?: Rescue;
+}
+
 /**
  * The queue of unacknowledged awards: IndexedDB (or memory) is the truth shared by tabs; `mirror` is this tab's
- * copy so award() never reads the store. Writes of one tick go in one setMany (one transaction). While the store
- * fails, everything stays in memory and `unwritten`/`deletes` are replayed by recover().
+ * copy so award() never reads the store. The outbox schedules its own writes: the awards added in one tick go in
+ * one setMany (one transaction), issued in a microtask after the first of them. While the store fails, everything
+ * stays in memory and `unwritten`/`deletes` are replayed by recover().
  */
-export function createOutbox(
-  queue: KV<PendingAward>,
-  dead: KV<DeadLetter>,
-  onDegraded: (reason: StorageDegradedReason, error: unknown) => void,
-  rescue?: Rescue,
-) {
+export function createOutbox({ queue, dead, degraded: onDegraded, committed, durable = true, rescue }: OutboxDeps) {
   const mirror = new Map<string, PendingAward>();
   const byPair = new Map<string, Map<string, PendingAward>>();
   /** Awards known from another tab's message, not written by this tab. */
@@ -30,9 +38,8 @@ export function createOutbox(
   let writing: Promise<unknown> = Promise.resolve();
   let lastSeq = 0;
   let rescued = false;
-  /** Settles for the awards added since the last write began: true once they are in the store. */
-  let nextWrite: Promise<boolean> | undefined;
-  let wrote = (_ok: boolean) => {};
+  /** The awards added since the last write began: settles true once they are in the store. */
+  let next: { written: Promise<boolean>; wrote(ok: boolean): void } | undefined;
 
   function degrade(error: unknown) {
     if (!degraded) onDegraded(storageFailure(error), error);
@@ -85,6 +92,27 @@ export function createOutbox(
       if (merged) rescue!.drop(found.keys);
     });
 
+  /** Writes what add() collected, in one transaction, after earlier store work. True when it is in the store. */
+  function commit(): Promise<boolean> {
+    const taken = next;
+    next = undefined;
+    return chain(async () => {
+      // Taken together, so every award in this batch settles with this write (later ones wait for the next).
+      const batch = [...unwritten];
+      // Kept in `unwritten` until written, so reload() never mistakes an award in flight for an acknowledged one.
+      const ok = batch.length > 0 && (await attempt(() => queue.setMany(batch)));
+      taken?.wrote(ok && durable);
+      if (!ok) return false;
+      for (const [k, v] of batch) if (unwritten.get(k) === v) unwritten.delete(k);
+      // The page survived its pagehide (back/forward cache): the rescue shrinks to what is still uncommitted.
+      if (rescued) stash();
+      // The other tabs hear of them in a task of their own: cloning a burst's records for BroadcastChannel (tens of
+      // ms for 10,000) must not hold up the page's own work, such as `persisted` and what waits on it.
+      if (committed) setTimeout(committed, 0, batch.map(([, v]) => v));
+      return taken ? ok : false;
+    }) as Promise<boolean>;
+  }
+
   return {
     mirror,
     get degraded() {
@@ -92,11 +120,20 @@ export function createOutbox(
     },
     /** Strictly increasing in this tab, and time-ordered across tabs and reloads. */
     nextSeq: () => (lastSeq = Math.max(lastSeq + 1, Date.now() * 1000)),
-    /** O(1): the write is done by commit(), once per tick. Resolves true once the award is in the store. */
+    /**
+     * O(1): the write is issued in a microtask, with every award of this tick. Resolves true once it is stored (in a
+     * durable store): one promise for the tick's awards.
+     */
     add(rec: PendingAward): Promise<boolean> {
       keep(rec);
       unwritten.set(rec.idempotencyKey, rec);
-      return (nextWrite ??= new Promise((resolve) => (wrote = resolve)));
+      if (!next) {
+        let wrote!: (ok: boolean) => void;
+        const written = new Promise<boolean>((resolve) => (wrote = resolve));
+        next = { written, wrote };
+        queueMicrotask(commit);
+      }
+      return next.written;
     },
     /** Awards another tab wrote: shown, never written again by this tab. */
     addRemote(recs: PendingAward[]) {
@@ -107,22 +144,9 @@ export function createOutbox(
         remote.add(rec.idempotencyKey);
       }
     },
-    /** Writes what add() collected, in one transaction, after earlier store work. True when it is in the store. */
-    commit(): Promise<boolean> {
-      const written = nextWrite;
-      return chain(async () => {
-        // Taken together, so every award in this batch settles with this write (later ones wait for the next).
-        const done = wrote;
-        const batch = [...unwritten];
-        nextWrite = undefined;
-        // Kept in `unwritten` until written, so reload() never mistakes an award in flight for an acknowledged one.
-        const ok = batch.length > 0 && (await attempt(() => queue.setMany(batch)));
-        if (ok) for (const [k, v] of batch) if (unwritten.get(k) === v) unwritten.delete(k);
-        // The page survived its pagehide (back/forward cache): the rescue shrinks to what is still uncommitted.
-        if (ok && rescued) stash();
-        done(ok);
-      }).then(() => written ?? false);
-    },
+    commit,
+    /** Resolves once every store operation issued so far is done. */
+    landed: () => chain(async () => {}),
     /** Acknowledged (or dead-lettered) awards leave the outbox. `local`: this tab deletes them from the store. */
     remove(keys: string[], local: boolean): PendingAward[] {
       const removed = keys.map(forget).filter((r): r is PendingAward => !!r);
@@ -145,7 +169,12 @@ export function createOutbox(
       for (const [k, d] of unwrittenDead) all.set(k, d);
       return [...all.values()].sort((a, b) => a.seq - b.seq);
     },
-    dropDead: (key: string) => (unwrittenDead.delete(key), dead.delMany([key]).catch(degrade)),
+    /** Removes a dead letter; false when there was none under this key. */
+    async dropDead(key: string): Promise<boolean> {
+      const known = unwrittenDead.delete(key) || (await dead.get(key).catch(() => undefined)) !== undefined;
+      if (known) await dead.delMany([key]).catch(degrade);
+      return known;
+    },
     /**
      * The queue as the store holds it now (another tab may have added or acknowledged awards), merged into the
      * mirror, oldest first. While degraded: this tab's own awards only.

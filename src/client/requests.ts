@@ -55,3 +55,5 @@ export function createRequests(transport: Transport, cache: KV<unknown>, setOnli
     },
   };
 }
+
+export type Requests = ReturnType<typeof createRequests>;

@@ -9,8 +9,8 @@ export type Rescue = ReturnType<typeof createRescue>;
  * the outbox (same idempotency keys: the service dedupes). localStorage may be missing or throw (disabled storage,
  * quota, opaque origin): every access is guarded, and the rescue is then simply not there.
  */
-export function createRescue(storageName: string) {
-  const prefix = `quest-points:${storageName}:rescue:`;
+/** `prefix`: storageLayout(storageName).rescue. */
+export function createRescue(prefix: string) {
   const own = prefix + crypto.randomUUID();
   const use = <R>(fn: (ls: Storage) => R): R | undefined => {
     try {

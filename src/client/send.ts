@@ -10,8 +10,12 @@ export type SendResult =
   | { outcome: 'ok' }
   /** The relay's or the service's status and message. */
   | { outcome: 'rejected'; status: number; message: string }
-  /** `status` when there was an answer; `reason`: 'status', 'network', 'timeout', or the relay's reason. */
-  | { outcome: 'retry'; reason: RetryReason; status?: number; retryAfterMs?: number }
+  /**
+   * `status` when there was an answer; `reason`: 'status', 'network', 'timeout', or the relay's reason. `noAnswer`:
+   * the request itself failed (network, timeout), so the relay is not known reachable; a relay's own 'network' or
+   * 'timeout' reason (its upstream failed) is an answer.
+   */
+  | { outcome: 'retry'; reason: RetryReason; status?: number; retryAfterMs?: number; noAnswer?: true }
   /** Why no token could be had, or the refusal. */
   | { outcome: 'auth'; error: unknown }
   | { outcome: 'skipped' };
@@ -44,7 +48,7 @@ function fromAnswer(answer: Answer): SendResult {
 function fromError(error: unknown): SendResult {
   const code = (error as QuestPointsError)?.code;
   if (code === 'auth') return { outcome: 'auth', error };
-  return { outcome: 'retry', reason: code === 'timeout' ? code : 'network' };
+  return { outcome: 'retry', reason: code === 'timeout' ? code : 'network', noAnswer: true };
 }
 
 function fromBatchResult(result: BatchResult | undefined): SendResult {

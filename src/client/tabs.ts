@@ -10,7 +10,9 @@ export type TabMessage =
   /** A read this tab accepted, and the acknowledged awards it absorbed. */
   | { t: 'points'; pair: string; summary: PointsSummary; absorbed: string[] }
   /** The service worker gave up a sync event (it sends this, never a tab). */
-  | { t: 'sync-failed'; failure: SyncFailure };
+  | { t: 'sync-failed'; failure: SyncFailure }
+  /** A dead letter was discarded: the others count theirs again. */
+  | { t: 'dead' };
 
 export interface Tabs {
   post(message: TabMessage): void;

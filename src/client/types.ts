@@ -21,20 +21,31 @@ export interface PendingAward extends QueuedAward {
 
 /** An award the service or the relay refused for good (400/403/404/413/422 or another final 4xx). */
 export interface DeadLetter extends PendingAward {
+  /** The HTTP status of the refusal (as everywhere in the SDK: `status` is an HTTP status). */
   status: number;
   message: string;
   rejectedAt: number;
 }
 
 /**
- * How an award ended. `sent`: the service acknowledged it (first time or an idempotent replay).
- * `rejected`: it is in the dead-letter store. `closed`: the client was closed first; the award stays queued
- * and is sent by the next client on this storage name.
+ * How an award ended (`outcome`). `sent`: the service acknowledged it (first time or an idempotent replay).
+ * `rejected`: it is in the dead-letter store (`deadLetter`, with the HTTP status and message). `closed`: the client
+ * was closed first; the award stays queued and is sent by the next client on this storage name.
  */
 export type AwardOutcome =
-  | { status: 'sent'; idempotencyKey: string }
-  | { status: 'rejected'; idempotencyKey: string; httpStatus: number; message: string }
-  | { status: 'closed'; idempotencyKey: string };
+  | { outcome: 'sent'; idempotencyKey: string; /** @deprecated Use `outcome`; removed in 0.3. */ status: 'sent' }
+  | {
+      outcome: 'rejected';
+      idempotencyKey: string;
+      deadLetter: DeadLetter;
+      /** @deprecated Use `outcome`; removed in 0.3. */
+      status: 'rejected';
+      /** @deprecated Use `deadLetter.status`; removed in 0.3. */
+      httpStatus: number;
+      /** @deprecated Use `deadLetter.message`; removed in 0.3. */
+      message: string;
+    }
+  | { outcome: 'closed'; idempotencyKey: string; /** @deprecated Use `outcome`; removed in 0.3. */ status: 'closed' };
 
 export interface AwardHandle {
   idempotencyKey: string;
@@ -169,26 +180,41 @@ export interface QuestPointsOptions {
   dangerouslyAllowBrowser?: boolean;
 }
 
+/**
+ * The client. Reads of a (questId, serviceUserId) pair's points come three ways, named by how: `viewPoints` (now,
+ * from the live state, no request), `watchPoints` (now and on every change) and `fetchPoints` (a read from the
+ * service). `subscribe`/`getSnapshot` are the whole client's state for React's useSyncExternalStore. Ids default to
+ * the client's own.
+ */
 export interface QuestPoints {
   award(input: AwardInput): AwardHandle;
   /** Sends what is queued now (ignoring backoff); resolves when this attempt ends. */
   flush(): Promise<void>;
   identify(input: { email: string } | { wallet: { address: string; chain: string } }): Promise<string>;
-  getPoints(questId?: string, serviceUserId?: string): Promise<PointsView>;
-  /** The live view now, without a read (the same object until it changes); ids default to the client's own. */
-  view(questId?: string, serviceUserId?: string): PointsView;
-  getEnrollment(questId?: string, serviceUserId?: string): Promise<EnrollmentStatus | null>;
-  enrolledUsers(questId?: string, page?: { limit?: number; offset?: number }): AsyncIterableIterator<EnrolledUser[]>;
+  /** Reads the pair from the service; offline, the last accepted read marked stale (throws if there is none). */
+  fetchPoints(questId?: string, serviceUserId?: string): Promise<PointsView>;
+  /** The live view now, without a read (the same object until it changes). */
+  viewPoints(questId?: string, serviceUserId?: string): PointsView;
+  /** Calls cb with the pair's view now and on every change (the pair is read in the background); returns unwatch. */
   watchPoints(questId: string, serviceUserId: string, cb: (view: PointsView) => void): () => void;
+  fetchEnrollment(questId?: string, serviceUserId?: string): Promise<EnrollmentStatus | null>;
+  enrolledUsers(questId?: string, page?: { limit?: number; offset?: number }): AsyncIterableIterator<EnrolledUser[]>;
   subscribe(cb: (snapshot: Snapshot) => void): () => void;
   getSnapshot(): Snapshot;
   pending(): Promise<PendingAward[]>;
   deadLetters(): Promise<DeadLetter[]>;
   /** Re-queues a dead letter under a new idempotency key (the refused one was never applied); returns the new key. */
   retryDeadLetter(idempotencyKey: string): Promise<string>;
+  /** Deletes a dead letter (every tab's deadLetterCount follows); a key that is no dead letter changes nothing. */
   discardDeadLetter(idempotencyKey: string): Promise<void>;
   on<E extends keyof QuestPointsEvents>(event: E, fn: QuestPointsEvents[E]): QuestPoints;
   off<E extends keyof QuestPointsEvents>(event: E, fn?: QuestPointsEvents[E]): QuestPoints;
   once<E extends keyof QuestPointsEvents>(event: E, fn: QuestPointsEvents[E]): QuestPoints;
   close(): Promise<void>;
+  /** @deprecated Renamed `fetchPoints`; removed in 0.3. */
+  getPoints(questId?: string, serviceUserId?: string): Promise<PointsView>;
+  /** @deprecated Renamed `viewPoints`; removed in 0.3. */
+  view(questId?: string, serviceUserId?: string): PointsView;
+  /** @deprecated Renamed `fetchEnrollment`; removed in 0.3. */
+  getEnrollment(questId?: string, serviceUserId?: string): Promise<EnrollmentStatus | null>;
 }

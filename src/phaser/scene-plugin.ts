@@ -35,8 +35,13 @@ export class QuestPointsScenePlugin {
   }
 
   /** The live view now (total, pending, history); ids default to the client's own quest and player. */
+  viewPoints(questId?: string, serviceUserId?: string): PointsView {
+    return this.client.viewPoints(questId, serviceUserId);
+  }
+
+  /** @deprecated Renamed `viewPoints`, as on the client; removed in 0.3. */
   view(questId?: string, serviceUserId?: string): PointsView {
-    return this.client.view(questId, serviceUserId);
+    return this.viewPoints(questId, serviceUserId);
   }
 
   /** The client's award(): queues the award durably and returns its handle. */

@@ -21,17 +21,17 @@ function subscribeTo(client: QuestPoints) {
 /** The client's own pair (the ids it was made with), or undefined when it was made without both. */
 function ownKey(client: QuestPoints): string | undefined {
   try {
-    const view = client.view();
+    const view = client.viewPoints();
     return pointsKey(view.questId, view.serviceUserId);
   } catch {
     return undefined;
   }
 }
 
-/** client.view(), with the hint a React developer needs when the ids are missing. */
+/** client.viewPoints(), with the hint a React developer needs when the ids are missing. */
 function viewOf(client: QuestPoints, questId: string | undefined, serviceUserId: string | undefined): PointsView {
   try {
-    return client.view(questId, serviceUserId);
+    return client.viewPoints(questId, serviceUserId);
   } catch (error) {
     const missing = error instanceof QuestPointsError && (questId === undefined || serviceUserId === undefined);
     if (!missing) throw error;
@@ -56,8 +56,8 @@ export function usePoints(questId?: string, serviceUserId?: string): PointsView 
     // Validates the ids (a QuestPointsError naming the field) and gives their canonical form.
     const ids = viewOf(client, questId, serviceUserId);
     const key = pointsKey(ids.questId, ids.serviceUserId);
-    // Before its watch starts, a pair is not in the snapshot: client.view() has its queued awards meanwhile.
-    const read = selector(() => client.getSnapshot().points[key] ?? client.view(ids.questId, ids.serviceUserId), sameView);
+    // Before its watch starts, a pair is not in the snapshot: client.viewPoints() has its queued awards meanwhile.
+    const read = selector(() => client.getSnapshot().points[key] ?? client.viewPoints(ids.questId, ids.serviceUserId), sameView);
     if (key === ownKey(client)) return [subscribeTo(client), read] as const;
     // watchPoints calls back on every change of the pair, and at once (React then finds the pair in the snapshot).
     const watch = (onChange: () => void) => client.watchPoints(ids.questId, ids.serviceUserId, () => onChange());

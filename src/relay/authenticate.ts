@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { decodeProtectedHeader } from 'jose';
+import { decodeProtectedHeader, type CryptoKey } from 'jose';
 import * as v from 'valibot';
 import { ConfigError } from '../kit/errors.js';
 import { formatIssues } from '../protocol/index.js';

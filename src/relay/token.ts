@@ -1,4 +1,4 @@
-import { decodeJwt, errors, jwtVerify, SignJWT } from 'jose';
+import { decodeJwt, errors, jwtVerify, SignJWT, type CryptoKey } from 'jose';
 import { ConfigError } from '../kit/errors.js';
 import * as v from 'valibot';
 import { formatIssues } from '../protocol/index.js';

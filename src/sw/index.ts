@@ -1,12 +1,13 @@
 import { SYNC_TAG } from './page.js';
+import { DEFAULTS, storageLayout } from '../client/defaults.js';
 import { QuestPointsError } from '../client/errors.js';
-import { createFlusher } from '../client/flusher.js';
+import { createFlusher, type FlushResult } from '../client/flusher.js';
 import { createFlushLock, type Lease } from '../client/lock.js';
 import { createOutbox } from '../client/outbox.js';
 import { backoffDelay, retryAfterMs } from '../client/retry.js';
-import { settlement } from '../client/send.js';
+import { applyTabMessage, settleBatch } from '../client/settle.js';
 import { idbKV } from '../client/store.js';
-import { createTabs, type TabMessage } from '../client/tabs.js';
+import { createTabs } from '../client/tabs.js';
 import { createTransport } from '../client/transport.js';
 import type { DeadLetter, PendingAward, SyncFailure } from '../client/types.js';
 import { statusVerdict } from '../protocol/status.js';
@@ -80,14 +81,13 @@ export function registerQuestPointsSync(options: QuestPointsSyncOptions, scope: 
   const tokenUrl = new URL(nonEmpty('tokenUrl', options.tokenUrl), scope.location.href);
   // The fetch carries the player's cookies: only to this origin.
   if (tokenUrl.origin !== scope.location.origin) throw config(`tokenUrl must be same-origin (${scope.location.origin}), not ${tokenUrl.origin}`);
-  const storageName = nonEmpty('storageName', options.storageName ?? 'quest-points');
+  const layout = storageLayout(nonEmpty('storageName', options.storageName ?? DEFAULTS.storageName));
   const tag = nonEmpty('tag', options.tag ?? SYNC_TAG);
-  const budgetMs = options.budgetMs ?? 60_000;
+  const budgetMs = options.budgetMs ?? DEFAULTS.budgetMs;
   if (!(budgetMs > 0)) throw config('budgetMs must be a positive number');
-  const name = 'quest-points:' + storageName;
+  const backoff = { ...DEFAULTS.backoff, ...options.backoff };
 
-  const timeoutMs = options.timeoutMs ?? 10_000;
-  const { baseMs = 1000, maxMs = 60_000 } = options.backoff ?? {};
+  const timeoutMs = options.timeoutMs ?? DEFAULTS.timeoutMs;
   /**
    * Set when the last token fetch failed in a way that waiting can mend: no answer (offline, timeout) or a status the
    * protocol's policy retries (408, 429, 5xx), with its Retry-After. Such a failure is retried within the event like
@@ -113,56 +113,45 @@ export function registerQuestPointsSync(options: QuestPointsSyncOptions, scope: 
   };
   const transport = createTransport({ relayUrl, getToken, timeoutMs });
   let storageError: unknown;
-  const outbox = createOutbox(idbKV<PendingAward>(`${storageName}:outbox`), idbKV<DeadLetter>(`${storageName}:dead`), (_reason, error) => {
-    storageError = error;
+  const outbox = createOutbox({
+    queue: idbKV<PendingAward>(layout.outbox),
+    dead: idbKV<DeadLetter>(layout.dead),
+    degraded(_reason, error) {
+      storageError = error;
+    },
   });
-  const tabs = createTabs(name, true, (m: TabMessage) => {
-    // Kept current like a tab's mirror: a drain's later batches come from it, not from the store.
-    if (m.t === 'add') outbox.addRemote(m.recs);
-    if (m.t === 'done') outbox.remove([...m.ok, ...m.dead.map((d) => d.idempotencyKey)], false);
-  });
+  // Kept current like a tab's mirror: a drain's later batches come from it, not from the store.
+  const tabs = createTabs(layout.channel, true, (message) => applyTabMessage(outbox, message));
 
   let closed = false;
   /** The last failure a drain waited on: the reason an event given up at the end of its budget gives. */
   let lastFault = '';
-  /** What the last drain ended with. */
-  let ended: { retryMs?: number; failure?: unknown } = {};
   const flusher = createFlusher({
     outbox,
     transport,
     // Waits for a page's drain rather than leaving the awards to it: the page may be closing.
-    lock: createFlushLock(name, idbKV<Lease>(`${storageName}:cache`), budgetMs),
-    backoff: options.backoff ?? {},
-    pollIntervalMs: budgetMs,
-    closed: () => closed,
-    setOnline() {},
-    async settle(head, results) {
-      const { ok, dead } = settlement(head, results);
-      if (dead.length) await outbox.kill(dead);
-      outbox.remove([...ok, ...dead.map((d) => d.idempotencyKey)], true);
-      // The pages hear of it once it is out of the store: a page's reload() cannot bring it back meanwhile.
-      await outbox.commit();
-      if (ok.length || dead.length) tabs.post({ t: 'done', ok, dead });
-    },
-    auth(error) {
-      if (error === undefined) return;
-      if (!tokenWait) {
-        ended.failure = error;
-        return;
-      }
-      ended.retryMs = backoffDelay(tokenAttempt++, baseMs, maxMs, tokenWait.afterMs);
-      lastFault = (error as Error)?.message ?? String(error);
-    },
-    retrying({ delayMs, reason, status }) {
-      ended.retryMs = delayMs;
-      lastFault = `the relay: ${status === undefined ? reason : `HTTP ${status}`}`;
-    },
-    drained() {},
-    afterDrain() {},
-    error(error) {
-      ended.failure = error;
-    },
+    lock: createFlushLock(layout.channel, idbKV<Lease>(layout.cache), budgetMs),
+    backoff,
+    authPauseMs: budgetMs,
+    // The pages hear of it once it is out of the store: a page's reload() cannot bring it back meanwhile.
+    settle: async (head, results) => (await settleBatch(outbox, tabs.post, head, results)).told,
   });
+
+  /** How long until the next attempt after this run, or undefined when there is none to make (drained, or a page sends). */
+  function retryAfter(result: FlushResult): number | undefined {
+    if (result.outcome === 'error') throw result.error;
+    if (outbox.degraded) throw storageError;
+    // A token URL that got no answer or a status the policy retries (see getToken): retried within the budget like a
+    // relay failure. Failing the event would leave the awards to the browser's next attempt, minutes later.
+    if (result.outcome === 'auth') {
+      if (!tokenWait) throw result.error;
+      lastFault = (result.error as Error)?.message ?? String(result.error);
+      return backoffDelay(tokenAttempt++, backoff.baseMs, backoff.maxMs, tokenWait.afterMs);
+    }
+    const first = result.outcome === 'retry' ? result.retrying[0] : undefined;
+    if (first) lastFault = `the relay: ${first.status === undefined ? first.reason : `HTTP ${first.status}`}`;
+    return result.outcome === 'retry' ? result.delayMs : undefined;
+  }
 
   /** One per event (or deliver() call) waiting on the drain: each has its own budget. */
   interface Waiter {
@@ -204,22 +193,18 @@ export function registerQuestPointsSync(options: QuestPointsSyncOptions, scope: 
       if (outbox.degraded && !(await outbox.recover())) throw storageError;
       lastFault = '';
       for (;;) {
-        ended = {};
-        await flusher.run(true);
-        // This loop waits between attempts, not the flusher's timer: the events' waitUntil must cover the wait.
-        flusher.stop();
-        if (ended.failure !== undefined) throw ended.failure;
-        if (outbox.degraded) throw storageError;
+        // This loop waits between attempts: the events' waitUntil must cover the wait.
+        const retryMs = retryAfter(await flusher.run(true));
         // Drained, or a page holds the lock and sends them itself.
-        if (ended.retryMs === undefined || closed) return settleAll();
-        const next = Date.now() + ended.retryMs;
+        if (retryMs === undefined || closed) return settleAll();
+        const next = Date.now() + retryMs;
         for (const waiter of waiters) {
           if (next <= waiter.deadline) continue;
           waiters.delete(waiter);
           giveUp(waiter, new QuestPointsError(`awards still queued after ${budgetMs} ms (last: ${lastFault}): left for the next sync`, 'network'), 'budget');
         }
         if (!waiters.size) return;
-        await new Promise((resolve) => setTimeout(resolve, ended.retryMs));
+        await new Promise((resolve) => setTimeout(resolve, retryMs));
       }
     } catch (error) {
       settleAll(error);

@@ -1,5 +1,7 @@
+import { DEFAULTS } from '../client/defaults.js';
+
 /** The Background Sync tag the pages register and quest-points/sw answers, unless both are given another. */
-export const SYNC_TAG = 'quest-points';
+export const SYNC_TAG = DEFAULTS.syncTag;
 
 /** The part of a registration Background Sync adds (not in TypeScript's DOM types). */
 interface SyncRegistration {

@@ -137,7 +137,7 @@ describe('README quick start in Chromium', () => {
     expect(service.totalPoints).toBe(80);
     // Settled: the view's history is the service's, each award once, nothing pending or sent left.
     await expect
-      .poll(() => page.evaluate(() => (window as unknown as { qp: { view(): { history: { state: string }[] } } }).qp.view().history.map((e) => e.state)), { timeout: 20_000 })
+      .poll(() => page.evaluate(() => (window as unknown as { qp: { viewPoints(): { history: { state: string }[] } } }).qp.viewPoints().history.map((e) => e.state)), { timeout: 20_000 })
       .toEqual(Array(service.history.length).fill('confirmed'));
     expect(service.history.filter((e) => e.eventName === 'coin')).toHaveLength(8);
     const seen = await totals(page);

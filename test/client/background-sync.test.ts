@@ -26,6 +26,7 @@ function fakeServiceWorker({ sync = true } = {}) {
 
 
 const hanging = fakeRelay((req) => (req.method === 'POST' ? new Promise<undefined>(() => {}) : undefined));
+const silent = fakeRelay(() => new Promise<undefined>(() => {}));
 const busy = fakeRelay((req) => (req.method === 'POST' ? json(503, { success: false, message: 'busy' }) : undefined));
 
 describe('backgroundSync option', () => {
@@ -39,8 +40,10 @@ describe('backgroundSync option', () => {
 
   it('an award queued while offline registers the tag once it is in the store; a custom tag', async () => {
     const register = fakeServiceWorker();
-    // The send hangs until its timeout: the registration below comes from the offline award, not a failed send.
-    const qp = client({ fetch: hanging.fetch, timeoutMs: 500, backgroundSync: backgroundSync({ tag: 'my-game' }) });
+    // Really offline: nothing answers (an answer would rightly mark the client online again) and no send fails within
+    // the test, so the registration can only come from the offline award. With only the send hanging and a 500 ms
+    // timeout, the start-up read's answer or the timeout raced the registration on a loaded machine.
+    const qp = client({ fetch: silent.fetch, timeoutMs: 60_000, backgroundSync: backgroundSync({ tag: 'my-game' }) });
     const retrying: unknown[] = [];
     qp.on('award:retrying', (e) => retrying.push(e));
     window.dispatchEvent(new Event('offline'));

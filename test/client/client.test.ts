@@ -46,7 +46,7 @@ describe('award() validation', () => {
     const qp = client({ fetch: relay.fetch });
     const { idempotencyKey, settled } = qp.award({ eventPoints: 5, eventName: 'kill' });
     expect(idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
-    expect(await settled).toEqual({ status: 'sent', idempotencyKey });
+    expect(await settled).toEqual({ outcome: 'sent', status: 'sent', idempotencyKey });
     const sent = relay.seen.find((r) => r.method === 'POST')!;
     expect(sent.path).toBe('/api/group-quests/quest-1/points');
     expect(sent.headers['idempotency-key']).toBe(idempotencyKey);
@@ -88,7 +88,8 @@ describe('flushing', () => {
     const down = fakeRelay(() => json(503, { success: false, message: 'down' }));
     const first = client({ fetch: down.fetch, storageName });
     const keys = [first.award({ eventPoints: 1 }).idempotencyKey, first.award({ eventPoints: 2 }).idempotencyKey];
-    await until(() => down.seen.length > 0);
+    // The awards' send, not the start-up read: both go out at start, in either order.
+    await until(() => down.sentKeys().length >= 2);
     await first.close();
     const up = fakeRelay();
     const second = client({ fetch: up.fetch, storageName });
@@ -125,7 +126,7 @@ describe('flushing', () => {
     const rejected: unknown[] = [];
     qp.on('award:rejected', (e) => rejected.push(e.deadLetter));
     const [, bad] = [1, 2, 3].map((n) => qp.award({ eventPoints: n }));
-    expect(await bad!.settled).toEqual({ status: 'rejected', idempotencyKey: bad!.idempotencyKey, httpStatus: 403, message: 'eventName is not allowed' });
+    expect(await bad!.settled).toMatchObject({ outcome: 'rejected', idempotencyKey: bad!.idempotencyKey, deadLetter: { status: 403, message: 'eventName is not allowed' } });
     const dead = await qp.deadLetters();
     expect(dead).toMatchObject([{ idempotencyKey: bad!.idempotencyKey, status: 403, eventPoints: 2 }]);
     expect(rejected).toHaveLength(1);
@@ -152,6 +153,25 @@ describe('flushing', () => {
     await expect(qp.retryDeadLetter('nope')).rejects.toThrow(/not a dead letter/);
   });
 
+  it('discardDeadLetter: an unknown or already discarded key leaves deadLetterCount alone; every tab follows a discard', async () => {
+    const relay = fakeRelay((req) => (req.method === 'POST' ? json(403, { success: false, message: 'not allowed' }) : undefined));
+    const storageName = uniqueName();
+    const a = client({ fetch: relay.fetch, storageName });
+    const b = client({ fetch: relay.fetch, storageName });
+    const first = a.award({ eventPoints: 1 });
+    const second = a.award({ eventPoints: 2 });
+    expect((await first.settled).outcome).toBe('rejected');
+    expect((await second.settled).outcome).toBe('rejected');
+    await until(() => a.getSnapshot().deadLetterCount === 2 && b.getSnapshot().deadLetterCount === 2);
+    await a.discardDeadLetter(first.idempotencyKey);
+    expect(a.getSnapshot().deadLetterCount).toBe(1);
+    await a.discardDeadLetter(first.idempotencyKey);
+    await a.discardDeadLetter('00000000-0000-4000-8000-000000000000');
+    expect(a.getSnapshot().deadLetterCount).toBe(1);
+    expect((await a.deadLetters()).map((d) => d.idempotencyKey)).toEqual([second.idempotencyKey]);
+    await until(() => b.getSnapshot().deadLetterCount === 1);
+  });
+
   it('a batch refused as a whole (400) is sent one by one so only the bad award is dead-lettered', async () => {
     const relay = fakeRelay((req) => {
       if (req.path === '/api/batch/points') return json(400, { success: false, message: 'awards.1.eventName must be at most 128 characters' });
@@ -175,7 +195,7 @@ describe('flushing', () => {
     const retrying: { attempt: number; delayMs: number; status?: number }[] = [];
     qp.on('award:retrying', (e) => retrying.push(e));
     const { idempotencyKey, settled } = qp.award({ eventPoints: 1 });
-    expect(await settled).toEqual({ status: 'sent', idempotencyKey });
+    expect(await settled).toEqual({ outcome: 'sent', status: 'sent', idempotencyKey });
     expect(relay.sentKeys()).toEqual([idempotencyKey, idempotencyKey, idempotencyKey]);
     expect(retrying.map((r) => r.attempt)).toEqual([1, 2]);
     expect(retrying.every((r) => r.delayMs >= 30 && r.status === status)).toBe(true);
@@ -222,6 +242,29 @@ describe('flushing', () => {
     expect(reasons).toEqual(['network', 'timeout']);
     expect(online).toEqual([false, true]);
   });
+
+  it.each(['deadline', 'relay_busy', 'upstream_auth', 'network'])(
+    'a batch result of retry with no HTTP status (%s) is an answer: the client stays online',
+    async (reason) => {
+      let refusals = 1;
+      const relay = fakeRelay((req) => {
+        if (req.path !== '/api/batch/points' || refusals-- <= 0) return undefined;
+        return json(200, { success: true, results: req.body.awards.map((a: { idempotencyKey: string }) => ({ idempotencyKey: a.idempotencyKey, outcome: 'retry', reason })) });
+      });
+      // No default pair: no start-up read, so every request here is the awards' batch.
+      const qp = client({ fetch: relay.fetch, serviceUserId: undefined });
+      const online: boolean[] = [];
+      const reasons: string[] = [];
+      qp.on('connection:changed', (e) => online.push(e.online));
+      qp.on('award:retrying', (e) => reasons.push(e.reason));
+      const first = qp.award({ eventPoints: 1, serviceUserId: 'player-1' });
+      qp.award({ eventPoints: 2, serviceUserId: 'player-1' });
+      expect((await first.settled).outcome).toBe('sent');
+      expect(reasons).toEqual([reason, reason]);
+      expect(online).toEqual([]);
+      expect(qp.getSnapshot().online).toBe(true);
+    },
+  );
 
   it('an award is never dropped for a retry count', async () => {
     let failures = 12;
@@ -273,6 +316,11 @@ describe('flushing', () => {
     await qp.flush();
     expect((await settled).status).toBe('sent');
     expect(qp.getSnapshot().authRequired).toBe(false);
+  });
+
+  it('a snapshot holds the status and the queue, not the life cycle of the client', () => {
+    const qp = client({ fetch: fakeRelay().fetch });
+    expect(Object.keys(qp.getSnapshot()).sort()).toEqual(['authRequired', 'deadLetterCount', 'online', 'points', 'queueSize', 'storage']);
   });
 
   it('works in memory (Node-like) and emits the queue events', async () => {

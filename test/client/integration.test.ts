@@ -61,7 +61,7 @@ describe('SDK + relay + emulator', () => {
     const ok = qp.award({ eventPoints: 10 });
     const tooMany = qp.award({ eventPoints: 5000 });
     expect((await ok.settled).status).toBe('sent');
-    expect(await tooMany.settled).toMatchObject({ status: 'rejected', httpStatus: expect.any(Number) });
+    expect(await tooMany.settled).toMatchObject({ outcome: 'rejected', deadLetter: { status: expect.any(Number) } });
     expect((await qp.deadLetters()).map((d) => d.idempotencyKey)).toEqual([tooMany.idempotencyKey]);
     const counts = await ledgerCounts(admin, 'player-b');
     expect(counts.get(ok.idempotencyKey)).toBe(1);

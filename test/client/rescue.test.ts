@@ -96,7 +96,7 @@ describe('pagehide rescue', () => {
     let refuse = true;
     const first = client(name, fakeRelay(() => json(refuse ? 422 : 503, { success: false, message: 'refused' })));
     const refused = first.award({ eventPoints: 13 });
-    expect(await refused.settled).toMatchObject({ status: 'rejected' });
+    expect(await refused.settled).toMatchObject({ outcome: 'rejected' });
     refuse = false;
     const queued = first.award({ eventPoints: 5 });
     expect(await queued.persisted).toBe(true);

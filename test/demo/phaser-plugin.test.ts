@@ -11,7 +11,7 @@ function fakeClient() {
   const client = {
     on: (event: string, fn: (...args: unknown[]) => void) => (emitter.on(event, fn), client),
     off: (event: string, fn?: (...args: unknown[]) => void) => (emitter.off(event, fn), client),
-    award: vi.fn(() => ({ idempotencyKey: 'k', settled: Promise.resolve({ status: 'sent', idempotencyKey: 'k' }) })),
+    award: vi.fn(() => ({ idempotencyKey: 'k', settled: Promise.resolve({ outcome: 'sent', status: 'sent', idempotencyKey: 'k' }) })),
     getSnapshot: vi.fn(() => ({ online: true })),
     close: vi.fn(async () => {}),
   };
@@ -154,7 +154,7 @@ describe('QuestPointsScenePlugin (this.questPoints in every scene)', () => {
     plugin.award({ eventPoints: 4, questId: 'q', serviceUserId: 'u' });
     plugin.award({ eventPoints: 5, questId: 'q', serviceUserId: 'u' });
     expect(queued).toEqual([2, 4]);
-    expect(plugin.view('q', 'u').pendingPoints).toBe(14);
+    expect(plugin.viewPoints('q', 'u').pendingPoints).toBe(14);
     await client.close();
   });
 });

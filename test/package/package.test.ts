@@ -2,7 +2,7 @@
 // dist/ is left alone), packed, then checked by publint --strict and attw --profile esm-only, the same CLIs a user
 // runs. Plus what those tools do not check: the file list, its size, and README links that work on the npm page.
 import { execFile } from 'node:child_process';
-import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -34,6 +34,33 @@ afterAll(async () => {
   if (stage) await rm(stage, { recursive: true, force: true });
 });
 
+/** What a consumer imports: every entry a browser game uses (DOM), and every entry a server or tool uses (no DOM). */
+const CONSUMERS = {
+  browser: {
+    lib: ['es2023', 'dom', 'dom.iterable'],
+    types: [],
+    source: `import { createQuestPoints, type AwardOutcome, type DeadLetter, type QuestPoints } from 'quest-points';
+import { backgroundSync, registerQuestPointsSync, SYNC_TAG } from 'quest-points/sw';
+import { QuestPointsProvider, usePoints, useQuestPointsStatus } from 'quest-points/react';
+import { QuestPointsPlugin, questPointsPlugins } from 'quest-points/phaser';
+import { AWARD_RULES } from 'quest-points/protocol';
+export const used = [createQuestPoints, backgroundSync, registerQuestPointsSync, SYNC_TAG, QuestPointsProvider, usePoints, useQuestPointsStatus, QuestPointsPlugin, questPointsPlugins, AWARD_RULES];
+export type Used = [AwardOutcome, DeadLetter, QuestPoints];
+`,
+  },
+  server: {
+    lib: ['es2023'],
+    types: ['node'],
+    source: `import { createRelay, startRelay, signPlayerToken, createRedisCounterStore } from 'quest-points/relay';
+import { createEmulator, startEmulator } from 'quest-points/emulator';
+import { questPoints } from 'quest-points/vite';
+import { AWARD_RULES } from 'quest-points/protocol';
+import { createQuestPoints } from 'quest-points';
+export const used = [createRelay, startRelay, signPlayerToken, createRedisCounterStore, createEmulator, startEmulator, questPoints, AWARD_RULES, createQuestPoints];
+`,
+  },
+};
+
 describe('the published package', { timeout: 60_000 }, () => {
   it('publint --strict: no error, warning or suggestion', async () => {
     const { stdout, stderr } = await run(bin('publint'), ['run', tarball, '--strict']).catch((error: { stdout: string; stderr: string }) => error);
@@ -63,6 +90,23 @@ describe('the published package', { timeout: 60_000 }, () => {
     // not the growth of a feature: 151 KB packed and 477 KB unpacked with the service-worker entries (2026-11-22).
     expect(packed.size).toBeLessThan(175_000);
     expect(packed.unpackedSize).toBeLessThan(600_000);
+  });
+
+  // The declarations as a consumer's strict project checks them with skipLibCheck false: each d.ts we ship must
+  // compile on its own, with the DOM lib (a game) and without it (a server with @types/node).
+  it.each(Object.keys(CONSUMERS) as (keyof typeof CONSUMERS)[])('a %s consumer type-checks the declarations with skipLibCheck false', async (kind) => {
+    const { lib, types, source } = CONSUMERS[kind];
+    const consumer = join(stage, `consumer-${kind}`);
+    await mkdir(join(consumer, 'node_modules'), { recursive: true });
+    // The package as installed (its staged dist), its dependencies from the repo's node_modules.
+    await symlink(stage, join(consumer, 'node_modules/quest-points'), 'dir');
+    if (!existsSync(join(stage, 'node_modules'))) await symlink(join(repo, 'node_modules'), join(stage, 'node_modules'), 'dir');
+    await writeFile(join(consumer, 'package.json'), JSON.stringify({ type: 'module' }));
+    await writeFile(join(consumer, 'index.ts'), source);
+    const compilerOptions = { target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, skipLibCheck: false, noEmit: true, lib, types, typeRoots: [join(repo, 'node_modules/@types')] };
+    await writeFile(join(consumer, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['index.ts'] }));
+    const { stdout } = await run(process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '-p', consumer]).catch((error: { stdout: string }) => error);
+    expect(stdout).toBe('');
   });
 
   it('package.json names the license, repository, homepage, bugs and keywords', () => {

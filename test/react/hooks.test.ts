@@ -113,7 +113,7 @@ describe('QuestPointsProvider', () => {
     expect(Object.keys(client.getSnapshot().points)).toEqual([pointsKey('quest-1', 'player-1')]);
     await act(async () => root.unmount());
     // Still open: an award made after the unmount goes all the way to the relay.
-    expect((await client.award({ eventPoints: 1 }).settled).status).toBe('sent');
+    expect((await client.award({ eventPoints: 1 }).settled).outcome).toBe('sent');
   });
 
   it('hooks outside a provider throw naming the provider; usePoints() without a pair names what to pass', async () => {
@@ -204,13 +204,13 @@ describe('usePoints and useQuestPointsStatus', () => {
     const client = made[0]!;
     down = true;
     const [views, statuses] = [seen.views.length, seen.status.length];
-    await act(async () => void (await client.getPoints()));
+    await act(async () => void (await client.fetchPoints()));
     // The first failure: the view turned stale and the client offline, rendered twice each under StrictMode.
     expect(seen.views.slice(views).map((v) => v.stale)).toEqual([true, true]);
     expect(seen.status.slice(statuses).map((s) => s.online)).toEqual([false, false]);
     // The second: the SDK built a new view and snapshot with the same content; no render.
     const snapshot = client.getSnapshot();
-    await act(async () => void (await client.getPoints()));
+    await act(async () => void (await client.fetchPoints()));
     expect(client.getSnapshot().points[pointsKey('quest-1', 'player-1')]).not.toBe(snapshot.points[pointsKey('quest-1', 'player-1')]);
     expect(seen.views.length).toBe(views + 2);
     expect(seen.status.length).toBe(statuses + 2);

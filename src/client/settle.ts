@@ -1,0 +1,50 @@
+import type { Outbox } from './outbox.js';
+import { settlement, type SendResult } from './send.js';
+import type { TabMessage } from './tabs.js';
+import type { DeadLetter, PendingAward } from './types.js';
+
+/** What one batch settled: the acknowledged awards (as they were queued) and the refused ones, as dead letters. */
+export interface Settled {
+  sent: PendingAward[];
+  dead: DeadLetter[];
+}
+
+/**
+ * Applies one batch's results to the outbox, for a page and the service worker alike: refused awards become dead
+ * letters (stored before they leave the queue, so they are never in neither), acknowledged and refused awards leave
+ * the outbox. The other tabs hear of it once the deletes are in the store, so their reload() cannot bring the awards
+ * back meanwhile; `told` resolves then.
+ */
+export async function settleBatch(
+  outbox: Outbox,
+  post: (message: TabMessage) => void,
+  head: PendingAward[],
+  results: SendResult[],
+): Promise<Settled & { told: Promise<void> }> {
+  const { ok, dead } = settlement(head, results);
+  if (dead.length) await outbox.kill(dead);
+  const sent = outbox.remove(ok, true);
+  outbox.remove(
+    dead.map((d) => d.idempotencyKey),
+    true,
+  );
+  const told = outbox.landed().then(() => {
+    if (ok.length || dead.length) post({ t: 'done', ok, dead });
+  });
+  return { sent, dead, told };
+}
+
+/**
+ * Another tab's (or the worker's) message, applied to this outbox: the one place a mirror follows the others. Returns
+ * what the message settled here (for the page's events), or nothing for a message that settles nothing.
+ */
+export function applyTabMessage(outbox: Outbox, message: TabMessage): Settled | undefined {
+  if (message.t === 'add') outbox.addRemote(message.recs);
+  if (message.t !== 'done') return undefined;
+  const sent = outbox.remove(message.ok, false);
+  outbox.remove(
+    message.dead.map((d) => d.idempotencyKey),
+    false,
+  );
+  return { sent, dead: message.dead };
+}
