@@ -1,0 +1,329 @@
+import type { PendingAward, PointsView } from '../client/index.js';
+import { listen, type HudClient, type HudStatus } from './client.js';
+import { fill, HUD_STRINGS, type HudStrings } from './strings.js';
+import { CSS } from './style.js';
+
+/** A toast's award: on its way, waiting in the outbox (saved, or only in memory), acknowledged, read back, refused. */
+export type ToastState = 'sending' | 'saved' | 'waiting' | 'sent' | 'confirmed' | 'rejected';
+
+interface Toast {
+  key: string;
+  points: number;
+  label: string;
+  state: ToastState;
+  /** performance.now() after which it goes (its last change plus toast-ms). */
+  until: number;
+  el?: HTMLLIElement;
+}
+
+const COUNT_UP_MS = 600;
+// The live region speaks QUIET_MS after a first change and then at most once per GAP_MS, so a burst of awards (one a
+// frame) is one sentence every two seconds, not an announcement each.
+const QUIET_MS = 500;
+const GAP_MS = 2000;
+
+// Importing the module where there is no DOM (a server render, a test in Node) must not throw.
+const Base = (typeof HTMLElement === 'undefined' ? Object : HTMLElement) as typeof HTMLElement;
+
+function make<K extends keyof HTMLElementTagNameMap>(tag: K, part?: string, text?: string): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  if (part) el.setAttribute('part', part);
+  if (text !== undefined) el.textContent = text;
+  return el;
+}
+
+/** Writes only when the text changed: an unchanged HUD costs the page no style or layout work. */
+function text(el: Element, value: string): void {
+  if (el.textContent !== value) el.textContent = value;
+}
+
+/**
+ * `<quest-points-hud>`: the player's live total, a toast per award with its delivery state, the connection, an
+ * optional history and dead letters, drawn over a game's canvas. It only listens to the client it is given
+ * (`hud.client = qp`): every figure is the SDK's. Attributes: position (top-right, top-left, bottom-right,
+ * bottom-left, inline), history (entries shown, default 0), toasts (most shown at once, default 3), toast-ms (how
+ * long a toast stays after its last change, default 4000; 0 keeps it until newer ones push it out).
+ */
+export class QuestPointsHud extends Base {
+  static observedAttributes = ['history'];
+  #client?: HudClient;
+  #stop?: () => void;
+  #strings: HudStrings = HUD_STRINGS;
+  #root = this.attachShadow({ mode: 'open' });
+  #label = make('span', 'label');
+  #total = make('span', 'total', '0');
+  #connection = make('span', 'connection');
+  #notice = make('p', 'notice');
+  #toastList = make('ol', 'toasts');
+  #historyList = make('ol', 'history');
+  #live = make('p');
+  #toasts: Toast[] = [];
+  #dropped: Element[] = [];
+  #view?: PointsView;
+  #viewDrawn?: PointsView;
+  #status: HudStatus = { online: true, deadLetters: 0, durable: true };
+  #fresh = true;
+  #target = 0;
+  #shown = 0;
+  #from = 0;
+  #t0 = 0;
+  #frame = 0;
+  #expiry?: ReturnType<typeof setTimeout>;
+  #number = new Intl.NumberFormat();
+  #signed = new Intl.NumberFormat();
+  #say: { total?: boolean; connection?: boolean; toast?: Toast } = {};
+  #sayTimer?: ReturnType<typeof setTimeout>;
+  #saidAt = 0;
+
+  constructor() {
+    super();
+    const panel = make('div', 'panel');
+    panel.append(this.#label, this.#total, this.#connection);
+    this.#live.className = 'sr';
+    this.#live.setAttribute('role', 'status');
+    this.#notice.hidden = true;
+    const style = make('style');
+    style.textContent = CSS;
+    this.#root.append(style, panel, this.#notice, this.#toastList, this.#historyList, this.#live);
+    this.#words();
+  }
+
+  /** The client it shows; setting another (or undefined) stops listening to the previous one. */
+  get client(): HudClient | undefined {
+    return this.#client;
+  }
+  set client(client: HudClient | undefined) {
+    this.#unbind();
+    this.#client = client;
+    if (this.isConnected) this.#bind();
+  }
+
+  /** The words it shows and announces; set any subset, the rest keep their defaults (HUD_STRINGS). */
+  get strings(): HudStrings {
+    return { ...this.#strings };
+  }
+  set strings(strings: Partial<HudStrings>) {
+    this.#strings = { ...HUD_STRINGS, ...strings };
+    this.#words();
+  }
+
+  /** The total the client gives now (the digits may still be counting up to it). */
+  get total(): number {
+    return this.#target;
+  }
+
+  connectedCallback(): void {
+    const lang = this.closest('[lang]')?.getAttribute('lang') || navigator.language;
+    this.#number = new Intl.NumberFormat(lang, { maximumFractionDigits: 6 });
+    this.#signed = new Intl.NumberFormat(lang, { maximumFractionDigits: 6, signDisplay: 'exceptZero' });
+    this.#bind();
+  }
+
+  disconnectedCallback(): void {
+    this.#unbind();
+  }
+
+  attributeChangedCallback(): void {
+    this.#viewDrawn = undefined;
+    this.#schedule();
+  }
+
+  #bind(): void {
+    if (!this.#client || this.#stop) return;
+    this.#fresh = true;
+    this.#stop = listen(this.#client, {
+      queued: (award) => this.#queued(award),
+      sent: (key) => this.#set(key, 'sent'),
+      retrying: (key) => this.#set(key, this.#waiting(), 'sending'),
+      rejected: (key) => this.#set(key, 'rejected'),
+      view: (view) => this.#onView(view),
+      status: (status) => this.#onStatus(status),
+    });
+    this.#fresh = false;
+  }
+
+  #unbind(): void {
+    this.#stop?.();
+    this.#stop = undefined;
+    cancelAnimationFrame(this.#frame);
+    this.#frame = 0;
+    clearTimeout(this.#expiry);
+    clearTimeout(this.#sayTimer);
+    this.#sayTimer = undefined;
+    this.#dropped.push(...this.#toasts.flatMap((toast) => toast.el ?? []));
+    this.#toasts = [];
+    this.#say = {};
+  }
+
+  #num(name: string, fallback: number): number {
+    const value = Number(this.getAttribute(name) ?? fallback);
+    return Number.isFinite(value) && value >= 0 ? value : fallback;
+  }
+
+  /** The word for an award waiting in the outbox: saved (IndexedDB) or only held in memory. */
+  #waiting(): ToastState {
+    return this.#status.durable ? 'saved' : 'waiting';
+  }
+
+  #queued(award: PendingAward): void {
+    const toast: Toast = {
+      key: award.idempotencyKey,
+      points: award.eventPoints,
+      label: award.eventDescription || award.eventName || '',
+      state: this.#status.online ? 'sending' : this.#waiting(),
+      until: 0,
+    };
+    this.#touch(toast);
+    this.#toasts.unshift(toast);
+    for (const old of this.#toasts.splice(Math.max(1, this.#num('toasts', 3)))) if (old.el) this.#dropped.push(old.el);
+  }
+
+  /** Moves a toast to `state` (only from `from` when given); a confirmed toast is not sent again by a late event. */
+  #set(key: string, state: ToastState, from?: ToastState): void {
+    const toast = this.#toasts.find((t) => t.key === key);
+    if (!toast || toast.state === state || (from && toast.state !== from) || (state === 'sent' && toast.state === 'confirmed')) return;
+    toast.state = state;
+    this.#touch(toast);
+  }
+
+  #touch(toast: Toast): void {
+    toast.until = performance.now() + this.#num('toast-ms', 4000);
+    this.#speak({ toast });
+  }
+
+  #onView(view: PointsView): void {
+    this.#view = view;
+    if (view.totalPoints !== this.#target) {
+      this.#from = this.#shown;
+      this.#t0 = performance.now();
+      this.#target = view.totalPoints;
+      if (this.#fresh) this.#shown = this.#target;
+      else this.#speak({ total: true });
+    }
+    this.#schedule();
+  }
+
+  #onStatus(status: HudStatus): void {
+    const wentOffline = this.#status.online && !status.online;
+    if (status.online !== this.#status.online && !this.#fresh) this.#speak({ connection: true });
+    this.#status = status;
+    if (wentOffline) for (const toast of this.#toasts) if (toast.state === 'sending') this.#set(toast.key, this.#waiting());
+    this.#schedule();
+  }
+
+  #words(): void {
+    text(this.#label, this.#strings.total);
+    this.#historyList.setAttribute('aria-label', this.#strings.history);
+    this.#viewDrawn = undefined;
+    this.#schedule();
+  }
+
+  #schedule(): void {
+    if (!this.#frame && this.isConnected) this.#frame = requestAnimationFrame((now) => this.#render(now));
+  }
+
+  /** Every DOM write happens here, at most once a frame, and nothing reads layout. */
+  #render(now: number): void {
+    this.#frame = 0;
+    const s = this.#strings;
+    const view = this.#view;
+    if (view && view !== this.#viewDrawn) {
+      this.#confirm(view);
+      this.#drawHistory(view);
+      this.#viewDrawn = view;
+    }
+
+    if (this.#shown !== this.#target) {
+      const still = matchMedia('(prefers-reduced-motion: reduce)').matches;
+      const p = still ? 1 : Math.min(1, (now - this.#t0) / COUNT_UP_MS);
+      this.#shown = p >= 1 ? this.#target : this.#from + (this.#target - this.#from) * (1 - (1 - p) ** 3);
+      if (p < 1) this.#schedule();
+    }
+    text(this.#total, this.#number.format(Number(this.#shown.toFixed(6))));
+
+    const { online, deadLetters } = this.#status;
+    text(this.#connection, online ? s.online : s.offline);
+    this.#connection.setAttribute('part', `connection ${online ? 'online' : 'offline'}`);
+    this.#notice.hidden = !deadLetters;
+    text(this.#notice, fill(s.deadLetters, this.#number.format(deadLetters)));
+
+    for (const el of this.#dropped.splice(0)) el.remove();
+    const keep = this.#num('toast-ms', 4000) > 0;
+    const alive: Toast[] = [];
+    for (const toast of this.#toasts) {
+      if (!keep || toast.until > now) alive.push(toast);
+      else toast.el?.remove();
+    }
+    this.#toasts = alive;
+    for (const toast of [...alive].reverse()) this.#drawToast(toast);
+    clearTimeout(this.#expiry);
+    if (keep && this.#toasts.length)
+      this.#expiry = setTimeout(() => this.#schedule(), Math.min(...this.#toasts.map((t) => t.until)) - performance.now() + 20);
+  }
+
+  /**
+   * A sent award is confirmed once a read has absorbed it: it is gone from the view's keyed entries (pending and
+   * sent, listed first) while the history shows read entries after them, so none of ours was cut off by the limit.
+   */
+  #confirm(view: PointsView): void {
+    const keys = new Set<string>();
+    let read = false;
+    for (const entry of view.history) {
+      if (entry.idempotencyKey) keys.add(entry.idempotencyKey);
+      else read = true;
+    }
+    if (read) for (const toast of this.#toasts) if (toast.state === 'sent' && !keys.has(toast.key)) this.#set(toast.key, 'confirmed');
+  }
+
+  #drawToast(toast: Toast): void {
+    let el = toast.el;
+    if (!el) {
+      el = toast.el = make('li');
+      el.append(make('span', 'points', this.#signed.format(toast.points)), make('span', 'event', toast.label), make('span', 'state'));
+      this.#toastList.prepend(el);
+    }
+    if (el.dataset.state !== toast.state) {
+      el.dataset.state = toast.state;
+      el.setAttribute('part', `toast toast-${toast.state}`);
+    }
+    text(el.lastChild as Element, this.#strings[toast.state]);
+  }
+
+  #drawHistory(view: PointsView): void {
+    const s = this.#strings;
+    const pending = this.#status.online ? s.sending : s[this.#waiting()];
+    const items = view.history.slice(0, this.#num('history', 0)).map((entry) => {
+      const li = make('li', `entry entry-${entry.state}`);
+      li.dataset.state = entry.state;
+      li.append(
+        make('span', 'points', this.#signed.format(entry.eventPoints)),
+        make('span', 'event', entry.eventDescription || entry.eventName),
+        make('span', 'state', entry.state === 'pending' ? pending : s[entry.state]),
+      );
+      return li;
+    });
+    this.#historyList.replaceChildren(...items);
+  }
+
+  /** Queues what the live region says next; it speaks the latest total, connection and toast together. */
+  #speak(what: { total?: boolean; connection?: boolean; toast?: Toast }): void {
+    Object.assign(this.#say, what);
+    this.#schedule();
+    if (this.#sayTimer) return;
+    this.#sayTimer = setTimeout(() => this.#announce(), Math.max(QUIET_MS, this.#saidAt + GAP_MS - Date.now()));
+  }
+
+  #announce(): void {
+    const s = this.#strings;
+    const { total, connection, toast } = this.#say;
+    const parts = [
+      connection ? (this.#status.online ? s.online : s.offline) : '',
+      total ? `${s.total}: ${this.#number.format(this.#target)}` : '',
+      toast ? `${this.#signed.format(toast.points)} ${toast.label}, ${s[toast.state]}` : '',
+    ];
+    this.#live.textContent = parts.filter(Boolean).join('. ');
+    this.#say = {};
+    this.#sayTimer = undefined;
+    this.#saidAt = Date.now();
+  }
+}
