@@ -11,12 +11,16 @@ interface Toast {
   points: number;
   label: string;
   state: ToastState;
-  /** performance.now() after which it goes (its last change plus toast-ms). */
-  until: number;
+  /** performance.now() of its last change. */
+  at: number;
+  /** A read has the award: it turns confirmed once `sent` has been on screen for HOLD_MS. */
+  read?: boolean;
   el?: HTMLLIElement;
 }
 
 const COUNT_UP_MS = 600;
+// A state stays on screen at least this long, so a fast network still shows `sent` before `confirmed`.
+const HOLD_MS = 700;
 // The live region speaks QUIET_MS after a first change and then at most once per GAP_MS, so a burst of awards (one a
 // frame) is one sentence every two seconds, not an announcement each.
 const QUIET_MS = 500;
@@ -171,7 +175,7 @@ export class QuestPointsHud extends Base {
       points: award.eventPoints,
       label: award.eventDescription || award.eventName || '',
       state: this.#status.online ? 'sending' : this.#waiting(),
-      until: 0,
+      at: 0,
     };
     this.#touch(toast);
     this.#toasts.unshift(toast);
@@ -187,7 +191,7 @@ export class QuestPointsHud extends Base {
   }
 
   #touch(toast: Toast): void {
-    toast.until = performance.now() + this.#num('toast-ms', 4000);
+    toast.at = performance.now();
     this.#speak({ toast });
   }
 
@@ -236,7 +240,8 @@ export class QuestPointsHud extends Base {
     if (this.#shown !== this.#target) {
       const still = matchMedia('(prefers-reduced-motion: reduce)').matches;
       const p = still ? 1 : Math.min(1, (now - this.#t0) / COUNT_UP_MS);
-      this.#shown = p >= 1 ? this.#target : this.#from + (this.#target - this.#from) * (1 - (1 - p) ** 3);
+      // Whole numbers on the way (the eye reads digits, not decimals), the exact total at the end.
+      this.#shown = p >= 1 ? this.#target : Math.round(this.#from + (this.#target - this.#from) * (1 - (1 - p) ** 3));
       if (p < 1) this.#schedule();
     }
     text(this.#total, this.#number.format(Number(this.#shown.toFixed(6))));
@@ -248,17 +253,20 @@ export class QuestPointsHud extends Base {
     text(this.#notice, fill(s.deadLetters, this.#number.format(deadLetters)));
 
     for (const el of this.#dropped.splice(0)) el.remove();
-    const keep = this.#num('toast-ms', 4000) > 0;
+    const ms = this.#num('toast-ms', 4000);
     const alive: Toast[] = [];
+    let wake = Infinity;
     for (const toast of this.#toasts) {
-      if (!keep || toast.until > now) alive.push(toast);
-      else toast.el?.remove();
+      if (toast.read && toast.state === 'sent' && now - toast.at >= HOLD_MS) this.#set(toast.key, 'confirmed');
+      if (toast.read && toast.state === 'sent') wake = Math.min(wake, toast.at + HOLD_MS);
+      if (ms && toast.at + ms <= now) toast.el?.remove();
+      else alive.push(toast);
+      if (ms) wake = Math.min(wake, toast.at + ms);
     }
     this.#toasts = alive;
     for (const toast of [...alive].reverse()) this.#drawToast(toast);
     clearTimeout(this.#expiry);
-    if (keep && this.#toasts.length)
-      this.#expiry = setTimeout(() => this.#schedule(), Math.min(...this.#toasts.map((t) => t.until)) - performance.now() + 20);
+    if (wake < Infinity) this.#expiry = setTimeout(() => this.#schedule(), wake - now + 20);
   }
 
   /**
@@ -272,7 +280,7 @@ export class QuestPointsHud extends Base {
       if (entry.idempotencyKey) keys.add(entry.idempotencyKey);
       else read = true;
     }
-    if (read) for (const toast of this.#toasts) if (toast.state === 'sent' && !keys.has(toast.key)) this.#set(toast.key, 'confirmed');
+    if (read) for (const toast of this.#toasts) toast.read ||= toast.state === 'sent' && !keys.has(toast.key);
   }
 
   #drawToast(toast: Toast): void {
