@@ -1,6 +1,6 @@
 import type { PendingAward, PointsView } from '../client/index.js';
 import { listen, type HudClient, type HudStatus } from './client.js';
-import { fill, HUD_STRINGS, type HudStrings } from './strings.js';
+import { HUD_STRINGS, subst, type HudStrings } from './strings.js';
 import { CSS } from './style.js';
 
 /** A toast's award: on its way, waiting in the outbox (saved, or only in memory), acknowledged, read back, refused. */
@@ -21,6 +21,7 @@ interface Toast {
 const COUNT_UP_MS = 600;
 // A state stays on screen at least this long, so a fast network still shows `sent` before `confirmed`.
 const HOLD_MS = 700;
+const LISTS_MS = 100;
 // The live region speaks QUIET_MS after a first change and then at most once per GAP_MS, so a burst of awards (one a
 // frame) is one sentence every two seconds, not an announcement each.
 const QUIET_MS = 500;
@@ -36,9 +37,25 @@ function make<K extends keyof HTMLElementTagNameMap>(tag: K, part?: string, text
   return el;
 }
 
-/** Writes only when the text changed: an unchanged HUD costs the page no style or layout work. */
+// Write only what changed: an unchanged HUD costs the page no style or layout work.
 function text(el: Element, value: string): void {
   if (el.textContent !== value) el.textContent = value;
+}
+function attr(el: Element, name: string, value: string): void {
+  if (el.getAttribute(name) !== value) el.setAttribute(name, value);
+}
+
+/** A toast or history row: points, event, state. */
+function row(): HTMLLIElement {
+  const li = make('li');
+  li.append(make('span', 'points'), make('span', 'event'), make('span', 'state'));
+  return li;
+}
+
+function fill(li: Element, part: string, state: string, ...texts: string[]): void {
+  attr(li, 'part', part);
+  attr(li, 'data-state', state);
+  texts.forEach((value, i) => text(li.children[i]!, value));
 }
 
 /**
@@ -72,9 +89,11 @@ export class QuestPointsHud extends Base {
   #from = 0;
   #t0 = 0;
   #frame = 0;
+  #listsAt = -LISTS_MS;
   #expiry?: ReturnType<typeof setTimeout>;
-  #number = new Intl.NumberFormat();
-  #signed = new Intl.NumberFormat();
+  #lang?: string;
+  #number!: Intl.NumberFormat;
+  #signed!: Intl.NumberFormat;
   #say: { total?: boolean; connection?: boolean; toast?: Toast } = {};
   #sayTimer?: ReturnType<typeof setTimeout>;
   #saidAt = 0;
@@ -118,8 +137,12 @@ export class QuestPointsHud extends Base {
 
   connectedCallback(): void {
     const lang = this.closest('[lang]')?.getAttribute('lang') || navigator.language;
-    this.#number = new Intl.NumberFormat(lang, { maximumFractionDigits: 6 });
-    this.#signed = new Intl.NumberFormat(lang, { maximumFractionDigits: 6, signDisplay: 'exceptZero' });
+    // Making a formatter costs a frame's worth of time: only when the language changed.
+    if (lang !== this.#lang) {
+      this.#lang = lang;
+      this.#number = new Intl.NumberFormat(lang, { maximumFractionDigits: 6 });
+      this.#signed = new Intl.NumberFormat(lang, { maximumFractionDigits: 6, signDisplay: 'exceptZero' });
+    }
     this.#bind();
   }
 
@@ -226,17 +249,12 @@ export class QuestPointsHud extends Base {
     if (!this.#frame && this.isConnected) this.#frame = requestAnimationFrame((now) => this.#render(now));
   }
 
-  /** Every DOM write happens here, at most once a frame, and nothing reads layout. */
+  /**
+   * Every DOM write happens here, and nothing reads layout: the total at most once a frame (its count-up), the rest
+   * at most every LISTS_MS — a game awarding every frame would otherwise rebuild toasts faster than anyone reads them.
+   */
   #render(now: number): void {
     this.#frame = 0;
-    const s = this.#strings;
-    const view = this.#view;
-    if (view && view !== this.#viewDrawn) {
-      this.#confirm(view);
-      this.#drawHistory(view);
-      this.#viewDrawn = view;
-    }
-
     if (this.#shown !== this.#target) {
       const still = matchMedia('(prefers-reduced-motion: reduce)').matches;
       const p = still ? 1 : Math.min(1, (now - this.#t0) / COUNT_UP_MS);
@@ -245,12 +263,21 @@ export class QuestPointsHud extends Base {
       if (p < 1) this.#schedule();
     }
     text(this.#total, this.#number.format(Number(this.#shown.toFixed(6))));
+    if (now - this.#listsAt < LISTS_MS) return this.#wake(this.#listsAt + LISTS_MS - now);
+    this.#listsAt = now;
 
+    const s = this.#strings;
+    const view = this.#view;
+    if (view && view !== this.#viewDrawn) {
+      this.#confirm(view);
+      this.#drawHistory(view);
+      this.#viewDrawn = view;
+    }
     const { online, deadLetters } = this.#status;
     text(this.#connection, online ? s.online : s.offline);
-    this.#connection.setAttribute('part', `connection ${online ? 'online' : 'offline'}`);
-    this.#notice.hidden = !deadLetters;
-    text(this.#notice, fill(s.deadLetters, this.#number.format(deadLetters)));
+    attr(this.#connection, 'part', `connection ${online ? 'online' : 'offline'}`);
+    if (this.#notice.hidden !== !deadLetters) this.#notice.hidden = !deadLetters;
+    text(this.#notice, subst(s.deadLetters, this.#number.format(deadLetters)));
 
     for (const el of this.#dropped.splice(0)) el.remove();
     const ms = this.#num('toast-ms', 4000);
@@ -266,7 +293,13 @@ export class QuestPointsHud extends Base {
     this.#toasts = alive;
     for (const toast of [...alive].reverse()) this.#drawToast(toast);
     clearTimeout(this.#expiry);
-    if (wake < Infinity) this.#expiry = setTimeout(() => this.#schedule(), wake - now + 20);
+    if (wake < Infinity) this.#wake(wake - now);
+  }
+
+  /** Renders again in `ms` (a toast to drop or confirm, lists held back): one timer for all of them. */
+  #wake(ms: number): void {
+    clearTimeout(this.#expiry);
+    this.#expiry = setTimeout(() => this.#schedule(), ms + 5);
   }
 
   /**
@@ -284,33 +317,22 @@ export class QuestPointsHud extends Base {
   }
 
   #drawToast(toast: Toast): void {
-    let el = toast.el;
-    if (!el) {
-      el = toast.el = make('li');
-      el.append(make('span', 'points', this.#signed.format(toast.points)), make('span', 'event', toast.label), make('span', 'state'));
-      this.#toastList.prepend(el);
-    }
-    if (el.dataset.state !== toast.state) {
-      el.dataset.state = toast.state;
-      el.setAttribute('part', `toast toast-${toast.state}`);
-    }
-    text(el.lastChild as Element, this.#strings[toast.state]);
+    if (!toast.el) this.#toastList.prepend((toast.el = row()));
+    fill(toast.el, `toast toast-${toast.state}`, toast.state, this.#signed.format(toast.points), toast.label, this.#strings[toast.state]);
   }
 
+  /** The newest `history` entries, in rows kept from frame to frame (only changed text is written). */
   #drawHistory(view: PointsView): void {
     const s = this.#strings;
     const pending = this.#status.online ? s.sending : s[this.#waiting()];
-    const items = view.history.slice(0, this.#num('history', 0)).map((entry) => {
-      const li = make('li', `entry entry-${entry.state}`);
-      li.dataset.state = entry.state;
-      li.append(
-        make('span', 'points', this.#signed.format(entry.eventPoints)),
-        make('span', 'event', entry.eventDescription || entry.eventName),
-        make('span', 'state', entry.state === 'pending' ? pending : s[entry.state]),
-      );
-      return li;
+    const entries = view.history.slice(0, this.#num('history', 0));
+    const list = this.#historyList;
+    while (list.children.length > entries.length) list.lastElementChild!.remove();
+    entries.forEach((entry, i) => {
+      const li = list.children[i] ?? list.appendChild(row());
+      const word = entry.state === 'pending' ? pending : s[entry.state];
+      fill(li, `entry entry-${entry.state}`, entry.state, this.#signed.format(entry.eventPoints), entry.eventDescription || entry.eventName, word);
     });
-    this.#historyList.replaceChildren(...items);
   }
 
   /** Queues what the live region says next; it speaks the latest total, connection and toast together. */

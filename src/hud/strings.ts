@@ -18,4 +18,4 @@ export const HUD_STRINGS = {
 
 export type HudStrings = typeof HUD_STRINGS;
 
-export const fill = (text: string, count: string) => text.replace('{count}', count);
+export const subst = (text: string, count: string) => text.replace('{count}', count);

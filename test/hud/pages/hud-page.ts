@@ -46,8 +46,23 @@ const hud: QuestPointsHud | undefined =
 let deltas: number[] = [];
 let awarding = 0;
 let last = 0;
+/** While interleaving: the buckets, the slice length and when the next slice starts. */
+let slices: { hud: number[]; none: number[]; switches: number[]; ms: number; next: number } | undefined;
+let switched = false;
 function frame(now: number) {
-  if (last && awarding) deltas.push(now - last);
+  if (slices && now >= slices.next) {
+    // The HUD in or out for the next slice.
+    const withHud = !hud!.isConnected;
+    if (withHud) stage.append(hud!);
+    else hud!.remove();
+    deltas = withHud ? slices.hud : slices.none;
+    slices.next = now + slices.ms;
+    // The interval holding the switch (the element's creation or removal) is neither side's steady state.
+    switched = true;
+  }
+  if (switched) slices?.switches.push(now - last);
+  else if (last && awarding) deltas.push(now - last);
+  switched = false;
   last = now;
   ctx.fillStyle = '#0e1a2b';
   ctx.fillRect(0, 0, 640, 480);
@@ -96,6 +111,23 @@ const hudPage = {
   award: (points: number, eventName = 'coin', eventDescription?: string) =>
     qp.award({ eventPoints: points, eventName, ...(eventDescription ? { eventDescription } : {}) }).idempotencyKey,
   sampleTotal,
+  /**
+   * Awards once a frame for 2 × `count` × `sliceMs`, the HUD attached and detached in turn every `sliceMs`: the
+   * frame intervals with it and without it, in the same page under the same load.
+   */
+  interleave(sliceMs: number, count: number): Promise<{ hud: number[]; none: number[]; switches: number[] }> {
+    slices = { hud: [], none: [], switches: [], ms: sliceMs, next: 0 };
+    const result = slices;
+    awarding = Number.MAX_SAFE_INTEGER;
+    return new Promise((resolve) =>
+      setTimeout(() => {
+        awarding = 0;
+        slices = undefined;
+        if (!hud!.isConnected) stage.append(hud!);
+        resolve(result);
+      }, 2 * count * sliceMs),
+    );
+  },
   /** Awards once a frame for `ms`, then resolves with the frame deltas seen meanwhile. */
   awardEveryFrame(ms: number): Promise<number[]> {
     deltas = [];
