@@ -176,7 +176,7 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
     expect(await hud.locator('[part~=notice]').textContent()).toBe('1 award(s) not accepted');
     expect(await page.locator('#contrast li').evaluateAll((lis) => lis.every((li) => Number(li.getAttribute('data-ratio')) >= 4.5))).toBe(true);
 
-    await page.getByLabel('Background').fill('#102030');
+    await page.getByLabel('Background', { exact: true }).fill('#102030');
     await page.getByLabel('Text', { exact: true }).fill('#f0f0f0');
     await page.getByLabel('Corner radius (px)').evaluate((input: HTMLInputElement) => {
       input.value = '2';
