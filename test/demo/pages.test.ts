@@ -46,6 +46,7 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
     await expect.poll(hudState, { timeout: 10_000 }).toBe('saved — will sync');
     expect(await page.locator('#stage-box quest-points-hud [part~=connection]').textContent()).toBe('offline');
     await page.screenshot({ path: `${shots}/game-offline.png` });
+    await page.locator('#stage-box').screenshot({ path: `${shots}/game-hud-offline.png` });
     // From here the page records what the SDK tells the game: the queued keys must each be reported sent once.
     const queuedKeys = await page.evaluate(async () => {
       const { client } = (window as any).questPointsDemo;
