@@ -185,7 +185,7 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
     });
     await page.getByRole('textbox', { name: 'confirmed', exact: true }).fill('booked');
     expect(await hud.locator('[part~=panel]').evaluate((el) => [getComputedStyle(el).backgroundColor, getComputedStyle(el).color, getComputedStyle(el).borderTopLeftRadius])).toEqual(['rgb(16, 32, 48)', 'rgb(240, 240, 240)', '2px']);
-    expect((await states()).at(-1)).toBe('booked');
+    await expect.poll(async () => (await states()).at(-1)).toBe('booked');
     const css = await page.locator('#css-output').inputValue();
     expect(css).toBe('quest-points-hud {\n  --qp-hud-bg: #102030;\n  --qp-hud-fg: #f0f0f0;\n  --qp-hud-radius: 2px;\n}\n');
     expect(await page.locator('#strings-output').inputValue()).toContain('"confirmed": "booked"');
@@ -198,7 +198,7 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
     expect(await hud.getAttribute('position')).toBe('bottom-left');
     await page.getByRole('button', { name: 'Reset to defaults' }).click();
     expect(await page.locator('#css-output').inputValue()).toBe('/* the defaults: nothing to add */\n');
-    expect((await states()).at(-1)).toBe('confirmed');
+    await expect.poll(async () => (await states()).at(-1)).toBe('confirmed');
     await opened.finish('hud-designer');
   });
 

@@ -1,6 +1,7 @@
-// A client for the HUD's unit tests: the SDK's own emitter, a view and a snapshot the test sets by hand.
-import { QuestPointsEmitter, type HistoryEntry, type PendingAward, type PointsView, type Snapshot } from '../../src/client/index.js';
-import type { HudClient } from '../../src/hud/index.js';
+// The HUD's unit tests drive the demo designer's scripted client: the SDK's own emitter, a view and a snapshot set
+// by hand.
+import { scriptedClient } from '../../demo/src/hud-preview.js';
+import type { HistoryEntry, PendingAward, PointsView } from '../../src/client/index.js';
 
 export const QUEST = 'unit-quest';
 export const PLAYER = 'unit-player';
@@ -15,38 +16,4 @@ export function award(eventPoints: number, extra: Partial<PendingAward> = {}): P
   return { questId: QUEST, serviceUserId: PLAYER, eventPoints, eventName: 'coin', idempotencyKey: `key-${seq}`, queuedAt: Date.now(), seq, ...extra };
 }
 
-export function fakeClient(view = emptyView()) {
-  const emitter = new QuestPointsEmitter();
-  let current = view;
-  let snapshot: Snapshot = { online: true, queueSize: 0, deadLetterCount: 0, authRequired: false, storage: 'indexeddb', points: {} };
-  const subscribers = new Set<(snapshot: Snapshot) => void>();
-  const client: HudClient = {
-    on(name, fn) {
-      emitter.on(name, fn as never);
-      return client as never;
-    },
-    off(name, fn) {
-      emitter.off(name, fn as never);
-      return client as never;
-    },
-    view: () => current,
-    subscribe(cb) {
-      subscribers.add(cb);
-      cb(snapshot);
-      return () => void subscribers.delete(cb);
-    },
-  };
-  return {
-    client,
-    emitter,
-    listeners: () => emitter.eventNames().reduce((sum, name) => sum + emitter.listenerCount(name), 0) + subscribers.size,
-    setView(view: PointsView) {
-      current = view;
-      emitter.emit('points:changed', { view });
-    },
-    setSnapshot(change: Partial<Snapshot>) {
-      snapshot = { ...snapshot, ...change };
-      for (const cb of subscribers) cb(snapshot);
-    },
-  };
-}
+export const fakeClient = (view = emptyView()) => scriptedClient(view);
