@@ -1,5 +1,7 @@
 import type { PendingAward, PointsView } from '../client/index.js';
 import { listen, type HudClient, type HudStatus } from './client.js';
+import { Announcer, type News } from './announcer.js';
+import { attr, fill, make, row, text } from './dom.js';
 import { HUD_STRINGS, subst, type HudStrings } from './strings.js';
 import { CSS } from './style.js';
 
@@ -22,41 +24,9 @@ const COUNT_UP_MS = 600;
 // A state stays on screen at least this long, so a fast network still shows `sent` before `confirmed`.
 const HOLD_MS = 700;
 const LISTS_MS = 100;
-// The live region speaks QUIET_MS after a first change and then at most once per GAP_MS, so a burst of awards (one a
-// frame) is one sentence every two seconds, not an announcement each.
-const QUIET_MS = 500;
-const GAP_MS = 2000;
 
 // Importing the module where there is no DOM (a server render, a test in Node) must not throw.
 const Base = (typeof HTMLElement === 'undefined' ? Object : HTMLElement) as typeof HTMLElement;
-
-function make<K extends keyof HTMLElementTagNameMap>(tag: K, part?: string, text?: string): HTMLElementTagNameMap[K] {
-  const el = document.createElement(tag);
-  if (part) el.setAttribute('part', part);
-  if (text !== undefined) el.textContent = text;
-  return el;
-}
-
-// Write only what changed: an unchanged HUD costs the page no style or layout work.
-function text(el: Element, value: string): void {
-  if (el.textContent !== value) el.textContent = value;
-}
-function attr(el: Element, name: string, value: string): void {
-  if (el.getAttribute(name) !== value) el.setAttribute(name, value);
-}
-
-/** A toast or history row: points, event, state. */
-function row(): HTMLLIElement {
-  const li = make('li');
-  li.append(make('span', 'points'), make('span', 'event'), make('span', 'state'));
-  return li;
-}
-
-function fill(li: Element, part: string, state: string, ...texts: string[]): void {
-  attr(li, 'part', part);
-  attr(li, 'data-state', state);
-  texts.forEach((value, i) => text(li.children[i]!, value));
-}
 
 /**
  * `<quest-points-hud>`: the player's live total, a toast per award with its delivery state, the connection, an
@@ -77,7 +47,7 @@ export class QuestPointsHud extends Base {
   #notice = make('p', 'notice');
   #toastList = make('ol', 'toasts');
   #historyList = make('ol', 'history');
-  #live = make('p');
+  #voice = new Announcer<Toast>((news) => this.#sentence(news));
   #toasts: Toast[] = [];
   #dropped: Element[] = [];
   #view?: PointsView;
@@ -94,20 +64,15 @@ export class QuestPointsHud extends Base {
   #lang?: string;
   #number!: Intl.NumberFormat;
   #signed!: Intl.NumberFormat;
-  #say: { total?: boolean; connection?: boolean; toast?: Toast } = {};
-  #sayTimer?: ReturnType<typeof setTimeout>;
-  #saidAt = 0;
 
   constructor() {
     super();
     const panel = make('div', 'panel');
     panel.append(this.#label, this.#total, this.#connection);
-    this.#live.className = 'sr';
-    this.#live.setAttribute('role', 'status');
     this.#notice.hidden = true;
     const style = make('style');
     style.textContent = CSS;
-    this.#root.append(style, panel, this.#notice, this.#toastList, this.#historyList, this.#live);
+    this.#root.append(style, panel, this.#notice, this.#toastList, this.#historyList, this.#voice.region);
     this.#words();
   }
 
@@ -175,11 +140,9 @@ export class QuestPointsHud extends Base {
     cancelAnimationFrame(this.#frame);
     this.#frame = 0;
     clearTimeout(this.#expiry);
-    clearTimeout(this.#sayTimer);
-    this.#sayTimer = undefined;
+    this.#voice.hush();
     this.#dropped.push(...this.#toasts.flatMap((toast) => toast.el ?? []));
     this.#toasts = [];
-    this.#say = {};
   }
 
   #num(name: string, fallback: number): number {
@@ -215,7 +178,8 @@ export class QuestPointsHud extends Base {
 
   #touch(toast: Toast): void {
     toast.at = performance.now();
-    this.#speak({ toast });
+    this.#voice.speak({ toast });
+    this.#schedule();
   }
 
   #onView(view: PointsView): void {
@@ -225,14 +189,14 @@ export class QuestPointsHud extends Base {
       this.#t0 = performance.now();
       this.#target = view.totalPoints;
       if (this.#fresh) this.#shown = this.#target;
-      else this.#speak({ total: true });
+      else this.#voice.speak({ total: true });
     }
     this.#schedule();
   }
 
   #onStatus(status: HudStatus): void {
     const wentOffline = this.#status.online && !status.online;
-    if (status.online !== this.#status.online && !this.#fresh) this.#speak({ connection: true });
+    if (status.online !== this.#status.online && !this.#fresh) this.#voice.speak({ connection: true });
     this.#status = status;
     if (wentOffline) for (const toast of this.#toasts) if (toast.state === 'sending') this.#set(toast.key, this.#waiting());
     this.#schedule();
@@ -335,25 +299,14 @@ export class QuestPointsHud extends Base {
     });
   }
 
-  /** Queues what the live region says next; it speaks the latest total, connection and toast together. */
-  #speak(what: { total?: boolean; connection?: boolean; toast?: Toast }): void {
-    Object.assign(this.#say, what);
-    this.#schedule();
-    if (this.#sayTimer) return;
-    this.#sayTimer = setTimeout(() => this.#announce(), Math.max(QUIET_MS, this.#saidAt + GAP_MS - Date.now()));
-  }
-
-  #announce(): void {
+  /** What the live region says: the connection if it changed, the latest total, the latest toast and its state. */
+  #sentence({ total, connection, toast }: News<Toast>): string {
     const s = this.#strings;
-    const { total, connection, toast } = this.#say;
     const parts = [
       connection ? (this.#status.online ? s.online : s.offline) : '',
       total ? `${s.total}: ${this.#number.format(this.#target)}` : '',
       toast ? `${this.#signed.format(toast.points)} ${toast.label}, ${s[toast.state]}` : '',
     ];
-    this.#live.textContent = parts.filter(Boolean).join('. ');
-    this.#say = {};
-    this.#sayTimer = undefined;
-    this.#saidAt = Date.now();
+    return parts.filter(Boolean).join('. ');
   }
 }
