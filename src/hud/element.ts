@@ -24,6 +24,11 @@ const COUNT_UP_MS = 600;
 // A state stays on screen at least this long, so a fast network still shows `sent` before `confirmed`.
 const HOLD_MS = 700;
 const LISTS_MS = 100;
+const STEP_MS = 50;
+
+let reducedMotion: MediaQueryList | undefined;
+/** The page's prefers-reduced-motion, asked once (a media query list follows the setting by itself). */
+const stillness = () => (reducedMotion ??= matchMedia('(prefers-reduced-motion: reduce)'));
 
 // Importing the module where there is no DOM (a server render, a test in Node) must not throw.
 const Base = (typeof HTMLElement === 'undefined' ? Object : HTMLElement) as typeof HTMLElement;
@@ -60,6 +65,7 @@ export class QuestPointsHud extends Base {
   #t0 = 0;
   #frame = 0;
   #listsAt = -LISTS_MS;
+  #stepAt = -STEP_MS;
   #expiry?: ReturnType<typeof setTimeout>;
   #lang?: string;
   #number!: Intl.NumberFormat;
@@ -214,22 +220,32 @@ export class QuestPointsHud extends Base {
   }
 
   /**
-   * Every DOM write happens here, and nothing reads layout: the total at most once a frame (its count-up), the rest
-   * at most every LISTS_MS — a game awarding every frame would otherwise rebuild toasts faster than anyone reads them.
+   * Every DOM write happens here, in a frame, and nothing reads layout. The total counts up in steps of STEP_MS and
+   * the lists (toasts, history, connection, notice) are drawn at most every LISTS_MS: a game awarding every frame
+   * would otherwise make the HUD lay itself out every frame, for changes faster than anyone reads.
    */
   #render(now: number): void {
     this.#frame = 0;
-    if (this.#shown !== this.#target) {
-      const still = matchMedia('(prefers-reduced-motion: reduce)').matches;
-      const p = still ? 1 : Math.min(1, (now - this.#t0) / COUNT_UP_MS);
+    let wake = Infinity;
+    if (this.#shown !== this.#target && now - this.#stepAt >= STEP_MS) {
+      this.#stepAt = now;
+      const p = stillness().matches ? 1 : Math.min(1, (now - this.#t0) / COUNT_UP_MS);
       // Whole numbers on the way (the eye reads digits, not decimals), the exact total at the end.
       this.#shown = p >= 1 ? this.#target : Math.round(this.#from + (this.#target - this.#from) * (1 - (1 - p) ** 3));
-      if (p < 1) this.#schedule();
     }
+    if (this.#shown !== this.#target) wake = this.#stepAt + STEP_MS;
     text(this.#total, this.#number.format(Number(this.#shown.toFixed(6))));
-    if (now - this.#listsAt < LISTS_MS) return this.#wake(this.#listsAt + LISTS_MS - now);
-    this.#listsAt = now;
+    if (now - this.#listsAt >= LISTS_MS) {
+      this.#listsAt = now;
+      wake = Math.min(wake, this.#drawLists(now));
+    } else {
+      wake = Math.min(wake, this.#listsAt + LISTS_MS);
+    }
+    if (wake < Infinity) this.#wake(wake - now);
+  }
 
+  /** Draws all but the total; returns when a toast next needs drawing (its hold or its time is up). */
+  #drawLists(now: number): number {
     const s = this.#strings;
     const view = this.#view;
     if (view && view !== this.#viewDrawn) {
@@ -246,18 +262,17 @@ export class QuestPointsHud extends Base {
     for (const el of this.#dropped.splice(0)) el.remove();
     const ms = this.#num('toast-ms', 4000);
     const alive: Toast[] = [];
-    let wake = Infinity;
+    let next = Infinity;
     for (const toast of this.#toasts) {
       if (toast.read && toast.state === 'sent' && now - toast.at >= HOLD_MS) this.#set(toast.key, 'confirmed');
-      if (toast.read && toast.state === 'sent') wake = Math.min(wake, toast.at + HOLD_MS);
+      if (toast.read && toast.state === 'sent') next = Math.min(next, toast.at + HOLD_MS);
       if (ms && toast.at + ms <= now) toast.el?.remove();
       else alive.push(toast);
-      if (ms) wake = Math.min(wake, toast.at + ms);
+      if (ms) next = Math.min(next, toast.at + ms);
     }
     this.#toasts = alive;
     for (const toast of [...alive].reverse()) this.#drawToast(toast);
-    clearTimeout(this.#expiry);
-    if (wake < Infinity) this.#wake(wake - now);
+    return next;
   }
 
   /** Renders again in `ms` (a toast to drop or confirm, lists held back): one timer for all of them. */

@@ -7,6 +7,7 @@ import { attachHud, type QuestPointsHud } from '../../../src/hud/index.js';
 const params = new URLSearchParams(location.search);
 const sub = params.get('sub') ?? 'player';
 if (params.has('lang')) document.documentElement.lang = params.get('lang')!;
+if (params.has('css')) document.head.append(Object.assign(document.createElement('style'), { textContent: params.get('css')! }));
 
 const qp = createQuestPoints({
   relayUrl: '/api',
