@@ -23,8 +23,8 @@ interface Toast {
 const COUNT_UP_MS = 600;
 // A state stays on screen at least this long, so a fast network still shows `sent` before `confirmed`.
 const HOLD_MS = 700;
-const LISTS_MS = 100;
-const STEP_MS = 50;
+const DRAW_MS = 100;
+const BURST_MS = 400;
 
 let reducedMotion: MediaQueryList | undefined;
 /** The page's prefers-reduced-motion, asked once (a media query list follows the setting by itself). */
@@ -64,8 +64,8 @@ export class QuestPointsHud extends Base {
   #from = 0;
   #t0 = 0;
   #frame = 0;
-  #listsAt = -LISTS_MS;
-  #stepAt = -STEP_MS;
+  #drawnAt = -DRAW_MS;
+  #toastAt = -BURST_MS;
   #expiry?: ReturnType<typeof setTimeout>;
   #lang?: string;
   #number!: Intl.NumberFormat;
@@ -220,27 +220,22 @@ export class QuestPointsHud extends Base {
   }
 
   /**
-   * Every DOM write happens here, in a frame, and nothing reads layout. The total counts up in steps of STEP_MS and
-   * the lists (toasts, history, connection, notice) are drawn at most every LISTS_MS: a game awarding every frame
-   * would otherwise make the HUD lay itself out every frame, for changes faster than anyone reads.
+   * Every DOM write happens here, in a frame, at most every DRAW_MS, and nothing reads layout: a game awarding every
+   * frame would otherwise make the HUD lay itself out every frame, for changes faster than anyone reads. The total
+   * counts up in those steps.
    */
   #render(now: number): void {
     this.#frame = 0;
-    let wake = Infinity;
-    if (this.#shown !== this.#target && now - this.#stepAt >= STEP_MS) {
-      this.#stepAt = now;
+    if (now - this.#drawnAt < DRAW_MS) return this.#wake(this.#drawnAt + DRAW_MS - now);
+    this.#drawnAt = now;
+    let wake = this.#drawLists(now);
+    if (this.#shown !== this.#target) {
       const p = stillness().matches ? 1 : Math.min(1, (now - this.#t0) / COUNT_UP_MS);
       // Whole numbers on the way (the eye reads digits, not decimals), the exact total at the end.
       this.#shown = p >= 1 ? this.#target : Math.round(this.#from + (this.#target - this.#from) * (1 - (1 - p) ** 3));
+      if (p < 1) wake = Math.min(wake, now + DRAW_MS);
     }
-    if (this.#shown !== this.#target) wake = this.#stepAt + STEP_MS;
     text(this.#total, this.#number.format(Number(this.#shown.toFixed(6))));
-    if (now - this.#listsAt >= LISTS_MS) {
-      this.#listsAt = now;
-      wake = Math.min(wake, this.#drawLists(now));
-    } else {
-      wake = Math.min(wake, this.#listsAt + LISTS_MS);
-    }
     if (wake < Infinity) this.#wake(wake - now);
   }
 
@@ -296,7 +291,12 @@ export class QuestPointsHud extends Base {
   }
 
   #drawToast(toast: Toast): void {
-    if (!toast.el) this.#toastList.prepend((toast.el = row()));
+    if (!toast.el) {
+      this.#toastList.prepend((toast.el = row()));
+      // In a burst a toast is replaced before its slide-in ends: it appears still, and the page skips the animation.
+      if (toast.at - this.#toastAt < BURST_MS) toast.el.className = 'still';
+      this.#toastAt = toast.at;
+    }
     fill(toast.el, `toast toast-${toast.state}`, toast.state, this.#signed.format(toast.points), toast.label, this.#strings[toast.state]);
   }
 

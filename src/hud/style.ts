@@ -31,5 +31,6 @@ li{display:flex;gap:6px;align-items:baseline;max-width:100%;overflow:hidden}
 [part~=notice]{background:var(--b);border-radius:var(--qp-hud-radius,10px);padding:2px 8px;font-size:.8em;margin:0}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 @keyframes i{from{opacity:0;transform:translateY(-6px)}}
+.still{animation:none}
 @media (prefers-reduced-motion:reduce){[part~=toast]{animation:none}}
 `;
