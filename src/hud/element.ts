@@ -67,6 +67,7 @@ export class QuestPointsHud extends Base {
   #drawnAt = -DRAW_MS;
   #toastAt = -BURST_MS;
   #expiry?: ReturnType<typeof setTimeout>;
+  #wakeAt = 0;
   #lang?: string;
   #number!: Intl.NumberFormat;
   #signed!: Intl.NumberFormat;
@@ -146,6 +147,7 @@ export class QuestPointsHud extends Base {
     cancelAnimationFrame(this.#frame);
     this.#frame = 0;
     clearTimeout(this.#expiry);
+    this.#expiry = undefined;
     this.#voice.hush();
     this.#dropped.push(...this.#toasts.flatMap((toast) => toast.el ?? []));
     this.#toasts = [];
@@ -215,8 +217,12 @@ export class QuestPointsHud extends Base {
     this.#schedule();
   }
 
+  /** Asks for a draw: in the next frame, or when DRAW_MS have passed since the last one (a timer, not a frame each). */
   #schedule(): void {
-    if (!this.#frame && this.isConnected) this.#frame = requestAnimationFrame((now) => this.#render(now));
+    if (this.#frame || !this.isConnected) return;
+    const wait = this.#drawnAt + DRAW_MS - performance.now();
+    if (wait > 0) this.#wake(wait);
+    else this.#frame = requestAnimationFrame((now) => this.#render(now));
   }
 
   /**
@@ -270,10 +276,16 @@ export class QuestPointsHud extends Base {
     return next;
   }
 
-  /** Renders again in `ms` (a toast to drop or confirm, lists held back): one timer for all of them. */
+  /** Draws again in `ms` at the latest (a toast to drop or confirm, a step of the count-up): one timer for all. */
   #wake(ms: number): void {
+    const at = performance.now() + ms;
+    if (this.#expiry && this.#wakeAt <= at) return;
     clearTimeout(this.#expiry);
-    this.#expiry = setTimeout(() => this.#schedule(), ms + 5);
+    this.#wakeAt = at;
+    this.#expiry = setTimeout(() => {
+      this.#expiry = undefined;
+      this.#schedule();
+    }, ms + 1);
   }
 
   /**

@@ -22,11 +22,6 @@ const qp = createQuestPoints({
   backoff: { baseMs: 100, maxMs: 1000 },
 });
 
-if (params.has('listen')) {
-  for (const name of ['award:queued', 'award:sent', 'points:changed'] as const) qp.on(name, () => {});
-  qp.subscribe(() => {});
-}
-
 const stage = document.createElement('div');
 stage.style.cssText = 'position:relative;width:640px;height:480px';
 const canvas = document.createElement('canvas');
