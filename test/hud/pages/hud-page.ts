@@ -49,7 +49,9 @@ let awarding = 0;
 let last = 0;
 /** While interleaving: the buckets, the slice length and when the next slice starts. */
 let slices: { hud: number[]; none: number[]; switches: number[]; ms: number; next: number } | undefined;
-let switched = false;
+let switched = 0;
+/** Frames after each switch left out of both sides. */
+const SETTLE_FRAMES = 3;
 function frame(now: number) {
   if (slices && now >= slices.next) {
     // The HUD in or out for the next slice.
@@ -58,12 +60,13 @@ function frame(now: number) {
     else hud!.remove();
     deltas = withHud ? slices.hud : slices.none;
     slices.next = now + slices.ms;
-    // The interval holding the switch (the element's creation or removal) is neither side's steady state.
-    switched = true;
+    // The intervals right after a switch (the element's removal, or its attachment and first full draw) are neither
+    // side's steady state.
+    switched = SETTLE_FRAMES;
   }
-  if (switched) slices?.switches.push(now - last);
+  if (switched > 0) slices?.switches.push(now - last);
   else if (last && awarding) deltas.push(now - last);
-  switched = false;
+  switched -= 1;
   last = now;
   ctx.fillStyle = '#0e1a2b';
   ctx.fillRect(0, 0, 640, 480);
