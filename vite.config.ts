@@ -24,6 +24,7 @@ export default defineConfig({
         phaser: `${demo}phaser.html`,
         react: `${demo}react.html`,
         console: `${demo}console.html`,
+        hud: `${demo}hud.html`,
       },
     },
   },

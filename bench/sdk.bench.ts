@@ -13,6 +13,17 @@ export const sdkBundleSize = () => measureBundle({ file: 'src/client/index.ts' }
 export const SW_BUDGET_BYTES = 12 * 1024;
 export const swBundleSize = () => measureBundle({ file: 'src/sw/worker.ts' });
 
+/** quest-points/hud: what <quest-points-hud> adds to a game bundle that already has the SDK. */
+export const HUD_BUDGET_BYTES = 4 * 1024;
+export async function hudBundleSize() {
+  const [sdk, withHud, alone] = await Promise.all([
+    sdkBundleSize(),
+    measureBundle({ contents: "export * from './src/client/index.ts'; export * from './src/hud/index.ts';" }),
+    measureBundle({ file: 'src/hud/index.ts' }),
+  ]);
+  return { sdk, withHud, alone };
+}
+
 /** Mean µs per award() with `queued` awards already in the outbox (the relay is down, so nothing drains). */
 async function awardCost(queued: number, samples: number): Promise<number> {
   const qp = createQuestPoints({
@@ -54,6 +65,8 @@ export async function runSdkBench(): Promise<Record<string, number | string>> {
   const sw = await swBundleSize();
   result['sw.js min (B)'] = sw.min;
   result['sw.js min+gzip (B)'] = sw.gzip;
+  const hud = await hudBundleSize();
+  result['hud beyond the SDK, min+gzip (B)'] = hud.withHud.gzip - hud.sdk.gzip;
   for (const queued of [0, 1_000, 10_000]) result[`award() µs, ${queued} queued`] = Number((await awardCost(queued, 1_000)).toFixed(1));
   return result;
 }

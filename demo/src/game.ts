@@ -1,3 +1,4 @@
+import { attachHud } from '../../src/hud/index.js';
 import { startCoinGame } from './coin-game.js';
 import { HUD_HTML, mountHud } from './hud.js';
 import { bindOfflineCheckbox, byId, createPlayerClient } from './session.js';
@@ -7,6 +8,10 @@ const { client, offline, player } = createPlayerClient('qp-demo-game');
 byId('hud').innerHTML = HUD_HTML;
 byId('player').textContent = player;
 mountHud(client);
+// The player's HUD, in the game: over the canvas, listening to the same client. It is the one that announces the
+// total (politely, a sentence at a time), so the side panel's copy of the total stays quiet.
+const gameHud = attachHud(client, { parent: byId('stage-box'), toasts: 3 });
+byId('hud-total').parentElement!.removeAttribute('aria-live');
 bindOfflineCheckbox(byId<HTMLInputElement>('offline-switch'), offline);
 
 const caught = byId('hud-caught');
@@ -32,4 +37,4 @@ autoplay.checked = params.has('autoplay');
 autoplay.addEventListener('change', () => game.setAutoplay(autoplay.checked));
 
 // For the browser tests and curious designers: the page's client and game, nothing secret.
-Object.assign(window, { questPointsDemo: { client, game, offline, player } });
+Object.assign(window, { questPointsDemo: { client, game, gameHud, offline, player } });

@@ -21,6 +21,8 @@ class CatchScene extends Phaser.Scene {
   private historyText!: Phaser.GameObjects.Text;
   private cursors?: Phaser.Types.Input.Keyboard.CursorKeys;
   caught = 0;
+  /** The "+N" texts still floating (tests read them). */
+  floats: Phaser.GameObjects.Text[] = [];
 
   constructor() {
     super('catch');
@@ -52,6 +54,28 @@ class CatchScene extends Phaser.Scene {
     live.dataset.value = String(view.totalPoints);
   }
 
+  /** A "+N" that rises from the catch point and fades: the game's own feedback, drawn in the scene. */
+  private floatPoints(x: number, y: number, points: number) {
+    const text = this.add
+      .text(x, y, `+${formatPoints(points)}`, { fontFamily: 'system-ui, sans-serif', fontSize: points > 1 ? '26px' : '20px', fontStyle: 'bold', color: points > 1 ? '#63e6be' : '#fcc419' })
+      .setOrigin(0.5, 1)
+      .setStroke('#0e1a2b', 4);
+    this.floats.push(text);
+    // Under prefers-reduced-motion it fades where it appeared instead of rising.
+    const still = matchMedia('(prefers-reduced-motion: reduce)').matches;
+    this.tweens.add({
+      targets: text,
+      y: still ? y : y - 56,
+      alpha: 0,
+      duration: 900,
+      ease: 'Cubic.easeOut',
+      onComplete: () => {
+        this.floats.splice(this.floats.indexOf(text), 1);
+        text.destroy();
+      },
+    });
+  }
+
   private spawn() {
     const gem = Math.random() < 0.12;
     const coin = this.add.circle(24 + Math.random() * (WIDTH - 48), -16, gem ? 13 : 11, gem ? 0x63e6be : 0xfcc419);
@@ -77,6 +101,7 @@ class CatchScene extends Phaser.Scene {
       if (before < this.basket.y && coin.y >= this.basket.y && Math.abs(coin.x - this.basket.x) <= 58) {
         const value = coin.getData('value') as number;
         this.questPoints.award({ eventPoints: value, eventName: value > 1 ? 'gem_caught' : 'coin_caught', eventDescription: 'Caught in the Phaser scene' });
+        this.floatPoints(coin.x, this.basket.y - 16, value);
         this.caught += 1;
         const caught = byId('hud-caught');
         caught.textContent = caught.dataset.value = String(this.caught);

@@ -24,6 +24,7 @@ const PAGES = [
   ['/phaser.html?player=a11y-phaser', 'phaser'],
   ['/react.html?player=a11y-react', 'react'],
   ['/console.html', 'console'],
+  ['/hud.html', 'hud designer'],
 ] as const;
 
 /** Axe in both colour schemes; logs every violation, fails on serious and critical ones. */
@@ -96,8 +97,12 @@ describe('demo accessibility in use', { timeout: 90_000 }, () => {
     await page.keyboard.up('A');
     await page.keyboard.up('Shift');
 
-    // The HUD's total sits in a polite live region, so a screen reader hears it change without losing its place.
-    expect(await page.locator('#hud-total').evaluate((el) => el.closest('[aria-live]')?.getAttribute('aria-live'))).toBe('polite');
+    // The in-game HUD announces in a polite live region (role=status), so a screen reader hears the total change
+    // without losing its place; the side panel's copy of the total stays quiet (one voice, not two).
+    const live = page.locator('#stage-box quest-points-hud [role=status]');
+    expect(await live.count()).toBe(1);
+    expect(await page.locator('[aria-live="assertive"], [role=alert]').count()).toBe(0);
+    expect(await page.locator('#hud-total').evaluate((el) => el.closest('[aria-live]'))).toBeNull();
 
     // Steer under the lowest coin with ← → until a catch lands: counted, awarded, and shown in the total.
     let held: 'ArrowLeft' | 'ArrowRight' | null = null;
@@ -117,6 +122,9 @@ describe('demo accessibility in use', { timeout: 90_000 }, () => {
     }
     await hold(null);
     await waitForNumber(page, '#hud-total', 'v >= 1');
+    await expect.poll(() => live.textContent(), { timeout: 10_000 }).toMatch(/^Points: \d+/);
+    // The game kept the focus: the HUD over it takes none.
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('stage');
     await expect.poll(async () => (await ledgerOf(demo.base, player)).length, { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
     await opened.finish('a11y-keyboard');
   });

@@ -12,7 +12,7 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
   it('the landing page links every demo page', async () => {
     const opened = await open('/');
     const links = await opened.page.locator('main a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
-    expect(links).toEqual(['/game.html', '/phaser.html', '/react.html', '/console.html']);
+    expect(links).toEqual(['/game.html', '/phaser.html', '/react.html', '/console.html', '/hud.html']);
     await opened.finish('index');
   });
 
@@ -41,7 +41,12 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
     expect(await refused).toBe('network');
     expect((await ledgerOf(player)).length).toBe(sentBefore);
 
+    // The in-game HUD says so on the newest toast, over the canvas.
+    const hudState = () => page.locator('#stage-box quest-points-hud [part~=toast] [part~=state]').first().textContent();
+    await expect.poll(hudState, { timeout: 10_000 }).toBe('saved — will sync');
+    expect(await page.locator('#stage-box quest-points-hud [part~=connection]').textContent()).toBe('offline');
     await page.screenshot({ path: `${shots}/game-offline.png` });
+    await page.locator('#stage-box').screenshot({ path: `${shots}/game-hud-offline.png` });
     // From here the page records what the SDK tells the game: the queued keys must each be reported sent once.
     const queuedKeys = await page.evaluate(async () => {
       const { client } = (window as any).questPointsDemo;
@@ -61,6 +66,16 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
     const total = ledger.reduce((sum, entry) => sum + entry.eventPoints, 0);
     await expect.poll(() => numberIn(page, '#hud-total'), { timeout: 10_000 }).toBe(total);
     await expect.poll(() => page.locator('#hud-pending-points').textContent()).toBe('all confirmed');
+    // The in-game HUD shows the same total, over the canvas's top-right corner, and its newest toast is confirmed.
+    expect(await page.evaluate(() => (window as any).questPointsDemo.gameHud.total)).toBe(total);
+    await expect.poll(() => page.locator('#stage-box quest-points-hud [part~=total]').textContent(), { timeout: 5_000 }).toBe(total.toLocaleString('en-US'));
+    await expect.poll(hudState, { timeout: 10_000 }).toBe('confirmed');
+    const panel = (await page.locator('#stage-box quest-points-hud [part~=panel]').boundingBox())!;
+    const canvas = (await page.locator('#stage').boundingBox())!;
+    expect(panel.x).toBeGreaterThan(canvas.x + canvas.width / 2);
+    expect(panel.x + panel.width).toBeLessThanOrEqual(canvas.x + canvas.width);
+    expect(panel.y).toBeGreaterThanOrEqual(canvas.y);
+    expect(panel.y + panel.height).toBeLessThan(canvas.y + canvas.height / 4);
     // The game heard it: back online, then each queued award reported sent exactly once; the HUD's log shows events.
     const seen = (await page.evaluate(() => (window as any).seenEvents)) as { name: string; key?: string; online?: boolean }[];
     expect(seen.find((e) => e.name === 'connection:changed')).toEqual({ name: 'connection:changed', online: true });
@@ -95,6 +110,11 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
     const { page } = opened;
     await page.waitForFunction(() => (window as any).questPointsDemo?.game?.scene?.isActive('catch'), undefined, { timeout: 60_000 });
     await waitForNumber(page, '#scene-points', 'v >= 2');
+    // Each catch floats a "+N" up from the catch point.
+    const floats = () => page.evaluate(() => (window as any).questPointsDemo.game.scene.getScene('catch').floats.map((t: { text: string; y: number }) => ({ text: t.text, y: t.y })) as { text: string; y: number }[]);
+    const floating = await expect.poll(async () => (await floats()).length, { timeout: 10_000 }).toBeGreaterThan(0).then(floats);
+    expect(floating[0]!.text).toMatch(/^\+[15]$/);
+    expect(floating[0]!.y).toBeLessThanOrEqual(640 - 40 - 16);
     await page.getByRole('switch', { name: 'Autoplay' }).uncheck();
     await waitForNumber(page, '#hud-queue', 'v === 0');
     const sceneText = () => page.evaluate(() => (window as any).questPointsDemo.game.scene.getScene('catch').pointsText.text as string);
@@ -146,6 +166,40 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
     expect(ledger.map((entry) => entry.eventPoints).sort((a, b) => a - b)).toEqual([1, 1, 1, 1, 1, 1, 1, 1, 1, 5]);
     expect(warnings).toEqual([]);
     await opened.finish('react');
+  });
+
+  it('HUD designer: a toast in each state, theme variables and words applied live, the CSS to copy', async () => {
+    const opened = await open('/hud.html');
+    const { page } = opened;
+    const hud = page.locator('#preview-hud');
+    const states = () => hud.locator('[part~=toast] [part~=state]').allTextContents();
+    await expect.poll(states, { timeout: 10_000 }).toEqual(['sending', 'saved — will sync', 'not accepted', 'sent', 'confirmed']);
+    expect(await hud.locator('[part~=notice]').textContent()).toBe('1 award(s) not accepted');
+    expect(await page.locator('#contrast li').evaluateAll((lis) => lis.every((li) => Number(li.getAttribute('data-ratio')) >= 4.5))).toBe(true);
+
+    await page.getByLabel('Background', { exact: true }).fill('#102030');
+    await page.getByLabel('Text', { exact: true }).fill('#f0f0f0');
+    await page.getByLabel('Corner radius (px)').evaluate((input: HTMLInputElement) => {
+      input.value = '2';
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await page.getByRole('textbox', { name: 'confirmed', exact: true }).fill('booked');
+    expect(await hud.locator('[part~=panel]').evaluate((el) => [getComputedStyle(el).backgroundColor, getComputedStyle(el).color, getComputedStyle(el).borderTopLeftRadius])).toEqual(['rgb(16, 32, 48)', 'rgb(240, 240, 240)', '2px']);
+    await expect.poll(async () => (await states()).at(-1)).toBe('booked');
+    const css = await page.locator('#css-output').inputValue();
+    expect(css).toBe('quest-points-hud {\n  --qp-hud-bg: #102030;\n  --qp-hud-fg: #f0f0f0;\n  --qp-hud-radius: 2px;\n}\n');
+    expect(await page.locator('#strings-output').inputValue()).toContain('"confirmed": "booked"');
+    // A dark background under the default state colours: the contrast list says which fall below AA.
+    expect(await page.locator('#contrast li[data-variable="--qp-hud-sent"]').textContent()).toMatch(/below AA/);
+
+    await page.getByRole('button', { name: 'Copy CSS' }).click();
+    await expect.poll(() => page.locator('#copy-result').textContent()).toMatch(/^CSS (copied|selected)/);
+    await page.getByLabel('Position').selectOption('bottom-left');
+    expect(await hud.getAttribute('position')).toBe('bottom-left');
+    await page.getByRole('button', { name: 'Reset to defaults' }).click();
+    expect(await page.locator('#css-output').inputValue()).toBe('/* the defaults: nothing to add */\n');
+    await expect.poll(async () => (await states()).at(-1)).toBe('confirmed');
+    await opened.finish('hud-designer');
   });
 
   it('designer console: identify, award, history, enrollment (404 included), paging, dead letters, switches', async () => {

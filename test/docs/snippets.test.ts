@@ -63,6 +63,7 @@ function compile(snippets: Snippet[]) {
       'quest-points/vite': entry('vite'),
       'quest-points/react': entry('react'),
       'quest-points/sw': entry('sw'),
+      'quest-points/hud': entry('hud'),
     },
   });
   const diagnostics = ts.getPreEmitDiagnostics(program).filter((d) => d.file && names.includes(d.file.fileName));

@@ -1,0 +1,43 @@
+// quest-points/hud: <quest-points-hud>, a drop-in HUD for any engine. Importing the module defines the element.
+import type { HudClient } from './client.js';
+import { QuestPointsHud } from './element.js';
+import type { HudStrings } from './strings.js';
+
+export { QuestPointsHud, type ToastState } from './element.js';
+export { HUD_STRINGS, type HudStrings } from './strings.js';
+export type { HudClient, HudStatus } from './client.js';
+
+export type HudPosition = 'top-right' | 'top-left' | 'bottom-right' | 'bottom-left' | 'inline';
+
+export interface HudOptions {
+  /** Where the element goes (default document.body); over a canvas, the canvas's positioned container. */
+  parent?: Element;
+  /** Default 'top-right' of the parent; 'inline' flows with the page. */
+  position?: HudPosition;
+  /** History entries shown under the toasts (default 0: none). */
+  history?: number;
+  /** Toasts shown at once (default 3). */
+  toasts?: number;
+  /** How long a toast stays after its last change, ms (default 4000; 0: until newer ones push it out). */
+  toastMs?: number;
+  strings?: Partial<HudStrings>;
+}
+
+if (typeof customElements !== 'undefined' && !customElements.get('quest-points-hud')) customElements.define('quest-points-hud', QuestPointsHud);
+
+/** Makes a <quest-points-hud> for `client`, appends it to `options.parent` (or the body) and returns it. */
+export function attachHud(client: HudClient, options: HudOptions = {}): QuestPointsHud {
+  const hud = document.createElement('quest-points-hud');
+  const attributes = { position: options.position, history: options.history, toasts: options.toasts, 'toast-ms': options.toastMs };
+  for (const [name, value] of Object.entries(attributes)) if (value !== undefined) hud.setAttribute(name, String(value));
+  if (options.strings) hud.strings = options.strings;
+  hud.client = client;
+  (options.parent ?? document.body).append(hud);
+  return hud;
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'quest-points-hud': QuestPointsHud;
+  }
+}

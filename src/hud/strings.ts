@@ -1,0 +1,21 @@
+/** Every word the HUD shows or announces; `{count}` is replaced by a number. Override any of them per element. */
+export const HUD_STRINGS = {
+  total: 'Points',
+  /** A toast's award, in the outbox, online: on its way. */
+  sending: 'sending',
+  /** In IndexedDB and waiting for the network (offline, or a send failed): it will be delivered. */
+  saved: 'saved — will sync',
+  /** Waiting, but only in memory (storage unavailable): it will be sent if the page stays open. */
+  waiting: 'will sync',
+  sent: 'sent',
+  confirmed: 'confirmed',
+  rejected: 'not accepted',
+  online: 'online',
+  offline: 'offline',
+  history: 'Recent points',
+  deadLetters: '{count} award(s) not accepted',
+};
+
+export type HudStrings = typeof HUD_STRINGS;
+
+export const subst = (text: string, count: string) => text.replace('{count}', count);
