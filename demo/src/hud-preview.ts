@@ -22,7 +22,7 @@ export function scriptedClient(initial: PointsView) {
       emitter.off(name, fn as never);
       return client as never;
     },
-    view: () => view,
+    viewPoints: () => view,
     subscribe(cb) {
       subscribers.add(cb);
       cb(snapshot);

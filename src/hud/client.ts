@@ -1,9 +1,9 @@
-// The only file that touches the SDK's API: its public events and `view()` / `subscribe()` (docs/sdk.md). The HUD
+// The only file that touches the SDK's API: its public events and `viewPoints()` / `subscribe()` (docs/sdk.md). The HUD
 // keeps no points of its own — the client stays the one source of truth — so a renamed event or getter is a fix here.
 import type { PendingAward, PointsView, QuestPoints, Snapshot } from '../client/index.js';
 
 /** What the element needs of a client: a `createQuestPoints()` result, or anything with the same events. */
-export type HudClient = Pick<QuestPoints, 'on' | 'off' | 'view' | 'subscribe'>;
+export type HudClient = Pick<QuestPoints, 'on' | 'off' | 'viewPoints' | 'subscribe'>;
 
 export interface HudStatus {
   online: boolean;
@@ -26,9 +26,9 @@ export interface HudListener {
 
 type Pair = { questId: string; serviceUserId: string };
 
-/** Listens to `client` for the pair of its own `view()`; returns the function that stops listening. */
+/** Listens to `client` for the pair of its own `viewPoints()`; returns the function that stops listening. */
 export function listen(client: HudClient, to: HudListener): () => void {
-  const own = client.view();
+  const own = client.viewPoints();
   const mine = (pair: Pair) => pair.questId === own.questId && pair.serviceUserId === own.serviceUserId;
   const handlers = {
     'award:queued': ({ award }: { award: PendingAward }) => mine(award) && to.queued(award),

@@ -458,12 +458,12 @@ describe('reads', () => {
     const reads = () => relay.seen.filter((r) => r.method === 'GET').length;
     const states: string[][] = [];
     b.on('points:changed', ({ view }) => states.push(view.history.map((e) => `${e.eventPoints}:${e.state}`)));
-    await until(() => b.view().confirmedPoints === 10 && a.view().confirmedPoints === 10);
+    await until(() => b.viewPoints().confirmedPoints === 10 && a.viewPoints().confirmedPoints === 10);
     const readsBefore = reads();
     await a.award({ eventPoints: 3, eventName: 'coin' }).settled;
-    await until(() => b.view().confirmedPoints === 13);
-    expect(b.view()).toMatchObject({ totalPoints: 13, sentPoints: 0, pendingPoints: 0 });
-    await until(() => a.view().confirmedPoints === 13);
+    await until(() => b.viewPoints().confirmedPoints === 13);
+    expect(b.viewPoints()).toMatchObject({ totalPoints: 13, sentPoints: 0, pendingPoints: 0 });
+    await until(() => a.viewPoints().confirmedPoints === 13);
     // Tab B followed the award to confirmed (as pending and sent first, unless A's acknowledgement overtook its own
     // 'add' message), never listing it twice; one read served both tabs (the flushing tab's, after its drain; the
     // other adopted it).

@@ -42,7 +42,7 @@ async function openHud(stack: Stack, context: BrowserContext, query: Record<stri
   };
 }
 
-const subOf = (opened: Opened) => opened.run((p) => p.qp.view().serviceUserId);
+const subOf = (opened: Opened) => opened.run((p) => p.qp.viewPoints().serviceUserId);
 
 describe('<quest-points-hud> in Chromium', { timeout: 60_000 }, () => {
   it('live total: the client’s total, counted up over a few frames, in the page’s locale', () =>
@@ -57,7 +57,7 @@ describe('<quest-points-hud> in Chromium', { timeout: 60_000 }, () => {
       expect(between.length, samples.join(' ')).toBeGreaterThan(2);
       await opened.run((p) => p.award(1000, 'jackpot'));
       await until(async () => (await opened.parts('total'))[0] === '1.250', 'the total formatted for de-DE');
-      expect(await opened.run((p) => [p.hud!.total, p.qp.view().totalPoints])).toEqual([1250, 1250]);
+      expect(await opened.run((p) => [p.hud!.total, p.qp.viewPoints().totalPoints])).toEqual([1250, 1250]);
       expect(await opened.toasts()).toEqual([['+1.000', 'jackpot', expect.any(String)], ['+250', 'Boss defeated', expect.any(String)]]);
       // Settled: the service's total is what the HUD shows.
       await until(async () => (await opened.toasts()).every((t) => t[2] === 'confirmed'), 'both toasts confirmed');
