@@ -242,7 +242,7 @@ export async function startStack(pages: ExtraPages = {}): Promise<Stack> {
  * Starts the stack before the file's tests and stops it (browser included) after them. The returned function runs
  * one test in a fresh browser context, with emulator faults if given; context, faults and blocking end with it.
  */
-export function useBrowserStack(pages: ExtraPages = {}) {
+export function setupBrowserStack(pages: ExtraPages = {}) {
   let stack: Stack | undefined;
   beforeAll(async () => {
     stack = await startStack(pages);

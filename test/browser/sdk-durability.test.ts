@@ -1,9 +1,9 @@
 // The outbox survives a page reload: in the middle of a flush (the batch in flight at the relay), and before any
 // flush (network blocked). The verdict reads the emulator's ledger: every issued key exactly once, with its points.
 import { describe, expect, it } from 'vitest';
-import { expectExactlyOnce, nextAward, openSdkPage, serviceKey, uniqueId, until, useBrowserStack, type OpenedPage, type Stack } from './harness.js';
+import { expectExactlyOnce, nextAward, openSdkPage, serviceKey, uniqueId, until, setupBrowserStack, type OpenedPage, type Stack } from './harness.js';
 
-const inContext = useBrowserStack();
+const inContext = setupBrowserStack();
 
 describe('SDK in Chromium: durability across reloads', () => {
   it('a reload while a batch is in flight: the new page resends the same keys; each is applied exactly once', () =>

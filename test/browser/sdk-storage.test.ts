@@ -1,9 +1,9 @@
 // IndexedDB refused before the SDK loads (as in a context where storage is blocked): the SDK says so with
 // storage:degraded, keeps working in memory, and goes back to IndexedDB once it opens again.
 import { describe, expect, it } from 'vitest';
-import { expectExactlyOnce, openSdkPage, uniqueId, until, useBrowserStack } from './harness.js';
+import { expectExactlyOnce, openSdkPage, uniqueId, until, setupBrowserStack } from './harness.js';
 
-const inContext = useBrowserStack();
+const inContext = setupBrowserStack();
 
 describe('SDK in Chromium: storage degraded', () => {
   it('indexedDB.open throws: storage:degraded, awards still land exactly once from memory; the poll recovers the store', () =>

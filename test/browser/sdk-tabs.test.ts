@@ -1,9 +1,9 @@
 // Several tabs of one origin: one flusher per storage name (Web Locks), queue and totals shared over a
 // BroadcastChannel, and a second storage name that is a separate outbox flushed on its own.
 import { describe, expect, it } from 'vitest';
-import { expectExactlyOnce, nextAward, openSdkPage, uniqueId, until, type OpenedPage, type ProxiedAward, useBrowserStack } from './harness.js';
+import { expectExactlyOnce, nextAward, openSdkPage, uniqueId, until, type OpenedPage, type ProxiedAward, setupBrowserStack } from './harness.js';
 
-const inContext = useBrowserStack();
+const inContext = setupBrowserStack();
 
 const award = (tab: OpenedPage, points: number[]) => tab.sdk((page, pts) => pts.map((p) => page.award(p)), points);
 const drained = (tab: OpenedPage) => until(async () => (await tab.sdk((page) => page.pendingKeys())).length === 0, `tab to drain`);

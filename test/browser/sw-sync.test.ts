@@ -4,9 +4,9 @@
 import { performance } from 'node:perf_hooks';
 import type { BrowserContext } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { expectExactlyOnce, nextAward, openSdkPage, uniqueId, until, type OpenedPage, type Stack, useBrowserStack } from './harness.js';
+import { expectExactlyOnce, nextAward, openSdkPage, uniqueId, until, type OpenedPage, type Stack, setupBrowserStack } from './harness.js';
 
-const inContext = useBrowserStack();
+const inContext = setupBrowserStack();
 
 interface Scenario {
   sub: string;

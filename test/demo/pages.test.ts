@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ledgerOf as ledgerAt, numberIn, shots, uniqueId, useDemoServer, waitForNumber } from './harness.js';
+import { ledgerOf as ledgerAt, numberIn, shots, uniqueId, setupDemoServer, waitForNumber } from './harness.js';
 
 // The demo in real Chromium, served by Vite's dev server with the quest-points plugin (emulator + dev relay).
-const demo = useDemoServer('pages');
+const demo = setupDemoServer('pages');
 const open = (path: string) => demo.open(path);
 const ledgerOf = (serviceUserId: string) => ledgerAt(demo.base, serviceUserId);
 const base = () => demo.base;

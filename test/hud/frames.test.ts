@@ -4,9 +4,9 @@
 // A frame "over 16.7 ms" is a rAF interval above one 60 Hz vsync (with 2 ms of timer slack): a missed frame.
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { uniqueId, useBrowserStack } from '../browser/harness.js';
+import { uniqueId, setupBrowserStack } from '../browser/harness.js';
 
-const inContext = useBrowserStack({ hud: fileURLToPath(new URL('pages/hud-page.ts', import.meta.url)) });
+const inContext = setupBrowserStack({ hud: fileURLToPath(new URL('pages/hud-page.ts', import.meta.url)) });
 
 const RUN_MS = 10_000;
 const SLICE_MS = 500;

@@ -5,10 +5,10 @@ import { AxeBuilder } from '@axe-core/playwright';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { expectExactlyOnce, uniqueId, until, useBrowserStack, type Stack } from '../browser/harness.js';
+import { expectExactlyOnce, uniqueId, until, setupBrowserStack, type Stack } from '../browser/harness.js';
 import type { HudPage } from './pages/hud-page.js';
 
-const inContext = useBrowserStack({ hud: fileURLToPath(new URL('pages/hud-page.ts', import.meta.url)) });
+const inContext = setupBrowserStack({ hud: fileURLToPath(new URL('pages/hud-page.ts', import.meta.url)) });
 
 interface Opened {
   page: Page;

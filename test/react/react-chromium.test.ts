@@ -3,10 +3,10 @@
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, ConsoleMessage, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { uniqueId, until, useBrowserStack, type Stack } from '../browser/harness.js';
+import { uniqueId, until, setupBrowserStack, type Stack } from '../browser/harness.js';
 import type { ReactPage } from './pages/react-page.js';
 
-const inContext = useBrowserStack({ react: fileURLToPath(new URL('pages/react-page.ts', import.meta.url)) });
+const inContext = setupBrowserStack({ react: fileURLToPath(new URL('pages/react-page.ts', import.meta.url)) });
 
 interface Opened {
   page: Page;
