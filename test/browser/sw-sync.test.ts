@@ -240,7 +240,7 @@ describe('quest-points/sw: delivery with every tab closed (Chromium Background S
         await goOffline(stack, context);
         const keys = await other.sdk((page) => Array.from({ length: 10 }, (_, i) => page.award(i + 1)));
         expect(await other.sdk((page, k) => page.persisted(k), keys)).toEqual(keys.map(() => true));
-        keys.forEach((key, i) => issued.set(key, i + 1));
+        for (const [i, key] of keys.entries()) issued.set(key, i + 1);
         await other.page.close();
         stack.dropTab(other === others[0] ? 'second' : 'third');
       }
