@@ -75,7 +75,7 @@ describe('demo accessibility in use', { timeout: 90_000 }, () => {
     const state = () => page.evaluate(() => (window as unknown as { questPointsDemo: { game: { state(): GameState } } }).questPointsDemo.game.state());
 
     // Reach the canvas by Tab from the top of the page; it has a name and its instructions.
-    await expect.poll(() => page.evaluate(() => (window as any).questPointsDemo !== undefined)).toBe(true);
+    await expect.poll(() => page.evaluate(() => 'questPointsDemo' in window)).toBe(true);
     let tabs = 0;
     while (!(await page.evaluate(() => document.activeElement?.id === 'stage'))) {
       expect(++tabs, 'Tab never reached the game canvas').toBeLessThan(20);
