@@ -21,7 +21,10 @@ const gatedFetch: typeof fetch = (input, init) => (offline ? Promise.reject(new 
 /** Yield to the event loop (a task, not a microtask), without setTimeout's 4 ms clamp. */
 const nextTask = () => new Promise<void>((resolve) => {
   const { port1, port2 } = new MessageChannel();
-  port1.onmessage = () => (port1.close(), resolve());
+  port1.onmessage = () => {
+    port1.close();
+    resolve();
+  };
   port2.postMessage(null);
 });
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -272,7 +275,9 @@ async function frames({ seconds, sdk }: { seconds: number; sdk: boolean }) {
 }
 
 const bench = {
-  configure: (s: PageSetup) => void (setup = s),
+  configure: (s: PageSetup) => {
+    setup = s;
+  },
   crossOriginIsolated: () => globalThis.crossOriginIsolated === true,
   awardCost,
   setCost,

@@ -37,7 +37,7 @@ const us = (ms: number) => ms * 1000;
 /** Calls one of the page's phases and returns its result. */
 function call<K extends keyof PageBench>(page: Page, name: K, arg?: Parameters<PageBench[K]>[0]): Promise<Awaited<ReturnType<PageBench[K]>>> {
   return page.evaluate(
-    ([n, a]) => ((globalThis as any).qpBench as any)[n](a),
+    ([n, a]) => ((globalThis as unknown as { qpBench: Record<string, (arg: unknown) => unknown> }).qpBench[n]!)(a),
     [name, arg] as const,
   ) as Promise<Awaited<ReturnType<PageBench[K]>>>;
 }

@@ -5,7 +5,7 @@
 import { createServer, request, Agent, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { signPlayerToken, startRelay } from '../../src/relay/index.js';
+import { signPlayerToken, startRelay, type RunningServer } from '../../src/relay/index.js';
 import { bundlePage } from '../lib/bundle.js';
 import { spawnEmulator } from '../lib/emulator-process.js';
 
@@ -31,7 +31,7 @@ const PAGE = '<!doctype html><meta charset="utf-8"><title>quest-points bench</ti
 export async function startBenchServer(): Promise<BenchServer> {
   const script = await bundlePage(fileURLToPath(new URL('./page.ts', import.meta.url)));
   const emulator = await spawnEmulator(API_KEY);
-  let relay;
+  let relay: RunningServer;
   try {
     relay = await startRelay({
       port: 0,

@@ -36,5 +36,7 @@ export function logEvents(client: QuestPoints, list: HTMLOListElement, max = 12)
     client.on(name, listener as never);
     return () => client.off(name, listener as never);
   });
-  return () => stops.forEach((stop) => stop());
+  return () => {
+    for (const stop of stops) stop();
+  };
 }

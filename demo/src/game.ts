@@ -11,7 +11,7 @@ mountHud(client);
 // The player's HUD, in the game: over the canvas, listening to the same client. It is the one that announces the
 // total (politely, a sentence at a time), so the side panel's copy of the total stays quiet.
 const gameHud = attachHud(client, { parent: byId('stage-box'), toasts: 3 });
-byId('hud-total').parentElement!.removeAttribute('aria-live');
+byId('hud-total').parentElement?.removeAttribute('aria-live');
 bindOfflineCheckbox(byId<HTMLInputElement>('offline-switch'), offline);
 
 const caught = byId('hud-caught');

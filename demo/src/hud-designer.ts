@@ -44,6 +44,7 @@ const inputs = VARIABLES.map((variable) => {
   const input = document.createElement('input');
   input.type = variable.unit ? 'range' : 'color';
   if (variable.unit) Object.assign(input, { min: String(variable.min), max: String(variable.max), step: String(variable.step) });
+  input.defaultValue = variable.value;
   input.value = variable.value;
   input.dataset.variable = variable.name;
   input.addEventListener('input', () => {
@@ -70,15 +71,15 @@ const wordInputs = (Object.keys(HUD_STRINGS) as (keyof HudStrings)[]).map((key) 
 
 /** WCAG relative luminance of #rrggbb. */
 function luminance(hex: string): number {
-  const [r, g, b] = [1, 3, 5].map((i) => {
+  const channel = (i: number) => {
     const c = parseInt(hex.slice(i, i + 2), 16) / 255;
     return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-  });
-  return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+  };
+  return 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5);
 }
 const contrast = (a: string, b: string) => {
-  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
-  return (hi! + 0.05) / (lo! + 0.05);
+  const [la, lb] = [luminance(a), luminance(b)];
+  return (Math.max(la, lb) + 0.05) / (Math.min(la, lb) + 0.05);
 };
 
 function update() {
@@ -89,7 +90,11 @@ function update() {
     ? `// hud is the <quest-points-hud> element (or what attachHud() returned)\nhud.strings = ${JSON.stringify(words, null, 2)};\n`
     : '// the default words: nothing to set\n';
   hud.strings = words;
-  const colour = (name: string) => inputs.find((input) => input.dataset.variable === name)!.value;
+  const colour = (name: string) => {
+    const input = inputs.find((candidate) => candidate.dataset.variable === name);
+    if (!input) throw new Error(`no input for ${name}`);
+    return input.value;
+  };
   const bg = colour('--qp-hud-bg');
   byId('contrast').replaceChildren(
     ...COLOURS.filter((v) => v.name !== '--qp-hud-bg').map((v) => {
@@ -107,8 +112,8 @@ function update() {
 byId('reset').addEventListener('click', () => {
   changed.clear();
   for (const key of Object.keys(words)) delete words[key as keyof HudStrings];
-  inputs.forEach((input, i) => (input.value = VARIABLES[i]!.value));
-  wordInputs.forEach((input) => (input.value = HUD_STRINGS[input.dataset.word as keyof HudStrings]));
+  for (const input of inputs) input.value = input.defaultValue;
+  for (const input of wordInputs) input.value = HUD_STRINGS[input.dataset.word as keyof HudStrings];
   update();
 });
 byId('every-state').addEventListener('click', () => preview.showEveryState());
@@ -134,7 +139,8 @@ byId('copy-strings').addEventListener('click', () => void copy('strings-output',
 const canvas = byId<HTMLCanvasElement>('preview-canvas');
 canvas.width = 480;
 canvas.height = 640;
-const ctx = canvas.getContext('2d')!;
+const ctx = canvas.getContext('2d');
+if (!ctx) throw new Error('no 2D context for the preview canvas');
 ctx.fillStyle = '#0e1a2b';
 ctx.fillRect(0, 0, 480, 640);
 for (let i = 0; i < 40; i++) {

@@ -58,7 +58,9 @@ export function mountHud(client: QuestPoints): () => void {
     client.subscribe(showSnapshot),
     logEvents(client, byId<HTMLOListElement>('hud-events')),
   ];
-  return () => stops.forEach((stop) => stop());
+  return () => {
+    for (const stop of stops) stop();
+  };
 }
 
 /** The HUD's markup, shared by the canvas and the Phaser page. */

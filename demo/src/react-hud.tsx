@@ -1,7 +1,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { QuestPointsProvider, usePoints, useQuestPoints, useQuestPointsStatus } from '../../src/react/index.js';
-import { createOfflineSwitch, devToken, formatPoints, playerId, QUEST_ID, type OfflineSwitch } from './session.js';
+import { byId, createOfflineSwitch, devToken, formatPoints, playerId, QUEST_ID, type OfflineSwitch } from './session.js';
 
 // The React face: the provider makes the client (and closes it on unmount), usePoints() gives the live view of this
 // player's points, useQuestPointsStatus() the connection and queue. StrictMode, as a React app would ship in dev.
@@ -68,6 +68,7 @@ function Status({ offlineSwitch }: { offlineSwitch: OfflineSwitch }) {
         <dd>{status.authRequired ? 'token refused: sending paused' : 'ok'}</dd>
       </dl>
       <label className="switch">
+        {/* biome-ignore lint/a11y/useAriaPropsForRole: a native checkbox exposes its checked state as aria-checked (HTML-AAM); an aria-checked here could only disagree with it */}
         <input type="checkbox" role="switch" defaultChecked={offlineSwitch.offline} onChange={(e) => offlineSwitch.set(e.currentTarget.checked)} /> Offline
         switch (fail every request)
       </label>
@@ -75,7 +76,7 @@ function Status({ offlineSwitch }: { offlineSwitch: OfflineSwitch }) {
   );
 }
 
-createRoot(document.getElementById('root')!).render(
+createRoot(byId('root')).render(
   <StrictMode>
     <QuestPointsProvider
       options={{

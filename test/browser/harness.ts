@@ -96,7 +96,7 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 const isAwardPath = (path: string) => path === '/batch/points' || /^\/group-quests\/[^/]+\/points$/.test(path);
 
 function keysOf(path: string, body: Buffer, req: IncomingMessage): string[] {
-  if (path !== '/batch/points') return [String(req.headers['idempotency-key'] ?? req.headers['idempotency_key'] ?? '')];
+  if (path !== '/batch/points') return [String(req.headers['idempotency-key'] ?? req.headers.idempotency_key ?? '')];
   try {
     return (JSON.parse(body.toString()) as { awards: { idempotencyKey: string }[] }).awards.map((a) => a.idempotencyKey);
   } catch {
@@ -132,10 +132,17 @@ export async function startStack(pages: ExtraPages = {}): Promise<Stack> {
   async function proxy(req: IncomingMessage, res: ServerResponse, path: string) {
     const body = await readBody(req);
     const owner = tokenOwners.get(String(req.headers.authorization ?? '').replace(/^Bearer /, '')) ?? { tab: '?', instance: '?' };
-    if (droppedTabs.has(owner.tab)) return void (dropped++, req.socket.destroy());
+    if (droppedTabs.has(owner.tab)) {
+      dropped++;
+      req.socket.destroy();
+      return;
+    }
     const entry: ProxiedAward | undefined =
       req.method === 'POST' && isAwardPath(path.split('?')[0]!) ? { ...owner, path, keys: keysOf(path, body, req), start: performance.now() } : undefined;
-    if (entry) awards.push(entry), proxyEvents.emit('start', entry);
+    if (entry) {
+      awards.push(entry);
+      proxyEvents.emit('start', entry);
+    }
     const headers: Record<string, string> = {};
     for (const name of ['authorization', 'content-type', 'idempotency-key', 'idempotency_key', 'x-request-id'])
       if (typeof req.headers[name] === 'string') headers[name] = req.headers[name];
@@ -151,12 +158,17 @@ export async function startStack(pages: ExtraPages = {}): Promise<Stack> {
     } catch {}
     res.on('error', () => {});
     res.writeHead(status, answerHeaders);
+    const ended = (answered: ProxiedAward, endStatus: number) => {
+      answered.end = performance.now();
+      answered.status = endStatus;
+      proxyEvents.emit('end', answered);
+    };
     res.end(answer, () => {
-      if (entry) (entry.end = performance.now()), (entry.status = status), proxyEvents.emit('end', entry);
+      if (entry) ended(entry, status);
     });
     // end's callback does not run when the page went away first.
     res.on('close', () => {
-      if (entry && entry.end === undefined) (entry.end = performance.now()), (entry.status = 0), proxyEvents.emit('end', entry);
+      if (entry && entry.end === undefined) ended(entry, 0);
     });
   }
 
@@ -166,7 +178,11 @@ export async function startStack(pages: ExtraPages = {}): Promise<Stack> {
       res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
       res.end(text);
     };
-    if (url.pathname.startsWith('/api/') && blocked) return void (dropped++, req.socket.destroy());
+    if (url.pathname.startsWith('/api/') && blocked) {
+      dropped++;
+      req.socket.destroy();
+      return;
+    }
     if (url.pathname.startsWith('/api/')) return void proxy(req, res, url.pathname.slice(4) + url.search);
     if (url.pathname === '/sdk.html') return send(200, 'text/html', PAGE_HTML);
     if (url.pathname === '/sdk-page.js') return send(200, 'text/javascript', script);
@@ -200,7 +216,10 @@ export async function startStack(pages: ExtraPages = {}): Promise<Stack> {
       }
       tokenRequests.push({ sub, tab, instance, refused: false, at });
       served.token(sub, { email: `${label}@tabs.example` }, { ttl: '10m' }).then(
-        (token) => (tokenOwners.set(token, { tab, instance }), send(200, 'application/json', JSON.stringify({ token }))),
+        (token) => {
+          tokenOwners.set(token, { tab, instance });
+          send(200, 'application/json', JSON.stringify({ token }));
+        },
         (error: Error) => send(400, 'application/json', JSON.stringify({ success: false, message: error.message })),
       );
       return;
@@ -219,8 +238,12 @@ export async function startStack(pages: ExtraPages = {}): Promise<Stack> {
     proxyEvents,
     setFaults: served.setFaults,
     tokenRequests,
-    tokenOutage: ({ forMs, status, retryAfterSeconds }) => void (outage = { until: performance.now() + forMs, status, retryAfterSeconds }),
-    blockApi: (value) => void (blocked = value),
+    tokenOutage: ({ forMs, status, retryAfterSeconds }) => {
+      outage = { until: performance.now() + forMs, status, retryAfterSeconds };
+    },
+    blockApi: (value) => {
+      blocked = value;
+    },
     dropTab: (tab) => void droppedTabs.add(tab),
     undropTabs: () => droppedTabs.clear(),
     dropped: () => dropped,
@@ -242,7 +265,7 @@ export async function startStack(pages: ExtraPages = {}): Promise<Stack> {
  * Starts the stack before the file's tests and stops it (browser included) after them. The returned function runs
  * one test in a fresh browser context, with emulator faults if given; context, faults and blocking end with it.
  */
-export function useBrowserStack(pages: ExtraPages = {}) {
+export function setupBrowserStack(pages: ExtraPages = {}) {
   let stack: Stack | undefined;
   beforeAll(async () => {
     stack = await startStack(pages);
@@ -310,7 +333,7 @@ export async function openSdkPage(stack: Stack, context: BrowserContext, options
     errors,
     expectNetworkErrors: (pattern) => void expected.push(pattern),
     sdk: (fn, arg) =>
-      page.evaluate(([source, a]) => new Function('page', 'arg', `return (${source})(page, arg)`)((window as any).sdkPage, a), [fn.toString(), arg] as const),
+      page.evaluate(([source, a]) => new Function('page', 'arg', `return (${source})(page, arg)`)((window as unknown as { sdkPage: SdkPage }).sdkPage, a), [fn.toString(), arg] as const),
     ready,
   };
 }
@@ -320,7 +343,10 @@ export function nextAward(stack: Stack, match: (entry: ProxiedAward) => boolean,
   const seen = stack.awards.find(match);
   if (seen) return Promise.resolve(seen);
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => (stack.proxyEvents.off('start', onStart), reject(new Error('no such award request reached the proxy'))), timeoutMs);
+    const timer = setTimeout(() => {
+      stack.proxyEvents.off('start', onStart);
+      reject(new Error('no such award request reached the proxy'));
+    }, timeoutMs);
     const onStart = (entry: ProxiedAward) => {
       if (!match(entry)) return;
       clearTimeout(timer);

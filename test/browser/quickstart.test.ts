@@ -109,7 +109,7 @@ describe('README quick start in Chromium', () => {
     page.on('pageerror', (error) => errors.push(error.message));
     const network = { offline: false };
     await serveGame(page, network);
-    await page.goto(ORIGIN + '/');
+    await page.goto(`${ORIGIN}/`);
     // The snippet's own award on load; the start-up read brings the 40 already held.
     await expect.poll(() => lastTotal(page), { timeout: 15_000 }).toBe(45);
 

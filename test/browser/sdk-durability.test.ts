@@ -1,9 +1,9 @@
 // The outbox survives a page reload: in the middle of a flush (the batch in flight at the relay), and before any
 // flush (network blocked). The verdict reads the emulator's ledger: every issued key exactly once, with its points.
 import { describe, expect, it } from 'vitest';
-import { expectExactlyOnce, nextAward, openSdkPage, serviceKey, uniqueId, until, useBrowserStack, type OpenedPage, type Stack } from './harness.js';
+import { expectExactlyOnce, nextAward, openSdkPage, serviceKey, uniqueId, until, setupBrowserStack, type OpenedPage, type SdkPage, type Stack } from './harness.js';
 
-const inContext = useBrowserStack();
+const inContext = setupBrowserStack();
 
 describe('SDK in Chromium: durability across reloads', () => {
   it('a reload while a batch is in flight: the new page resends the same keys; each is applied exactly once', () =>
@@ -129,7 +129,7 @@ describe('SDK in Chromium: durability across reloads', () => {
       const tab = await openSdkPage(stack, context, { sub, storage: 'durable-persisted', backoffBase: 100, backoffMax: 500 });
       await awardsAcrossReloads(stack, tab, sub, 5, (round) =>
         tab.page.evaluate(async (points) => {
-          const page = (window as any).sdkPage;
+          const page = (window as unknown as { sdkPage: SdkPage }).sdkPage;
           const key: string = page.award(points);
           // The promise under test: it must exist and resolve true before the page navigates away.
           const persisted = await page.persisted([key]);
@@ -151,7 +151,7 @@ describe('SDK in Chromium: durability across reloads', () => {
       // Each round loses its awards in roughly a third of runs (more awards, a longer write): 20 rounds of 20.
       await awardsAcrossReloads(stack, tab, sub, 20, (round) =>
         tab.page.evaluate((points) => {
-          const page = (window as any).sdkPage;
+          const page = (window as unknown as { sdkPage: SdkPage }).sdkPage;
           const keys: string[] = Array.from({ length: 20 }, () => page.award(points));
           sessionStorage.setItem(`issued:${points}`, JSON.stringify(keys));
           location.reload();

@@ -1,9 +1,9 @@
 // The browser goes offline (context.setOffline): awards queue and show as pending; back online, the `online` event
 // sends them, each exactly once.
 import { describe, expect, it } from 'vitest';
-import { expectExactlyOnce, openSdkPage, uniqueId, until, useBrowserStack } from './harness.js';
+import { expectExactlyOnce, openSdkPage, uniqueId, until, setupBrowserStack } from './harness.js';
 
-const inContext = useBrowserStack();
+const inContext = setupBrowserStack();
 
 describe('SDK in Chromium: offline -> online', () => {
   it('awards queue while offline; the online event flushes them; each lands once; queue:drained', () =>

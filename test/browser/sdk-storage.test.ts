@@ -1,9 +1,12 @@
 // IndexedDB refused before the SDK loads (as in a context where storage is blocked): the SDK says so with
 // storage:degraded, keeps working in memory, and goes back to IndexedDB once it opens again.
 import { describe, expect, it } from 'vitest';
-import { expectExactlyOnce, openSdkPage, uniqueId, until, useBrowserStack } from './harness.js';
+import { expectExactlyOnce, openSdkPage, uniqueId, until, setupBrowserStack } from './harness.js';
 
-const inContext = useBrowserStack();
+const inContext = setupBrowserStack();
+
+/** The page's window once the init script kept a way to put IndexedDB back. */
+type Restorable = { restoreIndexedDB: () => void };
 
 describe('SDK in Chromium: storage degraded', () => {
   it('indexedDB.open throws: storage:degraded, awards still land exactly once from memory; the poll recovers the store', () =>
@@ -12,7 +15,9 @@ describe('SDK in Chromium: storage degraded', () => {
       // What Chromium throws where IndexedDB is denied; the real open is kept to put back later.
       await context.addInitScript(() => {
         const realOpen = IDBFactory.prototype.open;
-        (window as any).restoreIndexedDB = () => void (IDBFactory.prototype.open = realOpen);
+        (window as unknown as Restorable).restoreIndexedDB = () => {
+          IDBFactory.prototype.open = realOpen;
+        };
         IDBFactory.prototype.open = () => {
           throw new DOMException('access to the Indexed Database API is denied in this context', 'SecurityError');
         };
@@ -33,7 +38,7 @@ describe('SDK in Chromium: storage degraded', () => {
       expect((await tab.sdk((page) => page.snapshot())).points[0]).toMatchObject({ totalPoints: 9, pendingPoints: 0 });
 
       // IndexedDB works again: a poll notices and the next award goes through the store.
-      await tab.page.evaluate(() => (window as any).restoreIndexedDB());
+      await tab.page.evaluate(() => (window as unknown as Restorable).restoreIndexedDB());
       await until(async () => (await tab.sdk((page) => page.snapshot())).storage === 'indexeddb', 'the store to recover');
       const again = await tab.sdk((page) => page.award(5));
       issued.set(again, 5);

@@ -1,9 +1,9 @@
 // Several tabs of one origin: one flusher per storage name (Web Locks), queue and totals shared over a
 // BroadcastChannel, and a second storage name that is a separate outbox flushed on its own.
 import { describe, expect, it } from 'vitest';
-import { expectExactlyOnce, nextAward, openSdkPage, uniqueId, until, type OpenedPage, type ProxiedAward, useBrowserStack } from './harness.js';
+import { expectExactlyOnce, nextAward, openSdkPage, uniqueId, until, type OpenedPage, type ProxiedAward, setupBrowserStack } from './harness.js';
 
-const inContext = useBrowserStack();
+const inContext = setupBrowserStack();
 
 const award = (tab: OpenedPage, points: number[]) => tab.sdk((page, pts) => pts.map((p) => page.award(p)), points);
 const drained = (tab: OpenedPage) => until(async () => (await tab.sdk((page) => page.pendingKeys())).length === 0, `tab to drain`);
@@ -12,11 +12,8 @@ const eventsOf = (tab: OpenedPage) => tab.sdk((page) => page.events);
 /** Pairs of award requests whose [start, end] intervals intersect. */
 function overlapping(requests: ProxiedAward[]): [ProxiedAward, ProxiedAward][] {
   const pairs: [ProxiedAward, ProxiedAward][] = [];
-  requests.forEach((a, i) =>
-    requests.slice(i + 1).forEach((b) => {
-      if (a.start < (b.end ?? Infinity) && b.start < (a.end ?? Infinity)) pairs.push([a, b]);
-    }),
-  );
+  for (const [i, a] of requests.entries())
+    for (const b of requests.slice(i + 1)) if (a.start < (b.end ?? Infinity) && b.start < (a.end ?? Infinity)) pairs.push([a, b]);
   return pairs;
 }
 
@@ -29,7 +26,9 @@ describe('SDK in Chromium: tabs', () => {
       const a = await openSdkPage(stack, context, { ...options, tab: 'A' });
       const b = await openSdkPage(stack, context, { ...options, tab: 'B' });
       const issued = new Map<string, number>();
-      const record = (keys: string[], points: number[]) => keys.forEach((key, i) => issued.set(key, points[i]!));
+      const record = (keys: string[], points: number[]) => {
+        for (const [i, key] of keys.entries()) issued.set(key, points[i]!);
+      };
 
       // Tab A alone: B hears of A's awards as they are queued and as they are acknowledged.
       const aKeys = await award(a, [1, 2, 3]);

@@ -4,9 +4,9 @@
 import { performance } from 'node:perf_hooks';
 import type { BrowserContext } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { expectExactlyOnce, nextAward, openSdkPage, uniqueId, until, type OpenedPage, type Stack, useBrowserStack } from './harness.js';
+import { expectExactlyOnce, nextAward, openSdkPage, uniqueId, until, type OpenedPage, type Stack, setupBrowserStack } from './harness.js';
 
-const inContext = useBrowserStack();
+const inContext = setupBrowserStack();
 
 interface Scenario {
   sub: string;
@@ -240,7 +240,7 @@ describe('quest-points/sw: delivery with every tab closed (Chromium Background S
         await goOffline(stack, context);
         const keys = await other.sdk((page) => Array.from({ length: 10 }, (_, i) => page.award(i + 1)));
         expect(await other.sdk((page, k) => page.persisted(k), keys)).toEqual(keys.map(() => true));
-        keys.forEach((key, i) => issued.set(key, i + 1));
+        for (const [i, key] of keys.entries()) issued.set(key, i + 1);
         await other.page.close();
         stack.dropTab(other === others[0] ? 'second' : 'third');
       }

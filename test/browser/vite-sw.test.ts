@@ -13,6 +13,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../helpers/chromium.js';
 import { stageProject, type StagedProject } from '../helpers/stage.js';
 import { until } from '../helpers/until.js';
+import type { QuestPoints } from '../../src/client/index.js';
+
+/** The demo app's window: its client on `qp`. */
+type AppWindow = { qp: QuestPoints };
+/** Background Sync is not in TypeScript's DOM lib. */
+type SyncRegistration = ServiceWorkerRegistration & { sync: { getTags(): Promise<string[]> } };
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -43,7 +49,10 @@ function recorder() {
           };
           const write = res.write.bind(res) as (...args: unknown[]) => boolean;
           const end = res.end.bind(res) as (...args: unknown[]) => typeof res;
-          res.write = ((chunk: unknown, ...rest: unknown[]) => (take(chunk), write(chunk, ...rest))) as typeof res.write;
+          res.write = ((chunk: unknown, ...rest: unknown[]) => {
+            take(chunk);
+            return write(chunk, ...rest);
+          }) as typeof res.write;
           res.end = ((chunk?: unknown, ...rest: unknown[]) => {
             take(chunk);
             try {
@@ -59,13 +68,19 @@ function recorder() {
           // really offline sees it fail): it must not stand in for the worker.
           const dropped = pageClosed && !minted.some((m) => m.token === token && m.afterClose);
           sends.push({ token, at: performance.now(), dropped });
-          if (dropped) return void req.socket.destroy();
+          if (dropped) {
+            req.socket.destroy();
+            return;
+          }
         }
         next();
       });
     },
   };
-  return { plugin, minted, sends, closePage: () => void (pageClosed = true) };
+  const closePage = () => {
+    pageClosed = true;
+  };
+  return { plugin, minted, sends, closePage };
 }
 
 let project: StagedProject;
@@ -129,17 +144,20 @@ describe('docs/sdk.md "With Vite", in Chromium', () => {
         return { scope: r.scope, script: r.active?.scriptURL };
       });
       expect(registration).toEqual({ scope: `${base}/`, script: `${base}/quest-points-sw.js` });
-      await until(() => page.evaluate(() => (window as any).qp.getSnapshot().points && Object.values((window as any).qp.getSnapshot().points).some((v: any) => v.confirmedAt)), 'the first read of the points');
+      await until(
+        () => page.evaluate(() => Object.values((window as unknown as AppWindow).qp.getSnapshot().points).some((v) => v.confirmedAt)),
+        'the first read of the points',
+      );
 
       await context.setOffline(true);
       const points = Array.from({ length: 12 }, (_, i) => i + 1);
       const keys: string[] = await page.evaluate(async (pts) => {
-        const handles = pts.map((eventPoints) => (window as any).qp.award({ eventPoints, eventName: 'vite_award' }));
-        await Promise.all(handles.map((h: any) => h.persisted));
-        return handles.map((h: any) => h.idempotencyKey);
+        const handles = pts.map((eventPoints) => (window as unknown as AppWindow).qp.award({ eventPoints, eventName: 'vite_award' }));
+        await Promise.all(handles.map((h) => h.persisted));
+        return handles.map((h) => h.idempotencyKey);
       }, points);
       expect(new Set(keys).size).toBe(points.length);
-      const tags = () => page.evaluate(async () => ((await navigator.serviceWorker.ready) as any).sync.getTags() as Promise<string[]>);
+      const tags = () => page.evaluate(async () => ((await navigator.serviceWorker.ready) as SyncRegistration).sync.getTags());
       await until(async () => (await tags()).includes('quest-points'), 'the sync tag');
       await page.close();
       seen.closePage();
@@ -174,8 +192,8 @@ describe('docs/sdk.md "With Vite", in Chromium', () => {
       next.on('pageerror', (error) => errors.push(error.message));
       await next.goto(`${base}/`);
       await next.waitForFunction(() => 'qp' in window, undefined, { timeout: 30_000 });
-      expect(await next.evaluate(async () => ((await (window as any).qp.pending()) as unknown[]).length)).toBe(0);
-      expect(await next.evaluate(async () => ((await navigator.serviceWorker.ready) as any).sync.getTags())).toEqual([]);
+      expect(await next.evaluate(async () => (await (window as unknown as AppWindow).qp.pending()).length)).toBe(0);
+      expect(await next.evaluate(async () => ((await navigator.serviceWorker.ready) as SyncRegistration).sync.getTags())).toEqual([]);
       expect(errors).toEqual([]);
     } finally {
       await context.close();

@@ -4,9 +4,9 @@
 // where there is no service worker or no Background Sync.
 import 'fake-indexeddb/auto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createQuestPoints, type QuestPoints, type QuestPointsOptions } from '../../src/client/index.js';
+import type { QuestPoints } from '../../src/client/index.js';
 import { backgroundSync } from '../../src/sw/page.js';
-import { fakeRelay, json, jwt, testClients, uniqueName, until } from './fake-relay.js';
+import { fakeRelay, json, testClients, until } from './fake-relay.js';
 
 const { client, closeAll } = testClients();
 const open: QuestPoints[] = [];
@@ -25,7 +25,6 @@ function fakeServiceWorker({ sync = true } = {}) {
 }
 
 
-const hanging = fakeRelay((req) => (req.method === 'POST' ? new Promise<undefined>(() => {}) : undefined));
 const silent = fakeRelay(() => new Promise<undefined>(() => {}));
 const busy = fakeRelay((req) => (req.method === 'POST' ? json(503, { success: false, message: 'busy' }) : undefined));
 

@@ -1,8 +1,9 @@
 // @vitest-environment happy-dom
 import 'fake-indexeddb/auto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createQuestPoints, pointsKey, QuestPointsError, type QuestPoints, type QuestPointsOptions } from '../../src/client/index.js';
-import { fakeRelay, json, jwt, testClients, uniqueName, until } from './fake-relay.js';
+import { createQuestPoints, pointsKey, QuestPointsError, type QuestPoints } from '../../src/client/index.js';
+import { awardsIn, batchOf, fakeRelay, json, jwt, testClients, uniqueName, until, type Seen } from './fake-relay.js';
+import type { AwardBody, IdentifyBody } from '../../src/protocol/index.js';
 
 const { client, closeAll } = testClients();
 const open: QuestPoints[] = [];
@@ -114,7 +115,7 @@ describe('flushing', () => {
       req.path === '/api/batch/points'
         ? json(200, {
             success: true,
-            results: req.body.awards.map((a: any) =>
+            results: batchOf(req).map((a) =>
               a.eventPoints === 2
                 ? { idempotencyKey: a.idempotencyKey, outcome: 'rejected', status: 403, message: 'eventName is not allowed' }
                 : { idempotencyKey: a.idempotencyKey, outcome: 'ok' },
@@ -175,7 +176,7 @@ describe('flushing', () => {
   it('a batch refused as a whole (400) is sent one by one so only the bad award is dead-lettered', async () => {
     const relay = fakeRelay((req) => {
       if (req.path === '/api/batch/points') return json(400, { success: false, message: 'awards.1.eventName must be at most 128 characters' });
-      if (req.body?.eventPoints === 2) return json(400, { success: false, message: 'bad award' });
+      if ((req.body as AwardBody | undefined)?.eventPoints === 2) return json(400, { success: false, message: 'bad award' });
       return undefined;
     });
     const qp = client({ fetch: relay.fetch });
@@ -207,7 +208,7 @@ describe('flushing', () => {
     const relay = fakeRelay((req) => {
       if (req.path !== '/api/batch/points') return undefined;
       batch++;
-      const results = req.body.awards.map((a: any, i: number) =>
+      const results = batchOf(req).map((a, i) =>
         batch === 3 || (batch === 2 && i === 0)
           ? { idempotencyKey: a.idempotencyKey, outcome: 'ok' }
           : { idempotencyKey: a.idempotencyKey, outcome: 'retry', reason: 'upstream_error' },
@@ -249,7 +250,7 @@ describe('flushing', () => {
       let refusals = 1;
       const relay = fakeRelay((req) => {
         if (req.path !== '/api/batch/points' || refusals-- <= 0) return undefined;
-        return json(200, { success: true, results: req.body.awards.map((a: { idempotencyKey: string }) => ({ idempotencyKey: a.idempotencyKey, outcome: 'retry', reason })) });
+        return json(200, { success: true, results: batchOf(req).map((a) => ({ idempotencyKey: a.idempotencyKey, outcome: 'retry', reason })) });
       });
       // No default pair: no start-up read, so every request here is the awards' batch.
       const qp = client({ fetch: relay.fetch, serviceUserId: undefined });
@@ -291,11 +292,15 @@ describe('flushing', () => {
     const relay = fakeRelay();
     // No default pair, so no reads: the only requests are the awards'.
     const award = (qp: QuestPoints, eventPoints: number) => qp.award({ eventPoints, serviceUserId: 'player-1' }).settled;
-    const qp = client({ fetch: relay.fetch, serviceUserId: undefined, getToken: () => (tokens++, jwt('p', Date.now() / 1000 + 3600)) });
+    const getToken = (expiresInS: number) => () => {
+      tokens++;
+      return jwt('p', Date.now() / 1000 + expiresInS);
+    };
+    const qp = client({ fetch: relay.fetch, serviceUserId: undefined, getToken: getToken(3600) });
     await award(qp, 1);
     await award(qp, 2);
     expect(tokens).toBe(1);
-    const soon = client({ fetch: relay.fetch, serviceUserId: undefined, getToken: () => (tokens++, jwt('p', Date.now() / 1000 + 10)) });
+    const soon = client({ fetch: relay.fetch, serviceUserId: undefined, getToken: getToken(10) });
     await award(soon, 1);
     await award(soon, 2);
     expect(tokens).toBe(3);
@@ -338,12 +343,15 @@ describe('flushing', () => {
 
 describe('reads', () => {
   const points = { totalPoints: 10, history: [{ createdAt: '2024-01-01T00:00:00.000Z', eventPoints: 10, eventName: 'a', eventDescription: '' }] };
-  const readRelay = (extra?: (req: any) => Response | undefined) =>
+  const readRelay = (extra?: (req: Seen) => Response | undefined) =>
     fakeRelay((req) => {
       const custom = extra?.(req);
       if (custom) return custom;
       if (req.method === 'GET' && req.path === '/api/group-quests/quest-1/points/player-1') return json(200, { success: true, data: points });
-      if (req.path === '/api/users/identify') return json(200, { success: true, data: { serviceUserId: 'user-' + (req.body.email ?? req.body.wallet.address) } });
+      if (req.path === '/api/users/identify') {
+        const body = req.body as IdentifyBody;
+        return json(200, { success: true, data: { serviceUserId: `user-${body.email ?? body.wallet?.address}` } });
+      }
       if (req.path === '/api/group-quests/quest-1/enrolled-users/player-1') return json(200, { success: true, data: { serviceUserId: 'player-1', enrolled: true, currentPoints: 10 } });
       if (req.path.startsWith('/api/group-quests/quest-1/enrolled-users/')) return json(404, { success: false, message: 'User is not enrolled in the quest' });
       return undefined;
@@ -410,7 +418,7 @@ describe('reads', () => {
   it('the own pair is live from the start: read, queued, acknowledged (sent), then confirmed by one read after the drain', async () => {
     let total = 10;
     const relay = readRelay((req) => {
-      if (req.method === 'POST') total += req.body.eventPoints;
+      if (req.method === 'POST') total += (req.body as AwardBody).eventPoints;
       if (req.method === 'GET' && req.path.includes('/points/')) return json(200, { success: true, data: { totalPoints: total, history: [] } });
       return undefined;
     });
@@ -445,7 +453,7 @@ describe('reads', () => {
     const history: { createdAt: string; eventPoints: number; eventName: string; eventDescription: string }[] = [];
     const relay = readRelay((req) => {
       if (req.method === 'POST')
-        for (const a of req.body.awards ?? [req.body]) {
+        for (const a of awardsIn(req)) {
           total += a.eventPoints;
           history.unshift({ createdAt: new Date().toISOString(), eventPoints: a.eventPoints, eventName: a.eventName ?? 'DefaultPointsEvent', eventDescription: '' });
         }
@@ -506,7 +514,7 @@ async function withoutIndexedDB(fn: () => Promise<void>) {
 /** Runs fn while every IndexedDB write fails as over quota. */
 async function withFullDisk(fn: () => Promise<void>) {
   const original = IDBObjectStore.prototype.put;
-  IDBObjectStore.prototype.put = function () {
+  IDBObjectStore.prototype.put = () => {
     throw Object.assign(new Error('full'), { name: 'QuotaExceededError' });
   };
   try {
@@ -527,7 +535,10 @@ describe('storage and environment', () => {
       open.onerror = () => reject(open.error);
       open.onsuccess = () => {
         const get = open.result.transaction('kv').objectStore('kv').get(idempotencyKey);
-        get.onsuccess = () => (resolve(get.result), open.result.close());
+        get.onsuccess = () => {
+          resolve(get.result);
+          open.result.close();
+        };
         get.onerror = () => reject(get.error);
       };
     });
@@ -612,7 +623,10 @@ describe('storage and environment', () => {
     const storageName = uniqueName();
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    const relay = fakeRelay(async () => (await gate, undefined));
+    const relay = fakeRelay(async () => {
+      await gate;
+      return undefined;
+    });
     const a = client({ fetch: relay.fetch, storageName });
     const b = client({ fetch: relay.fetch, storageName });
     const keys = [a.award({ eventPoints: 1 }).idempotencyKey, b.award({ eventPoints: 2 }).idempotencyKey];

@@ -1,11 +1,22 @@
 import { createQuestPoints, type QuestPoints, type QuestPointsOptions } from '../../src/client/index.js';
+import type { AwardBody, BatchRequest, QueuedAward } from '../../src/protocol/index.js';
 
 // A scripted stand-in for the relay: records every request and answers from a per-route handler.
 export interface Seen {
   method: string;
   path: string;
   headers: Record<string, string>;
-  body: any;
+  /** The parsed JSON body, undefined for a read; its shape is the route's (see batchOf, awardsIn). */
+  body: unknown;
+}
+
+/** The awards of a batch request (`POST /api/batch/points`). */
+export const batchOf = (req: Seen): QueuedAward[] => (req.body as BatchRequest).awards;
+
+/** The awards a POST carries: a batch's, or the single award's body. */
+export function awardsIn(req: Seen): AwardBody[] {
+  const body = req.body as Partial<BatchRequest> & AwardBody;
+  return body.awards ?? [body];
 }
 
 export type Handler = (req: Seen) => Response | undefined | Promise<Response | undefined>;
@@ -28,13 +39,13 @@ export function fakeRelay(handler: Handler = () => undefined) {
     });
     if (custom) return custom;
     if (req.path === '/api/batch/points')
-      return json(200, { success: true, results: req.body.awards.map((a: any) => ({ idempotencyKey: a.idempotencyKey, outcome: 'ok' })) });
+      return json(200, { success: true, results: batchOf(req).map((a) => ({ idempotencyKey: a.idempotencyKey, outcome: 'ok' })) });
     if (req.method === 'POST' && /\/points$/.test(req.path)) return json(200, { success: true });
     return json(404, { success: false, message: 'not found' });
   };
   /** Keys of the awards the relay saw, in order, one entry per send. */
   const sentKeys = () =>
-    seen.flatMap((r) => (r.path === '/api/batch/points' ? r.body.awards.map((a: any) => a.idempotencyKey) : (r.headers['idempotency-key'] ?? r.headers.idempotency_key) ? [r.headers['idempotency-key'] ?? r.headers.idempotency_key!] : []));
+    seen.flatMap((r) => (r.path === '/api/batch/points' ? batchOf(r).map((a) => a.idempotencyKey) : (r.headers['idempotency-key'] ?? r.headers.idempotency_key) ? [r.headers['idempotency-key'] ?? r.headers.idempotency_key!] : []));
   return { fetch: fetch as typeof globalThis.fetch, seen, sentKeys };
 }
 

@@ -4,7 +4,7 @@
 import 'fake-indexeddb/auto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createQuestPoints, type PendingAward, type QuestPoints } from '../../src/client/index.js';
-import { fakeRelay, json, jwt, uniqueName, until } from './fake-relay.js';
+import { batchOf, fakeRelay, json, jwt, uniqueName, until } from './fake-relay.js';
 
 const open: QuestPoints[] = [];
 afterEach(async () => {
@@ -76,7 +76,7 @@ describe('pagehide rescue', () => {
     window.dispatchEvent(new Event('pagehide'));
     await until(async () => (await qp.pending()).length === 0);
     // Every batch starts at the oldest award still queued: the fresh one never went ahead of the earlier page's.
-    const batches = relay.seen.filter((r) => r.path === '/api/batch/points').map((r) => r.body.awards.map((a: PendingAward) => a.eventPoints));
+    const batches = relay.seen.filter((r) => r.path === '/api/batch/points').map((r) => batchOf(r).map((a) => a.eventPoints));
     expect(batches.length).toBeGreaterThan(0);
     for (const batch of batches) expect(batch[0]).toBe(1);
     expect(fresh.idempotencyKey).toBeTruthy();

@@ -1,12 +1,12 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { ledgerOf, numberIn, uniqueId, useDemoServer, waitForNumber } from './harness.js';
+import { ledgerOf, numberIn, uniqueId, setupDemoServer, waitForNumber } from './harness.js';
 
 // Accessibility of the demo in real Chromium: axe-core over every page (WCAG 2.x A and AA rules plus best
 // practices), in light and dark colour schemes, and the canvas game played with the keyboard alone.
 
-const demo = useDemoServer('a11y');
+const demo = setupDemoServer('a11y');
 
 type Violation = { id: string; impact?: string | null; help: string; nodes: { target: unknown[] }[] };
 
@@ -75,7 +75,7 @@ describe('demo accessibility in use', { timeout: 90_000 }, () => {
     const state = () => page.evaluate(() => (window as unknown as { questPointsDemo: { game: { state(): GameState } } }).questPointsDemo.game.state());
 
     // Reach the canvas by Tab from the top of the page; it has a name and its instructions.
-    await expect.poll(() => page.evaluate(() => (window as any).questPointsDemo !== undefined)).toBe(true);
+    await expect.poll(() => page.evaluate(() => 'questPointsDemo' in window)).toBe(true);
     let tabs = 0;
     while (!(await page.evaluate(() => document.activeElement?.id === 'stage'))) {
       expect(++tabs, 'Tab never reached the game canvas').toBeLessThan(20);

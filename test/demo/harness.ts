@@ -30,7 +30,7 @@ export interface DemoServer {
  * Registers beforeAll/afterAll that start the demo's Vite server and Chromium. `cacheDir` keeps each file's
  * pre-bundled dependencies apart: two servers optimising phaser into one directory at once could clash.
  */
-export function useDemoServer(cacheName: string): DemoServer {
+export function setupDemoServer(cacheName: string): DemoServer {
   let server: ViteDevServer;
   let browser: Browser;
   let base = '';

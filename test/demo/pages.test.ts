@@ -1,11 +1,30 @@
 import { describe, expect, it } from 'vitest';
-import { ledgerOf as ledgerAt, numberIn, shots, uniqueId, useDemoServer, waitForNumber } from './harness.js';
+import type { QuestPoints } from '../../src/client/index.js';
+import type { QuestPointsHud } from '../../src/hud/index.js';
+import { ledgerOf as ledgerAt, numberIn, shots, uniqueId, setupDemoServer, waitForNumber } from './harness.js';
 
 // The demo in real Chromium, served by Vite's dev server with the quest-points plugin (emulator + dev relay).
-const demo = useDemoServer('pages');
+const demo = setupDemoServer('pages');
 const open = (path: string) => demo.open(path);
 const ledgerOf = (serviceUserId: string) => ledgerAt(demo.base, serviceUserId);
 const base = () => demo.base;
+
+/** The Phaser demo's scene, as far as these tests read it. */
+interface CatchScene {
+  floats: { text: string; y: number }[];
+  pointsText: { text: string };
+  questPoints: { client: QuestPoints };
+}
+type SeenEvent = { name: string; key?: string; online?: boolean };
+/** What the demo pages put on window.questPointsDemo (game.html: gameHud; phaser.html: a Phaser game), and what a test adds. */
+interface DemoWindow {
+  questPointsDemo: {
+    client: QuestPoints;
+    gameHud: QuestPointsHud;
+    game: { scene: { isActive(key: string): boolean; getScene(key: string): CatchScene }; plugins: { get(key: string): { client: QuestPoints } } };
+  };
+  seenEvents: SeenEvent[];
+}
 
 // Generous: the first visit of a page makes Vite transform its modules (Phaser is large), on 2 busy cores.
 describe('demo pages in Chromium', { timeout: 90_000 }, () => {
@@ -36,8 +55,8 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
     expect(sentBefore + queued).toBe(caught);
     // Nothing reaches the service while offline: the SDK tries now (flush ignores the backoff), its request fails as
     // a network error, and the ledger has not moved.
-    const refused = page.evaluate(() => new Promise<string>((resolve) => (window as any).questPointsDemo.client.once('award:retrying', (e: { reason: string }) => resolve(e.reason))));
-    await page.evaluate(() => (window as any).questPointsDemo.client.flush());
+    const refused = page.evaluate(() => new Promise<string>((resolve) => (window as unknown as DemoWindow).questPointsDemo.client.once('award:retrying', (e: { reason: string }) => resolve(e.reason))));
+    await page.evaluate(() => (window as unknown as DemoWindow).questPointsDemo.client.flush());
     expect(await refused).toBe('network');
     expect((await ledgerOf(player)).length).toBe(sentBefore);
 
@@ -49,8 +68,9 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
     await page.locator('#stage-box').screenshot({ path: `${shots}/game-hud-offline.png` });
     // From here the page records what the SDK tells the game: the queued keys must each be reported sent once.
     const queuedKeys = await page.evaluate(async () => {
-      const { client } = (window as any).questPointsDemo;
-      const seen: { name: string; key?: string; online?: boolean }[] = ((window as any).seenEvents = []);
+      const { client } = (window as unknown as DemoWindow).questPointsDemo;
+      const seen: SeenEvent[] = [];
+      (window as unknown as DemoWindow).seenEvents = seen;
       client.on('award:sent', (e: { award: { idempotencyKey: string } }) => seen.push({ name: 'award:sent', key: e.award.idempotencyKey }));
       client.on('connection:changed', (e: { online: boolean }) => seen.push({ name: 'connection:changed', online: e.online }));
       return ((await client.pending()) as { idempotencyKey: string }[]).map((award) => award.idempotencyKey);
@@ -67,7 +87,7 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
     await expect.poll(() => numberIn(page, '#hud-total'), { timeout: 10_000 }).toBe(total);
     await expect.poll(() => page.locator('#hud-pending-points').textContent()).toBe('all confirmed');
     // The in-game HUD shows the same total, over the canvas's top-right corner, and its newest toast is confirmed.
-    expect(await page.evaluate(() => (window as any).questPointsDemo.gameHud.total)).toBe(total);
+    expect(await page.evaluate(() => (window as unknown as DemoWindow).questPointsDemo.gameHud.total)).toBe(total);
     await expect.poll(() => page.locator('#stage-box quest-points-hud [part~=total]').textContent(), { timeout: 5_000 }).toBe(total.toLocaleString('en-US'));
     await expect.poll(hudState, { timeout: 10_000 }).toBe('confirmed');
     const panel = (await page.locator('#stage-box quest-points-hud [part~=panel]').boundingBox())!;
@@ -77,7 +97,7 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
     expect(panel.y).toBeGreaterThanOrEqual(canvas.y);
     expect(panel.y + panel.height).toBeLessThan(canvas.y + canvas.height / 4);
     // The game heard it: back online, then each queued award reported sent exactly once; the HUD's log shows events.
-    const seen = (await page.evaluate(() => (window as any).seenEvents)) as { name: string; key?: string; online?: boolean }[];
+    const seen = await page.evaluate(() => (window as unknown as DemoWindow).seenEvents);
     expect(seen.find((e) => e.name === 'connection:changed')).toEqual({ name: 'connection:changed', online: true });
     expect(seen.filter((e) => e.name === 'award:sent').map((e) => e.key).sort()).toEqual([...queuedKeys].sort());
     expect(await page.locator('#hud-events li[data-event="award:sent"]').count()).toBeGreaterThan(0);
@@ -108,16 +128,16 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
     const player = uniqueId('phaser');
     const opened = await open(`/phaser.html?player=${player}&autoplay`);
     const { page } = opened;
-    await page.waitForFunction(() => (window as any).questPointsDemo?.game?.scene?.isActive('catch'), undefined, { timeout: 60_000 });
+    await page.waitForFunction(() => (window as unknown as Partial<DemoWindow>).questPointsDemo?.game?.scene?.isActive('catch'), undefined, { timeout: 60_000 });
     await waitForNumber(page, '#scene-points', 'v >= 2');
     // Each catch floats a "+N" up from the catch point.
-    const floats = () => page.evaluate(() => (window as any).questPointsDemo.game.scene.getScene('catch').floats.map((t: { text: string; y: number }) => ({ text: t.text, y: t.y })) as { text: string; y: number }[]);
+    const floats = () => page.evaluate(() => (window as unknown as DemoWindow).questPointsDemo.game.scene.getScene('catch').floats.map((t) => ({ text: t.text, y: t.y })));
     const floating = await expect.poll(async () => (await floats()).length, { timeout: 10_000 }).toBeGreaterThan(0).then(floats);
     expect(floating[0]!.text).toMatch(/^\+[15]$/);
     expect(floating[0]!.y).toBeLessThanOrEqual(640 - 40 - 16);
     await page.getByRole('switch', { name: 'Autoplay' }).uncheck();
     await waitForNumber(page, '#hud-queue', 'v === 0');
-    const sceneText = () => page.evaluate(() => (window as any).questPointsDemo.game.scene.getScene('catch').pointsText.text as string);
+    const sceneText = () => page.evaluate(() => (window as unknown as DemoWindow).questPointsDemo.game.scene.getScene('catch').pointsText.text);
     const ledger = await ledgerOf(player);
     await expect.poll(async () => (await ledgerOf(player)).length, { timeout: 10_000 }).toBeGreaterThanOrEqual(ledger.length);
     await expect.poll(async () => {
@@ -126,7 +146,7 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
     }, { timeout: 10_000 }).toBe(true);
     // The scene's this.questPoints (a scene plugin) speaks through the global plugin's client, the page's client.
     expect(await page.evaluate(() => {
-      const demo = (window as any).questPointsDemo;
+      const demo = (window as unknown as DemoWindow).questPointsDemo;
       const client = demo.game.scene.getScene('catch').questPoints.client;
       return client === demo.game.plugins.get('QuestPoints').client && client === demo.client;
     })).toBe(true);

@@ -9,8 +9,14 @@ import { FORWARDED_EVENTS, QuestPointsPlugin } from '../../src/phaser/index.js';
 function fakeClient() {
   const emitter = new EventEmitter();
   const client = {
-    on: (event: string, fn: (...args: unknown[]) => void) => (emitter.on(event, fn), client),
-    off: (event: string, fn?: (...args: unknown[]) => void) => (emitter.off(event, fn), client),
+    on: (event: string, fn: (...args: unknown[]) => void) => {
+      emitter.on(event, fn);
+      return client;
+    },
+    off: (event: string, fn?: (...args: unknown[]) => void) => {
+      emitter.off(event, fn);
+      return client;
+    },
     award: vi.fn(() => ({ idempotencyKey: 'k', settled: Promise.resolve({ outcome: 'sent', status: 'sent', idempotencyKey: 'k' }) })),
     getSnapshot: vi.fn(() => ({ online: true })),
     close: vi.fn(async () => {}),

@@ -86,7 +86,7 @@ describe('quest-points/vite: the worker option', () => {
       build: { outDir, emptyOutDir: true },
     });
     expect(await readFile(join(outDir, 'sw.js'), 'utf8')).toBe(
-      'globalThis.QUEST_POINTS_SW = {"relayUrl":"/qp","tokenUrl":"/t","storageName":"my-game","tag":"my-tag","budgetMs":30000};\n' + workerSource,
+      `globalThis.QUEST_POINTS_SW = {"relayUrl":"/qp","tokenUrl":"/t","storageName":"my-game","tag":"my-tag","budgetMs":30000};\n${workerSource}`,
     );
   });
 

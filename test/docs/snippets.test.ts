@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const out = `${root}test-results/snippets/`;
 
-export interface Snippet {
+interface Snippet {
   file: string;
   index: number;
   line: number;
@@ -18,7 +18,7 @@ export interface Snippet {
   tsx: boolean;
 }
 
-export function extractSnippets(): Snippet[] {
+function extractSnippets(): Snippet[] {
   const files = ['README.md', ...readdirSync(`${root}docs`).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
   return files.flatMap((file) => {
     const text = readFileSync(root + file, 'utf8');

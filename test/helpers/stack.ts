@@ -1,6 +1,14 @@
 // The emulator + relay stack every test builds on, in two forms: served on 127.0.0.1 (real HTTP, port 0) and
 // in-process (each face's Web-standard app.fetch, the relay's upstream fetch wired to the emulator's).
-import { buildEmulator, startEmulator, type EmulatorOptions, type FaultConfig, type RunningEmulator } from '../../src/emulator/index.js';
+import {
+  buildEmulator,
+  startEmulator,
+  type EmulatorOptions,
+  type EmulatorState,
+  type FaultConfig,
+  type RequestLogEntry,
+  type RunningEmulator,
+} from '../../src/emulator/index.js';
 import {
   createRelay,
   signPlayerToken,
@@ -26,6 +34,17 @@ export interface StackOptions<R extends RelayOptions = RelayOptions> {
 
 type Fetch = (request: Request) => Response | Promise<Response>;
 
+/** The data a GET of an admin route answers with, by its path (leading slash or not); other calls: unknown. */
+type AdminData<M extends string, P extends string> = M extends 'GET'
+  ? P extends 'state' | '/state'
+    ? EmulatorState
+    : P extends 'requests' | '/requests'
+      ? RequestLogEntry[]
+      : P extends 'faults' | '/faults'
+        ? FaultConfig
+        : unknown
+  : unknown;
+
 /** What both forms share: emulator admin, the service as the relay reaches it, and player tokens. */
 function common(emulatorFetch: Fetch, base: string) {
   const send = (method: string, path: string, init: { body?: unknown; headers?: Record<string, string> } = {}) => {
@@ -34,10 +53,10 @@ function common(emulatorFetch: Fetch, base: string) {
     return emulatorFetch(new Request(base + path, { method, headers, ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }) }));
   };
   /** Emulator admin (/__emulator/<path>): resolves with the answer's data, throws on a refusal. */
-  async function admin(method: string, path: string, body?: unknown): Promise<any> {
+  async function admin<M extends string, P extends string>(method: M, path: P, body?: unknown): Promise<AdminData<M, P>> {
     const answer = (await (await send(method, `/__emulator/${path.replace(/^\//, '')}`, { body })).json()) as { success: boolean; data?: unknown; message?: string };
     if (!answer.success) throw new Error(`emulator ${method} ${path}: ${answer.message}`);
-    return answer.data;
+    return answer.data as AdminData<M, P>;
   }
   return {
     admin,

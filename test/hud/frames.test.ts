@@ -4,9 +4,10 @@
 // A frame "over 16.7 ms" is a rAF interval above one 60 Hz vsync (with 2 ms of timer slack): a missed frame.
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { uniqueId, useBrowserStack } from '../browser/harness.js';
+import { uniqueId, setupBrowserStack } from '../browser/harness.js';
+import type { HudPage } from './pages/hud-page.js';
 
-const inContext = useBrowserStack({ hud: fileURLToPath(new URL('pages/hud-page.ts', import.meta.url)) });
+const inContext = setupBrowserStack({ hud: fileURLToPath(new URL('pages/hud-page.ts', import.meta.url)) });
 
 const RUN_MS = 10_000;
 const SLICE_MS = 500;
@@ -40,14 +41,14 @@ describe('<quest-points-hud> frame budget', () => {
       await page.goto(`${stack.origin}/hud.html?sub=${uniqueId('frames')}&frames=1&history=5`);
       await page.waitForFunction(() => 'hudPage' in window, undefined, { timeout: 10_000 });
       // One second of awards first, unmeasured: the page's first IndexedDB writes and token fetch.
-      await page.evaluate(() => (window as any).hudPage.awardEveryFrame(1000));
+      await page.evaluate(() => (window as unknown as { hudPage: HudPage }).hudPage.awardEveryFrame(1000));
       // Interleaved in one page: whatever else the shared machine does lands on both sides alike. A missed frame is
       // a rare event (a handful in 600 frames), so one 10 s round per side is mostly counting noise: ROUNDS rounds,
       // each reported, and the verdict on the rounds pooled.
       const pooled = { hud: [] as number[], none: [] as number[] };
       for (let round = 1; round <= ROUNDS; round++) {
         const { hud, none, switches } = await page.evaluate(
-          ([slice, count]) => (window as any).hudPage.interleave(slice, count) as Promise<{ hud: number[]; none: number[]; switches: number[] }>,
+          ([slice, count]) => (window as unknown as { hudPage: HudPage }).hudPage.interleave(slice, count),
           [SLICE_MS, RUN_MS / SLICE_MS] as const,
         );
         pooled.hud.push(...hud);
@@ -59,7 +60,7 @@ describe('<quest-points-hud> frame budget', () => {
       }
       const withHud = figures(pooled.hud);
       const baseline = figures(pooled.none);
-      expect(await page.evaluate(() => (window as any).hudPage.hud.total)).toBeGreaterThan(pooled.hud.length + pooled.none.length);
+      expect(await page.evaluate(() => (window as unknown as { hudPage: HudPage }).hudPage.hud!.total)).toBeGreaterThan(pooled.hud.length + pooled.none.length);
       console.info(`[hud frames] pooled: baseline ${show(baseline)}\n[hud frames] pooled: with HUD ${show(withHud)}`);
       expect(withHud.frames).toBeGreaterThan(ROUNDS * (RUN_MS / 1000) * 30);
       expect(withHud.slowShare).toBeLessThanOrEqual(baseline.slowShare + 0.01);

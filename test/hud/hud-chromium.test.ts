@@ -5,10 +5,10 @@ import { AxeBuilder } from '@axe-core/playwright';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { expectExactlyOnce, uniqueId, until, useBrowserStack, type Stack } from '../browser/harness.js';
+import { expectExactlyOnce, uniqueId, until, setupBrowserStack, type Stack } from '../browser/harness.js';
 import type { HudPage } from './pages/hud-page.js';
 
-const inContext = useBrowserStack({ hud: fileURLToPath(new URL('pages/hud-page.ts', import.meta.url)) });
+const inContext = setupBrowserStack({ hud: fileURLToPath(new URL('pages/hud-page.ts', import.meta.url)) });
 
 interface Opened {
   page: Page;
@@ -31,7 +31,7 @@ async function openHud(stack: Stack, context: BrowserContext, query: Record<stri
   await page.goto(`${stack.origin}/hud.html?${new URLSearchParams(Object.entries({ sub, ...query }).map(([k, v]) => [k, String(v)]))}`);
   await page.waitForFunction(() => 'hudPage' in window, undefined, { timeout: 10_000 });
   const run: Opened['run'] = (fn, arg) =>
-    page.evaluate(([source, a]) => new Function('page', 'arg', `return (${source})(page, arg)`)((window as any).hudPage, a), [fn.toString(), arg] as const);
+    page.evaluate(([source, a]) => new Function('page', 'arg', `return (${source})(page, arg)`)((window as unknown as { hudPage: HudPage }).hudPage, a), [fn.toString(), arg] as const);
   return {
     page,
     errors,
@@ -157,7 +157,9 @@ describe('<quest-points-hud> in Chromium', { timeout: 60_000 }, () => {
       expect(box.y).toBeLessThan(canvas.y + 40);
       expect(await page.evaluate(([x, y]) => document.elementFromPoint(x!, y!)?.tagName, [box.x + box.width / 2, box.y + box.height / 2])).toBe('CANVAS');
       // Strings from the page: the designer's words.
-      await opened.run((p) => void (p.hud!.strings = { total: 'Score', confirmed: 'booked' }));
+      await opened.run((p) => {
+        p.hud!.strings = { total: 'Score', confirmed: 'booked' };
+      });
       await until(async () => (await opened.toasts())[0]?.[2] === 'booked', 'the new word');
       expect(await opened.parts('label')).toEqual(['Score']);
       // No focus stealing: nothing in the HUD is focusable, and the page's focus stays where it was.

@@ -5,7 +5,8 @@ import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { pointsKey, QuestPointsError, type PointsView, type QuestPoints, type QuestPointsOptions } from '../../src/client/index.js';
 import { QuestPointsProvider, usePoints, useQuestPoints, useQuestPointsStatus, type QuestPointsStatus } from '../../src/react/index.js';
-import { fakeRelay, json, jwt, uniqueName, until } from '../client/fake-relay.js';
+import { batchOf, fakeRelay, json, jwt, uniqueName, until } from '../client/fake-relay.js';
+import type { AwardBody } from '../../src/protocol/index.js';
 
 const made = vi.hoisted(() => [] as QuestPoints[]);
 vi.mock('../../src/client/index.js', async (importOriginal) => {
@@ -31,9 +32,9 @@ function ledgerRelay() {
     ledger.set(key, [{ eventPoints: a.eventPoints, eventName: a.eventName ?? 'event' }, ...(ledger.get(key) ?? [])]);
   };
   return fakeRelay((req) => {
-    if (req.path === '/api/batch/points') for (const a of req.body.awards) add(a.questId, a);
+    if (req.path === '/api/batch/points') for (const a of batchOf(req)) add(a.questId, a);
     const single = /^\/api\/group-quests\/([^/]+)\/points$/.exec(req.path);
-    if (req.method === 'POST' && single) add(decodeURIComponent(single[1]!), req.body);
+    if (req.method === 'POST' && single) add(decodeURIComponent(single[1]!), req.body as AwardBody);
     const read = /^\/api\/group-quests\/([^/]+)\/points\/([^/?]+)$/.exec(req.path);
     if (req.method !== 'GET' || !read) return undefined;
     const history = (ledger.get(pointsKey(decodeURIComponent(read[1]!), decodeURIComponent(read[2]!))) ?? []).map((e) => ({
@@ -59,7 +60,9 @@ const options = (relay: ReturnType<typeof fakeRelay>): QuestPointsOptions => ({
 
 const roots: Root[] = [];
 afterEach(async () => {
-  await act(async () => roots.splice(0).forEach((root) => root.unmount()));
+  await act(async () => {
+    for (const root of roots.splice(0)) root.unmount();
+  });
   await Promise.all(made.splice(0).map((client) => client.close()));
 });
 
@@ -70,14 +73,36 @@ async function render(node: ReactNode): Promise<Root> {
   return root;
 }
 
-/** Components that record what they rendered, and how often. */
+/** What the probe components rendered, in order: one record per test, from probes(). */
+interface Rendered {
+  client: QuestPoints[];
+  views: PointsView[];
+  others: PointsView[];
+  status: QuestPointsStatus[];
+}
+let rendered: Rendered = { client: [], views: [], others: [], status: [] };
+
+function Client() {
+  rendered.client.push(useQuestPoints());
+  return null;
+}
+function Total() {
+  rendered.views.push(usePoints());
+  return null;
+}
+function Other({ quest, user }: { quest?: string; user?: string }) {
+  rendered.others.push(usePoints(quest, user));
+  return null;
+}
+function Status() {
+  rendered.status.push(useQuestPointsStatus());
+  return null;
+}
+
+/** Components that record what they rendered, and how often, into a fresh record. */
 function probes() {
-  const seen = { client: [] as QuestPoints[], views: [] as PointsView[], others: [] as PointsView[], status: [] as QuestPointsStatus[] };
-  const Client = () => (seen.client.push(useQuestPoints()), null);
-  const Total = () => (seen.views.push(usePoints()), null);
-  const Other = ({ quest, user }: { quest?: string; user?: string }) => (seen.others.push(usePoints(quest, user)), null);
-  const Status = () => (seen.status.push(useQuestPointsStatus()), null);
-  return { seen, Client, Total, Other, Status };
+  rendered = { client: [], views: [], others: [], status: [] };
+  return { seen: rendered, Client, Total, Other, Status };
 }
 
 const settle = (fn: () => boolean) => act(() => until(fn));
@@ -196,7 +221,7 @@ describe('usePoints and useQuestPointsStatus', () => {
     const ledger = ledgerRelay();
     const relay = fakeRelay((req) => {
       if (down) throw new TypeError('Failed to fetch');
-      return ledger.fetch(`http://relay.test${req.path}`, { method: req.method, body: req.body && JSON.stringify(req.body) });
+      return ledger.fetch(`http://relay.test${req.path}`, { method: req.method, body: req.body === undefined ? undefined : JSON.stringify(req.body) });
     });
     const { seen, Total, Status } = probes();
     await render(createElement(QuestPointsProvider, { options: options(relay) }, createElement(Total), createElement(Status)));

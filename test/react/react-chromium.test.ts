@@ -3,10 +3,10 @@
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, ConsoleMessage, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { uniqueId, until, useBrowserStack, type Stack } from '../browser/harness.js';
+import { uniqueId, until, setupBrowserStack, type Stack } from '../browser/harness.js';
 import type { ReactPage } from './pages/react-page.js';
 
-const inContext = useBrowserStack({ react: fileURLToPath(new URL('pages/react-page.ts', import.meta.url)) });
+const inContext = setupBrowserStack({ react: fileURLToPath(new URL('pages/react-page.ts', import.meta.url)) });
 
 interface Opened {
   page: Page;
@@ -43,7 +43,7 @@ async function openReactPage(stack: Stack, context: BrowserContext, query: Recor
   });
   page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
   await page.goto(`${stack.origin}/react.html?${new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]))}`);
-  await page.waitForFunction(() => (window as any).reactPage?.clients() > 0, undefined, { timeout: 10_000 });
+  await page.waitForFunction(() => ((window as unknown as { reactPage?: ReactPage }).reactPage?.clients() ?? 0) > 0, undefined, { timeout: 10_000 });
   const dom = () =>
     page.evaluate((): Dom => {
       const attr = (selector: string, name: string) => document.querySelector(selector)?.getAttribute(name) ?? '';
@@ -64,11 +64,14 @@ async function openReactPage(stack: Stack, context: BrowserContext, query: Recor
     problems,
     expectNetworkErrors: (pattern) => void expected.push(pattern),
     run: (fn, arg) =>
-      page.evaluate(([source, a]) => new Function('page', 'arg', `return (${source})(page, arg)`)((window as any).reactPage, a), [fn.toString(), arg] as const),
+      page.evaluate(([source, a]) => new Function('page', 'arg', `return (${source})(page, arg)`)((window as unknown as { reactPage: ReactPage }).reactPage, a), [fn.toString(), arg] as const),
     dom,
     async waitFor(fn, what) {
       let last: Dom | undefined;
-      await until(async () => fn((last = await dom())), `${what} (last: ${JSON.stringify(last)})`);
+      await until(async () => {
+        last = await dom();
+        return fn(last);
+      }, `${what} (last: ${JSON.stringify(last)})`);
       return last!;
     },
   };

@@ -7,7 +7,7 @@ import { createQuestPoints } from '../../src/client/index.js';
 import { idbKV } from '../../src/client/store.js';
 import type { DeadLetter, PendingAward, SyncFailure } from '../../src/client/types.js';
 import { registerQuestPointsSync, type QuestPointsSync, type QuestPointsSyncOptions, type WorkerScope } from '../../src/sw/index.js';
-import { fakeRelay, json, jwt, uniqueName, type Handler } from '../client/fake-relay.js';
+import { batchOf, fakeRelay, json, jwt, uniqueName, type Handler } from '../client/fake-relay.js';
 
 const ORIGIN = 'https://game.test';
 
@@ -20,7 +20,10 @@ function fakeScope() {
     /** Fires a sync-like event; resolves or rejects as the promise the worker gave waitUntil (undefined: none). */
     fire(type: 'sync' | 'periodicsync', tag: string): Promise<unknown> | undefined {
       let work: Promise<unknown> | undefined;
-      const event = Object.assign(new Event(type), { tag, waitUntil: (p: Promise<unknown>) => void (work = p) });
+      const waitUntil = (p: Promise<unknown>) => {
+        work = p;
+      };
+      const event = Object.assign(new Event(type), { tag, waitUntil });
       target.dispatchEvent(event);
       return work;
     },
@@ -30,8 +33,8 @@ function fakeScope() {
 const running: QuestPointsSync[] = [];
 const channels: BroadcastChannel[] = [];
 afterEach(() => {
-  running.splice(0).forEach((s) => s.close());
-  channels.splice(0).forEach((c) => c.close());
+  for (const s of running.splice(0)) s.close();
+  for (const c of channels.splice(0)) c.close();
   vi.unstubAllGlobals();
   vi.restoreAllMocks();
 });
@@ -64,7 +67,8 @@ async function setup(points: number[], { relay: handler, token, options }: Setup
     const url = new URL(String(input), ORIGIN);
     if (url.pathname === '/token') {
       tokenTimes.push(Date.now());
-      return token ? token(++tokens, init) : (++tokens, tokenAnswer(jwt('player-1', Date.now() / 1000 + 3600)));
+      tokens++;
+      return token ? token(tokens, init) : tokenAnswer(jwt('player-1', Date.now() / 1000 + 3600));
     }
     return relay.fetch(input, init);
   });
@@ -256,7 +260,7 @@ describe('registerQuestPointsSync: the sync event', () => {
         req.path === '/api/batch/points'
           ? json(200, {
               success: true,
-              results: req.body.awards.map((a: PendingAward) =>
+              results: batchOf(req).map((a) =>
                 a.eventPoints === 5000 ? { idempotencyKey: a.idempotencyKey, outcome: 'rejected', status: 422, message: 'too many points' } : { idempotencyKey: a.idempotencyKey, outcome: 'ok' },
               ),
             })
@@ -293,7 +297,7 @@ describe('registerQuestPointsSync: the sync event', () => {
     await second;
     expect(await outbox.all()).toEqual([]);
     // One drain: every send carried both awards, oldest first.
-    const sends = relay.seen.filter((r) => r.path === '/api/batch/points').map((r) => keysOf(r.body.awards));
+    const sends = relay.seen.filter((r) => r.path === '/api/batch/points').map((r) => keysOf(batchOf(r)));
     expect(sends.length).toBeGreaterThan(2);
     for (const sent of sends) expect(sent).toEqual(keysOf(awards));
   });

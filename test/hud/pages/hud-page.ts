@@ -103,7 +103,8 @@ if (hud)
   new MutationObserver(() => {
     for (const li of hud.shadowRoot!.querySelectorAll('[part~=toast]')) {
       const [points, event, state] = [...li.children].map((span) => span.textContent ?? '');
-      const seen = (drawn[`${points} ${event}`] ??= []);
+      const seen = drawn[`${points} ${event}`] ?? [];
+      drawn[`${points} ${event}`] = seen;
       if (state && seen.at(-1) !== state) seen.push(state);
     }
   }).observe(hud.shadowRoot!, { subtree: true, childList: true, characterData: true });
