@@ -3,6 +3,7 @@
 // hud=0 (the baseline: the same page and awards, no element), frames=1 (a busy scene: many shapes drawn per frame).
 import { createQuestPoints } from '../../../src/client/index.js';
 import { attachHud, type QuestPointsHud } from '../../../src/hud/index.js';
+import { tokenFrom } from '../../../src/sw/token.js';
 
 const params = new URLSearchParams(location.search);
 const sub = params.get('sub') ?? 'player';
@@ -11,11 +12,8 @@ if (params.has('css')) document.head.append(Object.assign(document.createElement
 
 const qp = createQuestPoints({
   relayUrl: '/api',
-  getToken: async () => {
-    const response = await fetch(`/token?sub=${encodeURIComponent(sub)}&tab=hud`);
-    if (!response.ok) throw new Error(`token: HTTP ${response.status}`);
-    return response.text();
-  },
+  // The token URL answers the one documented format, JSON { token } (docs/sdk.md).
+  getToken: tokenFrom(`/token?sub=${encodeURIComponent(sub)}&tab=hud`),
   questId: 'hud-quest',
   serviceUserId: sub,
   storageName: `qp-hud-${sub}`,
