@@ -1,5 +1,6 @@
 import { createFetch } from 'ofetch';
 import { API_KEY_HEADER, IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_IETF_HEADER } from '../protocol/headers.js';
+import { DEFAULTS } from './defaults.js';
 import { QuestPointsError } from './errors.js';
 import { retryAfterMs } from './retry.js';
 import { createTokenCache } from './token.js';
@@ -27,7 +28,7 @@ export function answerError({ status, body }: Answer): QuestPointsError {
  * Direct mode: the service's API_KEY header, no batch endpoint; refused in browsers unless explicitly allowed.
  */
 export function createTransport(options: QuestPointsOptions) {
-  const { direct, timeoutMs = 10_000, getToken } = options;
+  const { direct, timeoutMs = DEFAULTS.timeoutMs, getToken } = options;
   const config = (message: string) => new QuestPointsError(message, 'config');
   if (direct && typeof window !== 'undefined' && typeof document !== 'undefined' && !options.dangerouslyAllowBrowser)
     throw config('direct (API key) is refused in a browser');
