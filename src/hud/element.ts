@@ -232,7 +232,10 @@ export class QuestPointsHud extends Base {
    */
   #render(now: number): void {
     this.#frame = 0;
-    if (now - this.#drawnAt < DRAW_MS) return this.#wake(this.#drawnAt + DRAW_MS - now);
+    if (now - this.#drawnAt < DRAW_MS) {
+      this.#wake(this.#drawnAt + DRAW_MS - now);
+      return;
+    }
     this.#drawnAt = now;
     let wake = this.#drawLists(now);
     if (this.#shown !== this.#target) {
@@ -304,7 +307,8 @@ export class QuestPointsHud extends Base {
 
   #drawToast(toast: Toast): void {
     if (!toast.el) {
-      this.#toastList.prepend((toast.el = row()));
+      toast.el = row();
+      this.#toastList.prepend(toast.el);
       // In a burst a toast is replaced before its slide-in ends: it appears still, and the page skips the animation.
       if (toast.at - this.#toastAt < BURST_MS) toast.el.className = 'still';
       this.#toastAt = toast.at;
@@ -318,7 +322,7 @@ export class QuestPointsHud extends Base {
     const pending = this.#status.online ? s.sending : s[this.#waiting()];
     const entries = view.history.slice(0, this.#num('history', 0));
     const list = this.#historyList;
-    while (list.children.length > entries.length) list.lastElementChild!.remove();
+    while (list.children.length > entries.length) list.lastElementChild?.remove();
     entries.forEach((entry, i) => {
       const li = list.children[i] ?? list.appendChild(row());
       const word = entry.state === 'pending' ? pending : s[entry.state];
