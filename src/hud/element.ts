@@ -72,6 +72,7 @@ export class QuestPointsHud extends Base {
   #number!: Intl.NumberFormat;
   #signed!: Intl.NumberFormat;
 
+  /** Made by the parser or document.createElement('quest-points-hud'); attachHud() makes one and wires it. */
   constructor() {
     super();
     const panel = make('div', 'panel');
@@ -87,6 +88,7 @@ export class QuestPointsHud extends Base {
   get client(): HudClient | undefined {
     return this.#client;
   }
+  /** Shows `client`; setting another (or undefined) stops listening to the previous one first. */
   set client(client: HudClient | undefined) {
     this.#unbind();
     this.#client = client;
@@ -97,6 +99,7 @@ export class QuestPointsHud extends Base {
   get strings(): HudStrings {
     return { ...this.#strings };
   }
+  /** Replaces the words: the given ones, HUD_STRINGS for the rest (an earlier override is not kept). */
   set strings(strings: Partial<HudStrings>) {
     this.#strings = { ...HUD_STRINGS, ...strings };
     this.#words();
@@ -107,6 +110,7 @@ export class QuestPointsHud extends Base {
     return this.#target;
   }
 
+  /** Custom-element callback: reads the language (nearest `lang`, else the browser's) and starts listening to the client. */
   connectedCallback(): void {
     const lang = this.closest('[lang]')?.getAttribute('lang') || navigator.language;
     // Making a formatter costs a frame's worth of time: only when the language changed.
@@ -118,10 +122,12 @@ export class QuestPointsHud extends Base {
     this.#bind();
   }
 
+  /** Custom-element callback: stops listening to the client (it is not closed: the game owns it). */
   disconnectedCallback(): void {
     this.#unbind();
   }
 
+  /** Custom-element callback for the observed attributes (history): the next draw uses the new value. */
   attributeChangedCallback(): void {
     this.#viewDrawn = undefined;
     this.#schedule();
