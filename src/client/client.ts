@@ -6,7 +6,7 @@ import { createLive, pairOf } from './live.js';
 import { createFlushLock, type Lease } from './lock.js';
 import { createNotifier } from './notify.js';
 import { createOutbox } from './outbox.js';
-import { createReads } from './reads.js';
+import { createReads, type CacheRecord } from './reads.js';
 import { createRequests } from './requests.js';
 import { createRescue } from './rescue.js';
 import { createSession, type ClientState } from './session.js';
@@ -35,7 +35,7 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
   const state: ClientState = { online: true, deadLetterCount: 0, authRequired: false, storage: idb ? 'indexeddb' : 'memory', closed: false, loaded: false };
   const events = new QuestPointsEmitter();
   const transport = createTransport(options);
-  const cache = kv<any>(layout.cache);
+  const cache = kv<CacheRecord>(layout.cache);
   const tabs = createTabs(layout.channel, idb, (message) => session.heard(message));
   const outbox = createOutbox({
     queue: kv(layout.outbox),

@@ -22,13 +22,13 @@ export const DEFAULTS = {
  * localStorage prefix of the pagehide rescues.
  */
 export function storageLayout(storageName: string) {
-  const name = 'quest-points:' + storageName;
+  const name = `quest-points:${storageName}`;
   return {
-    outbox: storageName + ':outbox',
-    dead: storageName + ':dead',
-    cache: storageName + ':cache',
+    outbox: `${storageName}:outbox`,
+    dead: `${storageName}:dead`,
+    cache: `${storageName}:cache`,
     /** BroadcastChannel between the tabs (and the worker), and the flush lock. */
     channel: name,
-    rescue: name + ':rescue:',
+    rescue: `${name}:rescue:`,
   };
 }

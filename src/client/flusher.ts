@@ -79,10 +79,11 @@ export function createFlusher(deps: FlusherDeps) {
     if (results.some((r) => r.outcome === 'ok' || r.outcome === 'rejected')) wait.attempt = 0;
     const retrying: Retrying[] = [];
     let afterMs = 0;
-    results.forEach((r, i) => {
-      if (r.outcome !== 'retry') return;
+    head.forEach((award, i) => {
+      const r = results[i];
+      if (r?.outcome !== 'retry') return;
       afterMs = Math.max(afterMs, r.retryAfterMs ?? 0);
-      retrying.push({ award: head[i]!, reason: r.reason, status: r.status });
+      retrying.push({ award, reason: r.reason, status: r.status });
     });
     const delayMs = backoffDelay(wait.attempt++, backoff.baseMs, backoff.maxMs, afterMs);
     wait.at = Date.now() + delayMs;

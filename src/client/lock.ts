@@ -23,7 +23,10 @@ export function createFlushLock(name: string, lease?: KV<Lease>, waitMs = 0): (f
   const claim = (until: number) => {
     let mine = false;
     return lease
-      .update('lease', (old) => ((mine = !old || old.until < Date.now() || old.owner === me) ? { owner: me, until } : old))
+      .update('lease', (old) => {
+        mine = !old || old.until < Date.now() || old.owner === me;
+        return old && !mine ? old : { owner: me, until };
+      })
       .then(() => mine, () => false);
   };
   return async (fn) => {

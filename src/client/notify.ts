@@ -52,13 +52,13 @@ export function createNotifier(deps: NotifyDeps) {
       if (!cbs && !events.listenerCount('points:changed')) continue;
       const view = live.view(pair);
       events.emit('points:changed', { view });
-      cbs?.forEach((cb) => cb(view));
+      for (const cb of cbs ?? []) cb(view);
     }
     touched.clear();
     if (!restored && own) touched.add(own);
     if (subscribers.size) {
       const current = getSnapshot();
-      subscribers.forEach((cb) => cb(current));
+      for (const cb of subscribers) cb(current);
     }
   }
 

@@ -61,7 +61,12 @@ export function createOutbox({ queue, dead, degraded: onDegraded, committed, dur
   function keep(rec: PendingAward) {
     mirror.set(rec.idempotencyKey, rec);
     const pair = pairOf(rec);
-    byPair.get(pair)?.set(rec.idempotencyKey, rec) ?? byPair.set(pair, new Map([[rec.idempotencyKey, rec]]));
+    let ofPair = byPair.get(pair);
+    if (!ofPair) {
+      ofPair = new Map();
+      byPair.set(pair, ofPair);
+    }
+    ofPair.set(rec.idempotencyKey, rec);
     if (rec.seq > lastSeq) lastSeq = rec.seq;
   }
 
@@ -89,7 +94,7 @@ export function createOutbox({ queue, dead, degraded: onDegraded, committed, dur
         const known = new Set([...(await queue.all()), ...(await dead.all())].map((r) => r.idempotencyKey));
         await queue.setMany(found.awards.filter((r) => !known.has(r.idempotencyKey)).map((r) => [r.idempotencyKey, r]));
       });
-      if (merged) rescue!.drop(found.keys);
+      if (merged) rescue?.drop(found.keys);
     });
 
   /** Writes what add() collected, in one transaction, after earlier store work. True when it is in the store. */
@@ -152,20 +157,30 @@ export function createOutbox({ queue, dead, degraded: onDegraded, committed, dur
       const removed = keys.map(forget).filter((r): r is PendingAward => !!r);
       if (local) {
         // Until deleted from the store, reload() must not bring them back.
-        keys.forEach((k) => deletes.add(k));
-        void chain(async () => (await attempt(() => queue.delMany(keys))) && keys.forEach((k) => deletes.delete(k)));
+        for (const k of keys) deletes.add(k);
+        void chain(async () => {
+          if (!(await attempt(() => queue.delMany(keys)))) return;
+          for (const k of keys) deletes.delete(k);
+        });
       } else {
-        keys.forEach((k) => settledElsewhere.add(k));
+        for (const k of keys) settledElsewhere.add(k);
       }
       return removed;
     },
     /** The dead letter is stored before the award leaves the queue: it is never in neither. */
     kill(letters: DeadLetter[]) {
       const entries = letters.map((d): [string, DeadLetter] => [d.idempotencyKey, d]);
-      return chain(async () => (await attempt(() => dead.setMany(entries))) || entries.forEach(([k, d]) => unwrittenDead.set(k, d)));
+      return chain(async () => {
+        if (await attempt(() => dead.setMany(entries))) return;
+        for (const [k, d] of entries) unwrittenDead.set(k, d);
+      });
     },
     async deadLetters(): Promise<DeadLetter[]> {
-      const all = new Map((await dead.all().catch((error) => (degrade(error), []))).map((d) => [d.idempotencyKey, d]));
+      const stored = await dead.all().catch((error: unknown): DeadLetter[] => {
+        degrade(error);
+        return [];
+      });
+      const all = new Map(stored.map((d) => [d.idempotencyKey, d]));
       for (const [k, d] of unwrittenDead) all.set(k, d);
       return [...all.values()].sort((a, b) => a.seq - b.seq);
     },

@@ -1,18 +1,21 @@
 import type { PointsSummary } from '../protocol/responses.js';
 import type { Base, Live } from './live.js';
 import { pairOf } from './live.js';
+import type { Lease } from './lock.js';
 import type { KV } from './store.js';
 import type { TabMessage } from './tabs.js';
 import type { PendingAward } from './types.js';
 
 /** The cache's records: a pair's accepted base, and each acknowledged award not yet absorbed by a read. */
 type Cached = { base: Base } | { sent: PendingAward };
-const baseKey = (pair: string) => 'points:' + pair;
-const sentKey = (idempotencyKey: string) => 'sent:' + idempotencyKey;
+/** Everything the cache store holds: those records, identify answers (strings) and the flush lease. */
+export type CacheRecord = Cached | Lease | string;
+const baseKey = (pair: string) => `points:${pair}`;
+const sentKey = (idempotencyKey: string) => `sent:${idempotencyKey}`;
 
 export interface ReadsDeps {
   live: Live;
-  cache: KV<Cached>;
+  cache: KV<CacheRecord>;
   /** GET the pair's summary from the relay; throws when there is no answer or a refusal. */
   fetch(pair: string): Promise<PointsSummary>;
   changed(pair: string): void;
@@ -60,7 +63,7 @@ export function createReads(deps: ReadsDeps) {
   function read(pair: string): Promise<void> {
     tracked.add(pair);
     const current = running.get(pair);
-    if (current) {
+    if (current !== undefined) {
       let queued = next.get(pair);
       if (!queued) {
         queued = current
@@ -91,11 +94,11 @@ export function createReads(deps: ReadsDeps) {
     /** What an earlier page cached for this pair: its base (stale until read) and its unabsorbed acknowledgements. */
     async restore(pair: string) {
       tracked.add(pair);
-      const records = await cache.all().catch((): Cached[] => []);
+      const records = await cache.all().catch((): CacheRecord[] => []);
       // The cache also holds identify answers (strings) and the flush lease.
       const sent = records.flatMap((r) => (typeof r === 'object' && r !== null && 'sent' in r && pairOf(r.sent) === pair ? [r.sent] : []));
       const stored = await cache.get(baseKey(pair)).catch(() => undefined);
-      live.restore(pair, stored && 'base' in stored ? stored.base : undefined, sent);
+      live.restore(pair, typeof stored === 'object' && 'base' in stored ? stored.base : undefined, sent);
       deps.changed(pair);
     },
     /** Acknowledged awards of tracked pairs move pending -> sent at once; `local`: this tab caches them. */

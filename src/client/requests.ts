@@ -1,6 +1,14 @@
 import type { IdentifyBody } from '../protocol/bodies.js';
 import { paths } from '../protocol/paths.js';
-import type { EnrolledUser, EnrollmentStatus, PointsSummary } from '../protocol/responses.js';
+import type {
+  EnrolledUser,
+  EnrolledUsersResponse,
+  EnrollmentResponse,
+  EnrollmentStatus,
+  IdentifyResponse,
+  PointsResponse,
+  PointsSummary,
+} from '../protocol/responses.js';
 import type { QuestPointsError } from './errors.js';
 import { idsOf } from './live.js';
 import type { KV } from './store.js';
@@ -11,13 +19,12 @@ import { answerError, type Transport } from './transport.js';
  * the relay is reachable (`setOnline`); a failure is a QuestPointsError.
  */
 export function createRequests(transport: Transport, cache: KV<unknown>, setOnline: (online: boolean) => void) {
-  /** The body of a 2xx answer (null for a 404 when `absent` allows it); else a QuestPointsError. */
-  async function call(path: string, body?: unknown, absent = false): Promise<any> {
+  /** The body of a 2xx answer with `success: true`, of the service's response type `T`; else a QuestPointsError. */
+  async function call<T>(path: string, body?: unknown): Promise<T> {
     try {
       const answer = await transport.request(body ? 'POST' : 'GET', path, body);
       setOnline(true);
-      if (answer.status < 300 && answer.body?.success === true) return answer.body;
-      if (absent && answer.status === 404) return null;
+      if (answer.status < 300 && answer.body?.success === true) return answer.body as T;
       throw answerError(answer);
     } catch (error) {
       const code = (error as QuestPointsError).code;
@@ -29,25 +36,31 @@ export function createRequests(transport: Transport, cache: KV<unknown>, setOnli
   return {
     async summary(pair: string): Promise<PointsSummary> {
       const { questId, serviceUserId } = idsOf(pair);
-      return (await call(paths.pointsOf(questId, serviceUserId))).data;
+      return (await call<PointsResponse>(paths.pointsOf(questId, serviceUserId))).data;
     },
     /** A serviceUserId never changes: once known it is answered offline, from the cache (IndexedDB, or memory). */
     async identify(body: IdentifyBody): Promise<string> {
-      const key = 'id:' + JSON.stringify(body);
+      const key = `id:${JSON.stringify(body)}`;
       const known = await cache.get(key).catch(() => undefined);
       if (typeof known === 'string') return known;
-      const id: string = (await call(paths.identify(), body)).data.serviceUserId;
+      const id = (await call<IdentifyResponse>(paths.identify(), body)).data.serviceUserId;
       await cache.setMany([[key, id]]).catch(() => {});
       return id;
     },
     async enrollment(questId: string, serviceUserId: string): Promise<EnrollmentStatus | null> {
-      return (await call(paths.enrollment(questId, serviceUserId), undefined, true))?.data ?? null;
+      try {
+        return (await call<EnrollmentResponse>(paths.enrollment(questId, serviceUserId))).data;
+      } catch (error) {
+        // Not enrolled (or no such quest): no status, not an error.
+        if ((error as QuestPointsError).status === 404) return null;
+        throw error;
+      }
     },
     /** Offset arithmetic, not nextPage: its shape is the service's business. */
     async *enrolledUsers(questId: string, limit: number | undefined, offset: number): AsyncIterableIterator<EnrolledUser[]> {
       for (;;) {
-        const body = await call(paths.enrolledUsers(questId, { limit, offset }));
-        const users: EnrolledUser[] = body.data;
+        const body = await call<EnrolledUsersResponse>(paths.enrolledUsers(questId, { limit, offset }));
+        const users = body.data;
         if (users.length) yield users;
         if (!users.length || body.pagination?.nextPage == null) return;
         offset += users.length;

@@ -25,8 +25,11 @@ export function createRescue(prefix: string) {
     /** Every rescue of this storage name: the keys (to remove once merged) and the awards (unreadable ones skipped). */
     found() {
       const keys = use((ls) => Object.keys(ls).filter((k) => k.startsWith(prefix))) ?? [];
-      return { keys, awards: keys.flatMap((k): PendingAward[] => use((ls) => JSON.parse(ls.getItem(k)!)) ?? []) };
+      return { keys, awards: keys.flatMap((k): PendingAward[] => use((ls) => JSON.parse(ls.getItem(k) ?? '[]')) ?? []) };
     },
-    drop: (keys: string[]) => use((ls) => keys.forEach((k) => ls.removeItem(k))),
+    drop: (keys: string[]) =>
+      use((ls) => {
+        for (const k of keys) ls.removeItem(k);
+      }),
   };
 }

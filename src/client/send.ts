@@ -24,10 +24,10 @@ export type SendResult =
 export function settlement(head: PendingAward[], results: SendResult[], now = Date.now()): { ok: string[]; dead: DeadLetter[] } {
   const ok: string[] = [];
   const dead: DeadLetter[] = [];
-  results.forEach((r, i) => {
-    const award = head[i]!;
-    if (r.outcome === 'ok') ok.push(award.idempotencyKey);
-    if (r.outcome === 'rejected') dead.push({ ...award, status: r.status, message: r.message, rejectedAt: now });
+  head.forEach((award, i) => {
+    const r = results[i];
+    if (r?.outcome === 'ok') ok.push(award.idempotencyKey);
+    if (r?.outcome === 'rejected') dead.push({ ...award, status: r.status, message: r.message, rejectedAt: now });
   });
   return { ok, dead };
 }

@@ -98,9 +98,9 @@ export function createSession(deps: SessionDeps) {
 
   /** The flusher's settle: one batch's results, from this tab. */
   async function settle(head: Parameters<typeof settleBatch>[2], results: SendResult[]) {
-    const first = results[0]!;
+    const [first] = results;
     // Offline only for lack of network: a retry the relay answered (deadline, relay_busy, upstream_auth...) is an answer.
-    if (first.outcome !== 'auth') setOnline(!(first.outcome === 'retry' && first.noAnswer));
+    if (first && first.outcome !== 'auth') setOnline(!(first.outcome === 'retry' && first.noAnswer));
     // A token worked: an award was acknowledged or refused.
     if (results.some((r) => r.outcome === 'ok' || r.outcome === 'rejected')) set('authRequired', false);
     announce(await settleBatch(outbox, deps.tabs.post, head, results), true);

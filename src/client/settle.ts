@@ -23,15 +23,12 @@ export async function settleBatch(
 ): Promise<Settled & { told: Promise<void> }> {
   const { ok, dead } = settlement(head, results);
   if (dead.length) await outbox.kill(dead);
-  const sent = outbox.remove(ok, true);
-  outbox.remove(
-    dead.map((d) => d.idempotencyKey),
-    true,
-  );
+  const settled = leave(outbox, ok, dead, true);
+  // Chained after the deletes leave() issued.
   const told = outbox.landed().then(() => {
     if (ok.length || dead.length) post({ t: 'done', ok, dead });
   });
-  return { sent, dead, told };
+  return { ...settled, told };
 }
 
 /**
@@ -41,10 +38,15 @@ export async function settleBatch(
 export function applyTabMessage(outbox: Outbox, message: TabMessage): Settled | undefined {
   if (message.t === 'add') outbox.addRemote(message.recs);
   if (message.t !== 'done') return undefined;
-  const sent = outbox.remove(message.ok, false);
+  return leave(outbox, message.ok, message.dead, false);
+}
+
+/** Acknowledged (`ok`) and refused awards leave the outbox; `local`: this outbox deletes them from the store. */
+function leave(outbox: Outbox, ok: string[], dead: DeadLetter[], local: boolean): Settled {
+  const sent = outbox.remove(ok, local);
   outbox.remove(
-    message.dead.map((d) => d.idempotencyKey),
-    false,
+    dead.map((d) => d.idempotencyKey),
+    local,
   );
-  return { sent, dead: message.dead };
+  return { sent, dead };
 }

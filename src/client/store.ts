@@ -16,8 +16,12 @@ export function memoryKV<T>(): KV<T> {
   return {
     get: async (key) => map.get(key),
     all: async () => [...map.values()],
-    setMany: async (pairs) => pairs.forEach(([k, v]) => map.set(k, v)),
-    delMany: async (keys) => keys.forEach((k) => map.delete(k)),
+    setMany: async (pairs) => {
+      for (const [k, v] of pairs) map.set(k, v);
+    },
+    delMany: async (keys) => {
+      for (const k of keys) map.delete(k);
+    },
     update: async (key, fn) => void map.set(key, fn(map.get(key))),
   };
 }

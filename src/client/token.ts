@@ -4,7 +4,7 @@ const SKEW_MS = 30_000;
 /** exp (ms) of a JWT, or Infinity when the token is not a readable JWT (then it is kept until a 401). */
 export function tokenExpiry(token: string): number {
   try {
-    const { exp } = JSON.parse(atob(token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/')));
+    const { exp } = JSON.parse(atob((token.split('.')[1] ?? '').replace(/-/g, '+').replace(/_/g, '/')));
     return typeof exp === 'number' ? exp * 1000 : Infinity;
   } catch {
     return Infinity;
@@ -17,17 +17,23 @@ export function createTokenCache(getToken: () => string | Promise<string>, now =
   let until = 0;
   let inFlight: Promise<string> | undefined;
   return {
-    get: (): Promise<string> =>
-      token && now() < until
-        ? Promise.resolve(token)
-        : (inFlight ??= Promise.resolve()
-            .then(getToken)
-            .then((fresh) => {
-              if (typeof fresh !== 'string' || !fresh) throw new TypeError('getToken() must return a non-empty string');
-              until = tokenExpiry(fresh) - SKEW_MS;
-              return (token = fresh);
-            })
-            .finally(() => (inFlight = undefined))),
-    invalidate: () => void (token = undefined),
+    get(): Promise<string> {
+      if (token && now() < until) return Promise.resolve(token);
+      inFlight ??= Promise.resolve()
+        .then(getToken)
+        .then((fresh) => {
+          if (typeof fresh !== 'string' || !fresh) throw new TypeError('getToken() must return a non-empty string');
+          until = tokenExpiry(fresh) - SKEW_MS;
+          token = fresh;
+          return fresh;
+        })
+        .finally(() => {
+          inFlight = undefined;
+        });
+      return inFlight;
+    },
+    invalidate() {
+      token = undefined;
+    },
   };
 }

@@ -1,5 +1,6 @@
 import { createFetch } from 'ofetch';
 import { API_KEY_HEADER, IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_IETF_HEADER } from '../protocol/headers.js';
+import { DEFAULTS } from './defaults.js';
 import { QuestPointsError } from './errors.js';
 import { retryAfterMs } from './retry.js';
 import { createTokenCache } from './token.js';
@@ -8,7 +9,8 @@ import type { QuestPointsOptions } from './types.js';
 /** An HTTP answer, body parsed as JSON (whatever else it was otherwise). */
 export interface Answer {
   status: number;
-  body: any;
+  /** The JSON body (null when there was none): the relay's, so each field is read as untrusted. */
+  body: Record<string, unknown> | null;
   retryAfterMs?: number;
 }
 
@@ -27,7 +29,7 @@ export function answerError({ status, body }: Answer): QuestPointsError {
  * Direct mode: the service's API_KEY header, no batch endpoint; refused in browsers unless explicitly allowed.
  */
 export function createTransport(options: QuestPointsOptions) {
-  const { direct, timeoutMs = 10_000, getToken } = options;
+  const { direct, timeoutMs = DEFAULTS.timeoutMs, getToken } = options;
   const config = (message: string) => new QuestPointsError(message, 'config');
   if (direct && typeof window !== 'undefined' && typeof document !== 'undefined' && !options.dangerouslyAllowBrowser)
     throw config('direct (API key) is refused in a browser');
@@ -35,15 +37,16 @@ export function createTransport(options: QuestPointsOptions) {
   // relayUrl of '/u' would never be prefixed to '/users/identify'.
   const base = (direct ? direct.url : options.relayUrl)?.replace(/\/+$/, '');
   if (base === undefined) throw config('relayUrl is required');
-  if (!direct && typeof getToken !== 'function') throw config('getToken is required');
-  const tokens = createTokenCache(getToken!);
+  // Relay mode needs getToken; direct mode sends the API key instead and has no tokens.
+  const tokens = !direct && typeof getToken === 'function' ? createTokenCache(getToken) : undefined;
+  if (!direct && !tokens) throw config('getToken is required');
   const $fetch = createFetch({ fetch: options.fetch ?? ((input, init) => fetch(input, init)) });
 
   /** One request. `key`: the award's IDEMPOTENCY_KEY. */
   async function once(method: string, path: string, body?: unknown, key?: string, keepalive = false): Promise<Answer> {
     const headers: Record<string, string> = {};
     if (direct) headers[API_KEY_HEADER] = direct.apiKey;
-    else {
+    else if (tokens !== undefined) {
       try {
         headers.authorization = `Bearer ${await tokens.get()}`;
       } catch (error) {
@@ -75,7 +78,7 @@ export function createTransport(options: QuestPointsOptions) {
     batch: !direct,
     async request(method: string, path: string, body?: unknown, key?: string): Promise<Answer> {
       const answer = await once(method, path, body, key);
-      if (answer.status !== 401 || direct) return answer;
+      if (answer.status !== 401 || !tokens) return answer;
       tokens.invalidate();
       const again = await once(method, path, body, key);
       // A fresh token refused too: ask getToken again next time rather than reuse it.

@@ -42,6 +42,8 @@ export function createTriggers(handlers: TriggerHandlers, pollIntervalMs: number
   cleanups.push(() => clearInterval(poll));
   return {
     visible,
-    dispose: () => cleanups.forEach((fn) => fn()),
+    dispose() {
+      for (const fn of cleanups) fn();
+    },
   };
 }

@@ -47,6 +47,7 @@ export type AwardOutcome =
     }
   | { outcome: 'closed'; idempotencyKey: string; /** @deprecated Use `outcome`; removed in 0.3. */ status: 'closed' };
 
+/** What award() returns at once: the award's idempotency key, when it is durable, and how it ended. */
 export interface AwardHandle {
   idempotencyKey: string;
   /**
@@ -55,6 +56,7 @@ export interface AwardHandle {
    * degraded): then it is lost if the page goes away before the service acknowledges it. Never rejects.
    */
   persisted: Promise<boolean>;
+  /** Resolves (never rejects) when the award leaves the outbox, or stays there because the client closed. */
   settled: Promise<AwardOutcome>;
 }
 
@@ -69,6 +71,10 @@ export interface HistoryEntry extends PointsEvent {
   idempotencyKey?: string;
 }
 
+/**
+ * One (questId, serviceUserId) pair's points as a game shows them: what the service confirmed, plus what it
+ * acknowledged since, plus what is still queued, with the history of all three.
+ */
 export interface PointsView {
   questId: string;
   serviceUserId: string;
@@ -119,31 +125,54 @@ export interface SyncFailure {
   queueSize: number;
 }
 
+/**
+ * Why storage degraded (awards are then kept in memory until IndexedDB works again). 'unavailable': no IndexedDB in
+ * a browser. 'blocked': another connection blocks the database for 5 s, or a version error. 'quota': the origin's
+ * quota is full. 'connection-lost': the browser closed the connection. 'error': any other failure.
+ */
 export type StorageDegradedReason = 'unavailable' | 'blocked' | 'quota' | 'connection-lost' | 'error';
+/**
+ * Why an award waits for a retry. 'network': no answer. 'timeout': no answer within `timeoutMs`. 'status': a status
+ * the policy retries (408, 409, 425, 429, 5xx). 'auth': no usable token. Any other string: the relay's reason for
+ * that award in a batch (such as 'deadline' or 'relay_busy').
+ */
 export type RetryReason = 'network' | 'timeout' | 'status' | 'auth' | string;
 
 /** Event map. Every listener receives one payload object. */
 export interface QuestPointsEvents {
   /** Synchronously inside award(), before the award is committed to storage (see AwardHandle.persisted). */
   'award:queued': (e: { award: PendingAward; queueSize: number }) => void;
+  /** The service acknowledged the award (first time or an idempotent replay): it left the outbox. */
   'award:sent': (e: { award: PendingAward }) => void;
   /** attempt: the queue's consecutive failed attempts (the whole queue backs off together, to keep order). */
   'award:retrying': (e: { award: PendingAward; reason: RetryReason; status?: number; attempt: number; delayMs: number }) => void;
+  /** The award was refused for good (a final 4xx): it is in the dead-letter store, with the status and message. */
   'award:rejected': (e: { deadLetter: DeadLetter }) => void;
+  /** A pair's view changed (the own pair, watched pairs, pairs read): at most once per pair per tick. */
   'points:changed': (e: { view: PointsView }) => void;
+  /** The outbox's size changed (this tab's awards or another tab's): at most once per tick. */
   'queue:changed': (e: { queueSize: number }) => void;
+  /** A drain emptied the outbox. */
   'queue:drained': (e: { queueSize: 0 }) => void;
+  /** A request failed for lack of network (online false), or an answer came back after that (true). */
   'connection:changed': (e: { online: boolean }) => void;
+  /** getToken() failed or a fresh token was refused: sending pauses until a token works (the poll, `online`, a visible tab or flush() try again). */
   'auth:required': (e: { error: unknown }) => void;
+  /** IndexedDB failed: awards are kept in memory (and `persisted` resolves false) until it works again. */
   'storage:degraded': (e: { reason: StorageDegradedReason; error?: unknown }) => void;
   /**
    * The service worker gave up a Background Sync event (quest-points/sw, heard by every open page): the awards stay
    * queued; the browser fires the event again later (Chromium: minutes) and the pages send them as usual.
    */
   'sync:failed': (e: SyncFailure) => void;
+  /** A flush threw where it should not (`during`: what was running); the client carries on. */
   error: (e: { error: unknown; during: string }) => void;
 }
 
+/**
+ * createQuestPoints()'s options. Relay mode (a browser game): `relayUrl` and `getToken`. Direct mode (servers and
+ * scripts): `direct`. createQuestPoints() throws QuestPointsError 'config' when the mode's options are missing.
+ */
 export interface QuestPointsOptions {
   /** Base URL of the relay, absolute or (in a browser) relative such as '/api'. */
   relayUrl?: string;
@@ -167,6 +196,7 @@ export interface QuestPointsOptions {
   historyLimit?: number;
   /** Delay between an award and the flush it triggers. Default 50 ms. */
   flushDelayMs?: number;
+  /** The fetch every request goes through. Default the global fetch (a test double or a wrapped fetch can be given). */
   fetch?: typeof fetch;
   /**
    * Delivery with the tab closed: called when the outbox must wait for the network (an award queued offline, a
@@ -187,9 +217,19 @@ export interface QuestPointsOptions {
  * the client's own.
  */
 export interface QuestPoints {
+  /**
+   * Queues an award under a fresh idempotency key and returns at once; it is sent in the background (batched, retried
+   * with the same key until the service answers for good). Throws QuestPointsError: 'invalid' naming the field and
+   * rule, 'queue-full' past `maxQueue`, 'closed' after close().
+   */
   award(input: AwardInput): AwardHandle;
   /** Sends what is queued now (ignoring backoff); resolves when this attempt ends. */
   flush(): Promise<void>;
+  /**
+   * The serviceUserId of an e-mail or a wallet. Once known it is cached and answered offline. Rejects with
+   * QuestPointsError: 'invalid' (not exactly one of email or wallet, or a field rule), 'http', 'auth', 'network' or
+   * 'timeout' when no answer can be had.
+   */
   identify(input: { email: string } | { wallet: { address: string; chain: string } }): Promise<string>;
   /** Reads the pair from the service; offline, the last accepted read marked stale (throws if there is none). */
   fetchPoints(questId?: string, serviceUserId?: string): Promise<PointsView>;
@@ -197,19 +237,36 @@ export interface QuestPoints {
   viewPoints(questId?: string, serviceUserId?: string): PointsView;
   /** Calls cb with the pair's view now and on every change (the pair is read in the background); returns unwatch. */
   watchPoints(questId: string, serviceUserId: string, cb: (view: PointsView) => void): () => void;
+  /** Whether the player is enrolled in the quest, and their points there; null when not (a 404). Rejects as identify() does. */
   fetchEnrollment(questId?: string, serviceUserId?: string): Promise<EnrollmentStatus | null>;
+  /**
+   * A quest's enrolled users, a page per step, in enrollment order: from `page.offset` (default 0), `page.limit` users
+   * per request (default the service's page size). Ends after the last page; rejects as identify() does.
+   */
   enrolledUsers(questId?: string, page?: { limit?: number; offset?: number }): AsyncIterableIterator<EnrolledUser[]>;
+  /** Calls cb with the snapshot now and after every change (at most once per tick); returns unsubscribe. */
   subscribe(cb: (snapshot: Snapshot) => void): () => void;
+  /** The client's state now: the same object until something changes (for React's useSyncExternalStore). */
   getSnapshot(): Snapshot;
+  /** The awards still queued, in every tab of this storage name, oldest first, as the store holds them now. */
   pending(): Promise<PendingAward[]>;
+  /** The awards refused for good, oldest first. */
   deadLetters(): Promise<DeadLetter[]>;
   /** Re-queues a dead letter under a new idempotency key (the refused one was never applied); returns the new key. */
   retryDeadLetter(idempotencyKey: string): Promise<string>;
   /** Deletes a dead letter (every tab's deadLetterCount follows); a key that is no dead letter changes nothing. */
   discardDeadLetter(idempotencyKey: string): Promise<void>;
+  /** Listens to an event (QuestPointsEvents); returns the client. A listener that throws does not stop the client. */
   on<E extends keyof QuestPointsEvents>(event: E, fn: QuestPointsEvents[E]): QuestPoints;
+  /** Removes that listener, or every listener of the event when `fn` is omitted; returns the client. */
   off<E extends keyof QuestPointsEvents>(event: E, fn?: QuestPointsEvents[E]): QuestPoints;
+  /** Listens to the next such event only; returns the client. */
   once<E extends keyof QuestPointsEvents>(event: E, fn: QuestPointsEvents[E]): QuestPoints;
+  /**
+   * Stops sending, reading and listening: commits what award() queued, lets a drain in progress end its batch, and
+   * resolves every waiting `settled` as 'closed' (those awards stay queued for the next client on this storage name).
+   * A second call does nothing.
+   */
   close(): Promise<void>;
   /** @deprecated Renamed `fetchPoints`; removed in 0.3. */
   getPoints(questId?: string, serviceUserId?: string): Promise<PointsView>;

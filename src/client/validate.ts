@@ -9,6 +9,7 @@ import {
   WALLET_RULES,
   type FieldRule,
   type RuleTable,
+  type TextRule,
 } from '../protocol/rules.js';
 import { QuestPointsError } from './errors.js';
 import type { AwardInput } from './types.js';
@@ -19,7 +20,9 @@ import type { AwardInput } from './types.js';
 const invalid = (message: string, field?: string) => new QuestPointsError(message, 'invalid', undefined, field);
 
 /** One field's value, checked; throws naming `path` (and `field`, the top-level key) and the rule. */
-function check(rule: FieldRule, value: unknown, path: string, field = path): any {
+function check(rule: TextRule, value: unknown, path: string, field?: string): string;
+function check(rule: FieldRule, value: unknown, path: string, field?: string): string | number;
+function check(rule: FieldRule, value: unknown, path: string, field = path): string | number {
   const checked = checkRule(rule, value);
   if (checked.ok) return checked.value;
   throw invalid(`${path} ${checked.message}`, field);

@@ -5,6 +5,7 @@ import type { PendingAward, PointsView, QuestPoints, Snapshot } from '../client/
 /** What the element needs of a client: a `createQuestPoints()` result, or anything with the same events. */
 export type HudClient = Pick<QuestPoints, 'on' | 'off' | 'viewPoints' | 'subscribe'>;
 
+/** The client's state as the HUD shows it, from the client's snapshot (subscribe). */
 export interface HudStatus {
   online: boolean;
   /** Dead letters this tab knows of. */
@@ -31,11 +32,21 @@ export function listen(client: HudClient, to: HudListener): () => void {
   const own = client.viewPoints();
   const mine = (pair: Pair) => pair.questId === own.questId && pair.serviceUserId === own.serviceUserId;
   const handlers = {
-    'award:queued': ({ award }: { award: PendingAward }) => mine(award) && to.queued(award),
-    'award:sent': ({ award }: { award: PendingAward }) => mine(award) && to.sent(award.idempotencyKey),
-    'award:retrying': ({ award }: { award: PendingAward }) => mine(award) && to.retrying(award.idempotencyKey),
-    'award:rejected': ({ deadLetter }: { deadLetter: PendingAward }) => mine(deadLetter) && to.rejected(deadLetter.idempotencyKey),
-    'points:changed': ({ view }: { view: PointsView }) => mine(view) && to.view(view),
+    'award:queued': ({ award }: { award: PendingAward }) => {
+      if (mine(award)) to.queued(award);
+    },
+    'award:sent': ({ award }: { award: PendingAward }) => {
+      if (mine(award)) to.sent(award.idempotencyKey);
+    },
+    'award:retrying': ({ award }: { award: PendingAward }) => {
+      if (mine(award)) to.retrying(award.idempotencyKey);
+    },
+    'award:rejected': ({ deadLetter }: { deadLetter: PendingAward }) => {
+      if (mine(deadLetter)) to.rejected(deadLetter.idempotencyKey);
+    },
+    'points:changed': ({ view }: { view: PointsView }) => {
+      if (mine(view)) to.view(view);
+    },
   };
   const names = Object.keys(handlers) as (keyof typeof handlers)[];
   for (const name of names) client.on(name, handlers[name] as never);

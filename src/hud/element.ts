@@ -72,6 +72,7 @@ export class QuestPointsHud extends Base {
   #number!: Intl.NumberFormat;
   #signed!: Intl.NumberFormat;
 
+  /** Made by the parser or document.createElement('quest-points-hud'); attachHud() makes one and wires it. */
   constructor() {
     super();
     const panel = make('div', 'panel');
@@ -87,6 +88,7 @@ export class QuestPointsHud extends Base {
   get client(): HudClient | undefined {
     return this.#client;
   }
+  /** Shows `client`; setting another (or undefined) stops listening to the previous one first. */
   set client(client: HudClient | undefined) {
     this.#unbind();
     this.#client = client;
@@ -97,6 +99,7 @@ export class QuestPointsHud extends Base {
   get strings(): HudStrings {
     return { ...this.#strings };
   }
+  /** Replaces the words: the given ones, HUD_STRINGS for the rest (an earlier override is not kept). */
   set strings(strings: Partial<HudStrings>) {
     this.#strings = { ...HUD_STRINGS, ...strings };
     this.#words();
@@ -107,6 +110,7 @@ export class QuestPointsHud extends Base {
     return this.#target;
   }
 
+  /** Custom-element callback: reads the language (nearest `lang`, else the browser's) and starts listening to the client. */
   connectedCallback(): void {
     const lang = this.closest('[lang]')?.getAttribute('lang') || navigator.language;
     // Making a formatter costs a frame's worth of time: only when the language changed.
@@ -118,10 +122,12 @@ export class QuestPointsHud extends Base {
     this.#bind();
   }
 
+  /** Custom-element callback: stops listening to the client (it is not closed: the game owns it). */
   disconnectedCallback(): void {
     this.#unbind();
   }
 
+  /** Custom-element callback for the observed attributes (history): the next draw uses the new value. */
   attributeChangedCallback(): void {
     this.#viewDrawn = undefined;
     this.#schedule();
@@ -232,7 +238,10 @@ export class QuestPointsHud extends Base {
    */
   #render(now: number): void {
     this.#frame = 0;
-    if (now - this.#drawnAt < DRAW_MS) return this.#wake(this.#drawnAt + DRAW_MS - now);
+    if (now - this.#drawnAt < DRAW_MS) {
+      this.#wake(this.#drawnAt + DRAW_MS - now);
+      return;
+    }
     this.#drawnAt = now;
     let wake = this.#drawLists(now);
     if (this.#shown !== this.#target) {
@@ -304,7 +313,8 @@ export class QuestPointsHud extends Base {
 
   #drawToast(toast: Toast): void {
     if (!toast.el) {
-      this.#toastList.prepend((toast.el = row()));
+      toast.el = row();
+      this.#toastList.prepend(toast.el);
       // In a burst a toast is replaced before its slide-in ends: it appears still, and the page skips the animation.
       if (toast.at - this.#toastAt < BURST_MS) toast.el.className = 'still';
       this.#toastAt = toast.at;
@@ -318,7 +328,7 @@ export class QuestPointsHud extends Base {
     const pending = this.#status.online ? s.sending : s[this.#waiting()];
     const entries = view.history.slice(0, this.#num('history', 0));
     const list = this.#historyList;
-    while (list.children.length > entries.length) list.lastElementChild!.remove();
+    while (list.children.length > entries.length) list.lastElementChild?.remove();
     entries.forEach((entry, i) => {
       const li = list.children[i] ?? list.appendChild(row());
       const word = entry.state === 'pending' ? pending : s[entry.state];

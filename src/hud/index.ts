@@ -7,8 +7,10 @@ export { QuestPointsHud, type ToastState } from './element.js';
 export { HUD_STRINGS, type HudStrings } from './strings.js';
 export type { HudClient, HudStatus } from './client.js';
 
+/** Where the element sits: a corner of its positioned parent (overlaid, absolutely positioned), or 'inline' in the page's flow. */
 export type HudPosition = 'top-right' | 'top-left' | 'bottom-right' | 'bottom-left' | 'inline';
 
+/** attachHud()'s options: each one sets the attribute of the same name (toastMs: toast-ms) or the `strings` property. */
 export interface HudOptions {
   /** Where the element goes (default document.body); over a canvas, the canvas's positioned container. */
   parent?: Element;
@@ -20,6 +22,7 @@ export interface HudOptions {
   toasts?: number;
   /** How long a toast stays after its last change, ms (default 4000; 0: until newer ones push it out). */
   toastMs?: number;
+  /** Words to replace (default HUD_STRINGS, in English). */
   strings?: Partial<HudStrings>;
 }
 

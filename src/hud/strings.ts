@@ -16,6 +16,7 @@ export const HUD_STRINGS = {
   deadLetters: '{count} award(s) not accepted',
 };
 
+/** The words' keys and defaults, as HUD_STRINGS has them: the type `hud.strings` accepts a part of. */
 export type HudStrings = typeof HUD_STRINGS;
 
 export const subst = (text: string, count: string) => text.replace('{count}', count);

@@ -17,6 +17,7 @@ export { SYNC_TAG };
 export { backgroundSync } from './page.js';
 export { readToken, tokenFrom } from './token.js';
 
+/** registerQuestPointsSync()'s options: where the relay and the player's token are, and how long an event may try. */
 export interface QuestPointsSyncOptions {
   /** The relay, as the pages use it: absolute, or relative to the worker's script ('/api'). */
   relayUrl: string;
@@ -41,6 +42,7 @@ export interface QuestPointsSyncOptions {
   budgetMs?: number;
 }
 
+/** What registerQuestPointsSync() returns: the worker's delivery, to run by hand or stop. */
 export interface QuestPointsSync {
   /**
    * Drains the outbox now, as a sync event does. Resolves when it is empty or another sender (a page) holds the
@@ -51,15 +53,20 @@ export interface QuestPointsSync {
   close(): void;
 }
 
-interface SyncEventLike extends Event {
+/** The part of a `sync` / `periodicsync` event (SyncEvent, PeriodicSyncEvent) the worker reads. */
+export interface SyncEventLike extends Event {
+  /** The tag the page registered. */
   readonly tag: string;
+  /** Keeps the event (and the worker) alive until `work` settles; a rejection tells the browser to fire it again later. */
   waitUntil(work: Promise<unknown>): void;
 }
 
 /** The part of ServiceWorkerGlobalScope this needs (the WebWorker lib and the DOM lib do not mix). */
 export interface WorkerScope {
   readonly location: { readonly href: string; readonly origin: string };
+  /** Adds a listener for `sync` and `periodicsync`. */
   addEventListener(type: string, listener: (event: SyncEventLike) => void): void;
+  /** Removes a listener added by addEventListener (QuestPointsSync.close). */
   removeEventListener(type: string, listener: (event: SyncEventLike) => void): void;
 }
 

@@ -17,13 +17,22 @@ const scope = globalThis as unknown as InstallScope;
 const written = writtenConfig();
 const params = new URL(scope.location.href).searchParams;
 const param = (name: keyof typeof written) => params.get(name) || (written[name] === undefined ? undefined : String(written[name]));
-for (const name of ['relayUrl', 'tokenUrl'] as const)
-  if (!param(name)) throw new QuestPointsError(`the worker's script URL needs ?${name}= (quest-points/sw.js?relayUrl=...&tokenUrl=...), or the Vite plugin's worker option`, 'config');
+const required = (name: 'relayUrl' | 'tokenUrl') => {
+  const value = param(name);
+  if (!value)
+    throw new QuestPointsError(
+      `the worker's script URL needs ?${name}= (quest-points/sw.js?relayUrl=...&tokenUrl=...), or the Vite plugin's worker option`,
+      'config',
+    );
+  return value;
+};
+const relayUrl = required('relayUrl');
+const tokenUrl = required('tokenUrl');
 const budget = param('budgetMs');
 
 registerQuestPointsSync({
-  relayUrl: param('relayUrl')!,
-  tokenUrl: param('tokenUrl')!,
+  relayUrl,
+  tokenUrl,
   storageName: param('storageName'),
   tag: param('tag'),
   budgetMs: budget === undefined ? undefined : Number(budget),

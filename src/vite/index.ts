@@ -7,6 +7,10 @@ import { workerSetup, type QuestPointsWorkerOptions } from './worker.js';
 
 export type { QuestPointsWorkerOptions };
 
+/**
+ * questPoints()'s options: the dev composition's (DevServerOptions: the emulator and relay it serves under /api in
+ * `vite` and `vite preview`), and the service worker's.
+ */
 export interface QuestPointsViteOptions extends DevServerOptions {
   /**
    * Sets up delivery with the tab closed: serves the ready-made service worker (quest-points/sw.js) at

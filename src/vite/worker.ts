@@ -36,7 +36,8 @@ export function workerSetup(options: QuestPointsWorkerOptions) {
   if (typeof relayUrl !== 'string' || !relayUrl) throw invalid('relayUrl', 'must be a non-empty string');
   if (typeof fileName !== 'string' || !/^[\w.-]+\.js$/.test(fileName)) throw invalid('fileName', `must be a file name ending in .js, not ${JSON.stringify(fileName)}`);
   if (budgetMs !== undefined && !(budgetMs > 0)) throw invalid('budgetMs', 'must be a positive number');
-  const tokenPath = tokenUrl.split('?')[0]!;
+  // The path alone: everything before the first '?'.
+  const [tokenPath = tokenUrl] = tokenUrl.split('?');
   // The package's own dist/sw/worker.js (this file is dist/vite/worker.js), read when first asked for.
   const file = fileURLToPath(new URL('../sw/worker.js', import.meta.url));
   let source: Promise<string> | undefined;
