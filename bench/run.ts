@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { runBrowserBench, type BrowserSizes } from './browser/run-browser.js';
-import { measureBundle, repoRoot, SDK_BUDGET_BYTES } from './lib/bundle.js';
+import { measureBundle, repoRoot, SDK_TARGET_BYTES } from './lib/bundle.js';
 import { formatMarkdown, formatTable, row, type Row } from './lib/table.js';
 import { FULL_LOAD, QUICK_LOAD, runRelayLoadBench } from './relay-load.bench.js';
 
@@ -63,7 +63,7 @@ async function bundleRows(): Promise<Row[]> {
   const smallest = peers.filter((p) => p.full).sort((a, b) => a.size.gzip - b.size.gzip)[0]!;
   const shares = Object.entries(sdk.packages).map(([name, bytes]) => `${name} ${bytes.toLocaleString('en-US')}`).join(', ');
   return [
-    row({ section: '1', figure: 'quest-points (SDK entry, all dependencies) min+gzip vs budget', unit: 'B', ours: sdk.gzip, baseline: SDK_BUDGET_BYTES, ratio: sdk.gzip / SDK_BUDGET_BYTES, target: '<= 14 KB budget', pass: sdk.gzip <= SDK_BUDGET_BYTES, note: `${sdk.min.toLocaleString('en-US')} B minified; minified bytes by package: ${shares}` }),
+    row({ section: '1', figure: 'quest-points (SDK entry, all dependencies) min+gzip vs target', unit: 'B', ours: sdk.gzip, baseline: SDK_TARGET_BYTES, ratio: sdk.gzip / SDK_TARGET_BYTES, target: '<= 14 KB target', pass: sdk.gzip <= SDK_TARGET_BYTES, note: `${sdk.min.toLocaleString('en-US')} B minified; minified bytes by package: ${shares}` }),
     row({ section: '1', figure: `quest-points vs the smallest full SDK (${smallest.name})`, unit: 'B', ours: sdk.gzip, baseline: smallest.size.gzip, ratio: sdk.gzip / smallest.size.gzip, target: '<= 0.6x', pass: sdk.gzip / smallest.size.gzip <= 0.6 }),
     ...peers.map((p) =>
       row({ section: '1', figure: `peer: ${p.name} ${version(p.name)} min+gzip`, unit: 'B', ours: sdk.gzip, baseline: p.size.gzip, ratio: sdk.gzip / p.size.gzip, target: 'info', note: `${p.note}; ${p.size.min.toLocaleString('en-US')} B minified` }),

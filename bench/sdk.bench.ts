@@ -4,7 +4,7 @@ import 'fake-indexeddb/auto';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { createQuestPoints } from '../src/client/index.js';
-import { measureBundle, SDK_BUDGET_BYTES } from './lib/bundle.js';
+import { measureBundle, SDK_BUDGET_BYTES, SDK_TARGET_BYTES } from './lib/bundle.js';
 
 export { SDK_BUDGET_BYTES };
 
@@ -59,8 +59,9 @@ export async function runSdkBench(): Promise<Record<string, number | string>> {
   const result: Record<string, number | string> = {
     'bundle min (B)': size.min,
     'bundle min+gzip (B)': size.gzip,
-    'budget (B)': SDK_BUDGET_BYTES,
-    'within budget': size.gzip <= SDK_BUDGET_BYTES ? 'yes' : 'NO',
+    'target (B)': SDK_TARGET_BYTES,
+    'within target': size.gzip <= SDK_TARGET_BYTES ? 'yes' : 'NO',
+    'test budget (B)': SDK_BUDGET_BYTES,
   };
   const sw = await swBundleSize();
   result['sw.js min (B)'] = sw.min;
