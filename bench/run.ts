@@ -104,9 +104,9 @@ export async function faceRows(faces: readonly FaceBench[], skipped: string[]): 
     }
     const notes = Object.entries(results).filter(([, v]) => typeof v !== 'number').map(([k, v]) => `${k}: ${String(v)}`);
     const numbers = Object.entries(results).filter((entry): entry is [string, number] => typeof entry[1] === 'number' && Number.isFinite(entry[1]));
-    numbers.forEach(([figure, value], i) =>
-      rows.push(row({ section: '8', figure: `${face.name}: ${figure}`, unit: '', ours: value, target: 'info', ...(i === 0 && notes.length ? { note: notes.join('; ') } : {}) })),
-    );
+    for (const [i, [figure, value]] of numbers.entries()) {
+      rows.push(row({ section: '8', figure: `${face.name}: ${figure}`, unit: '', ours: value, target: 'info', ...(i === 0 && notes.length ? { note: notes.join('; ') } : {}) }));
+    }
   }
   return rows;
 }
@@ -145,8 +145,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   report.machine.loadAverageAtEnd = Number(loadavg()[0]!.toFixed(2));
   const outDir = options.outDir ?? join(repoRoot, 'bench', 'results');
   await mkdir(outDir, { recursive: true });
-  await writeFile(join(outDir, 'bench.json'), JSON.stringify(report, null, 2) + '\n');
-  await writeFile(join(outDir, 'bench.md'), formatMarkdown(report.rows) + '\n');
+  await writeFile(join(outDir, 'bench.json'), `${JSON.stringify(report, null, 2)}\n`);
+  await writeFile(join(outDir, 'bench.md'), `${formatMarkdown(report.rows)}\n`);
   return report;
 }
 
