@@ -1,7 +1,7 @@
 import { ConfigError, parseFlags, parsePort, parsePositiveInteger, runCommand, stopOnSignals } from '../kit/index.js';
 import type { ForwardedHeader } from './client-ip.js';
 import type { StoreErrorBehaviour } from './rate-limit.js';
-import { DEFAULT_HOST, DEFAULT_PORT, startRelay } from './server.js';
+import { DEFAULT_HOST, DEFAULT_PORT, startRelay } from './node/server.js';
 import { DEFAULT_MAX_TOKEN_AGE_SECONDS, DEFAULT_TOKEN_TTL, signPlayerToken } from './token.js';
 
 const RELAY_USAGE = `usage: quest-points relay [options]

@@ -1,5 +1,5 @@
 import { decodeJwt, errors, jwtVerify, SignJWT } from 'jose';
-import { ConfigError } from '../kit/index.js';
+import { ConfigError } from '../kit/errors.js';
 import * as v from 'valibot';
 import { formatIssues } from '../protocol/index.js';
 import { PlayerClaimsSchema, type PlayerClaims, type VerifiedClaims } from './claims.js';

@@ -2,7 +2,7 @@
 import { SignJWT } from 'jose';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
-import { startRelay, type RunningServer } from '../../src/relay/index.js';
+import { startRelay, type RunningServer } from '../../src/relay/node/index.js';
 import { API_KEY, SECRET, token } from '../helpers/fixtures.js';
 import { award, caller, fakeRelay, uuid } from './helpers.js';
 

@@ -1,6 +1,6 @@
 // Shared rate limits on a real redis-server (Debian's, started here on a free port, nothing persisted).
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createRedisCounterStore, startRelay, type LogRecord, type RunningServer, type StartRelayOptions } from '../../src/relay/index.js';
+import { createRedisCounterStore, startRelay, type LogRecord, type RunningServer, type StartRelayOptions } from '../../src/relay/node/index.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
 import { API_KEY, SECRET, token } from '../helpers/fixtures.js';
 import { caller, uuid } from './helpers.js';
@@ -59,8 +59,8 @@ async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, ti
 
 describe('createRedisCounterStore', () => {
   it('counts a fixed window atomically in one round trip, shared by two clients', async () => {
-    const a = createRedisCounterStore({ url: redis.url });
-    const b = createRedisCounterStore({ url: redis.url });
+    const a = await createRedisCounterStore({ url: redis.url });
+    const b = await createRedisCounterStore({ url: redis.url });
     try {
       const key = `test:${uuid()}`;
       const hits = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).increment(key, 5_000)));
@@ -77,7 +77,7 @@ describe('createRedisCounterStore', () => {
   });
 
   it('starts a new window once the old one expired', async () => {
-    const store = createRedisCounterStore({ url: redis.url });
+    const store = await createRedisCounterStore({ url: redis.url });
     try {
       const key = `test:${uuid()}`;
       expect((await store.increment(key, 100)).count).toBe(1);
@@ -89,8 +89,8 @@ describe('createRedisCounterStore', () => {
     }
   });
 
-  it('refuses a missing or non-redis URL, naming the option', () => {
-    expect(() => createRedisCounterStore({ url: 'http://127.0.0.1:6379' })).toThrow(/Redis URL must start with redis:\/\//);
+  it('refuses a missing or non-redis URL, naming the option', async () => {
+    await expect(createRedisCounterStore({ url: 'http://127.0.0.1:6379' })).rejects.toThrow(/Redis URL must start with redis:\/\//);
   });
 });
 
