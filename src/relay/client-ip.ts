@@ -1,4 +1,3 @@
-import parseForwarded from 'forwarded-parse';
 import ipaddr from 'ipaddr.js';
 import type { RelayContext } from './context.js';
 
@@ -57,20 +56,37 @@ export function rateLimitSubject(text: string): string | null {
   return `${parts.join(':')}::/64`;
 }
 
+// RFC 7239: elements separated by commas, each `name=value` pairs separated by semicolons, a value a token or a
+// quoted string. Parsed here (the parser library used before needs node:util; the core runs without Node).
+const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
+const QUOTED = '"(?:[^"\\\\]|\\\\.)*"';
+const PAIR = `${TOKEN}=(?:${TOKEN}|${QUOTED})`;
+const ELEMENT = `${PAIR}(?:;${PAIR})*`;
+const FORWARDED = new RegExp(`^${ELEMENT}(?:[ \\t]*,[ \\t]*${ELEMENT})*$`);
+const PAIRS = new RegExp(`(${TOKEN})=(${TOKEN}|${QUOTED})|,`, 'g');
+
+/** Each element's `for=` value (unquoted), or undefined when the header breaks the grammar. */
+export function forwardedFor(header: string): string[] | undefined {
+  if (!FORWARDED.test(header)) return undefined;
+  const chain: string[] = [];
+  let current = '';
+  for (const [match, name, value] of header.matchAll(PAIRS)) {
+    if (match === ',') {
+      chain.push(current);
+      current = '';
+    } else if (name!.toLowerCase() === 'for') {
+      current = value!.startsWith('"') ? value!.slice(1, -1).replace(/\\(.)/g, '$1') : value!;
+    }
+  }
+  chain.push(current);
+  return chain;
+}
+
 function forwardedEntry(c: RelayContext, hops: number, header: ForwardedHeader): string | undefined {
   const value = c.req.header(header);
   if (!value) return undefined;
-  let chain: string[];
-  if (header === 'forwarded') {
-    try {
-      chain = parseForwarded(value).map((element) => element.for ?? '');
-    } catch {
-      return undefined;
-    }
-  } else {
-    chain = value.split(',').map((part) => part.trim());
-  }
-  return chain[chain.length - hops];
+  const chain = header === 'forwarded' ? forwardedFor(value) : value.split(',').map((part) => part.trim());
+  return chain?.[chain.length - hops];
 }
 
 /**
