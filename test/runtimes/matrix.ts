@@ -1,0 +1,50 @@
+// One runtime's row of the matrix: the relay served by that runtime's own server, with the memory store and with
+// Redis, each taking single awards and a batch to a real emulator (Node, in this process); with Redis, two
+// instances share one per-player limit.
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { API_KEY, SECRET } from '../helpers/fixtures.js';
+import { startRedis, type TestRedis } from '../helpers/redis.js';
+import { awardsGoThrough, limitedPolicy, limitIsShared, type ServerProcess } from './harness.js';
+
+const LIMIT = 6;
+
+export function runtimeMatrix(runtime: string, launch: (env: Record<string, string>) => Promise<ServerProcess>): void {
+  let emulator: RunningEmulator;
+  let redis: TestRedis;
+  const servers: ServerProcess[] = [];
+  const serve = async (env: Record<string, string> = {}) => {
+    const server = await launch({
+      QP_UPSTREAM_URL: emulator.url,
+      QP_API_KEY: API_KEY,
+      QP_RELAY_SECRET: SECRET,
+      QP_POLICY_JSON: JSON.stringify(limitedPolicy(LIMIT)),
+      ...env,
+    });
+    servers.push(server);
+    return server;
+  };
+  beforeAll(async () => {
+    [emulator, redis] = await Promise.all([startEmulator({ port: 0, apiKeys: [API_KEY] }), startRedis()]);
+  }, 20_000);
+  afterAll(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.stop()));
+    await Promise.all([emulator?.close(), redis?.stop()]);
+  }, 20_000);
+
+  describe(`${runtime}, memory store`, () => {
+    it('single awards and a batch reach the emulator', async () => {
+      const server = await serve();
+      await awardsGoThrough(server.url);
+    });
+  });
+
+  describe(`${runtime}, Redis store`, () => {
+    it('single awards and a batch reach the emulator; two instances share one per-player limit', async () => {
+      const [a, b] = await Promise.all([serve({ QP_REDIS_URL: redis.url }), serve({ QP_REDIS_URL: redis.url })]);
+      await awardsGoThrough(a.url);
+      await awardsGoThrough(b.url);
+      await limitIsShared(a.url, b.url, LIMIT);
+    });
+  });
+}
