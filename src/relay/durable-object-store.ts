@@ -32,10 +32,12 @@ export function createDurableObjectCounterStore(
   }
   const shards = options.shards ?? DEFAULT_SHARDS;
   if (!Number.isInteger(shards) || shards < 1) throw new ConfigError('shards', 'invalid', `shards must be a positive integer, got ${shards}`);
-  const stubs = Array.from({ length: shards }, (_, shard) => namespace.get(namespace.idFromName(`qp-counters-${shard}`) as never));
+  const ids = Array.from({ length: shards }, (_, shard) => namespace.idFromName(`qp-counters-${shard}`));
   return {
     async increment(key, windowMs) {
-      const response = await stubs[shardOf(key, shards)]!.fetch('https://rate-limit-counter/increment', {
+      // A stub per call: Workers bind a stub to the request that made it, and the relay outlives its first request.
+      const stub = namespace.get(ids[shardOf(key, shards)] as never);
+      const response = await stub.fetch('https://rate-limit-counter/increment', {
         method: 'POST',
         body: JSON.stringify({ key, windowMs }),
       });

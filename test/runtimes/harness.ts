@@ -58,8 +58,13 @@ async function stopChild(child: ChildProcess): Promise<void> {
 
 type Answer = { status: number; json: any };
 
-async function call(base: string, method: string, path: string, jwt: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
-  const response = await fetch(base + path, {
+/** How a test reaches a relay: a path and a RequestInit in, an answer out (a URL over HTTP, or a Worker's fetch). */
+export type Client = (path: string, init: RequestInit) => Promise<{ status: number; json(): Promise<unknown> }>;
+
+export const httpClient = (base: string): Client => (path, init) => fetch(base + path, init);
+
+async function call(client: Client, method: string, path: string, jwt: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+  const response = await client(path, {
     method,
     headers: { authorization: `Bearer ${jwt}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -69,8 +74,8 @@ async function call(base: string, method: string, path: string, jwt: string, bod
 
 export const playerToken = (sub: string) => signPlayerToken({ sub }, { secret: SECRET, ttl: '5m' });
 
-/** Two single awards and a batch of three through the relay at `base`; the service's total read back through it. */
-export async function awardsGoThrough(base: string, player = `p-${crypto.randomUUID()}`): Promise<void> {
+/** Two single awards and a batch of three through the relay; the service's total read back through it. */
+export async function awardsGoThrough(base: Client, player = `p-${crypto.randomUUID()}`): Promise<void> {
   const jwt = await playerToken(player);
   for (const points of [5, 7]) {
     const single = await call(base, 'POST', '/group-quests/q1/points', jwt, { serviceUserId: player, eventPoints: points }, { IDEMPOTENCY_KEY: crypto.randomUUID() });
@@ -85,7 +90,7 @@ export async function awardsGoThrough(base: string, player = `p-${crypto.randomU
 }
 
 /** A per-player limit of `limit`, 2 x limit awards alternating between two instances: exactly `limit` pass. */
-export async function limitIsShared(a: string, b: string, limit: number): Promise<void> {
+export async function limitIsShared(a: Client, b: Client, limit: number): Promise<void> {
   const player = `p-${crypto.randomUUID()}`;
   const jwt = await playerToken(player);
   const statuses: number[] = [];

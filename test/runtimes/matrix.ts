@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { API_KEY, SECRET } from '../helpers/fixtures.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
-import { awardsGoThrough, limitedPolicy, limitIsShared, type ServerProcess } from './harness.js';
+import { awardsGoThrough, httpClient, limitedPolicy, limitIsShared, type ServerProcess } from './harness.js';
 
 const LIMIT = 6;
 
@@ -35,16 +35,16 @@ export function runtimeMatrix(runtime: string, launch: (env: Record<string, stri
   describe(`${runtime}, memory store`, () => {
     it('single awards and a batch reach the emulator', async () => {
       const server = await serve();
-      await awardsGoThrough(server.url);
+      await awardsGoThrough(httpClient(server.url));
     });
   });
 
   describe(`${runtime}, Redis store`, () => {
     it('single awards and a batch reach the emulator; two instances share one per-player limit', async () => {
       const [a, b] = await Promise.all([serve({ QP_REDIS_URL: redis.url }), serve({ QP_REDIS_URL: redis.url })]);
-      await awardsGoThrough(a.url);
-      await awardsGoThrough(b.url);
-      await limitIsShared(a.url, b.url, LIMIT);
+      await awardsGoThrough(httpClient(a.url));
+      await awardsGoThrough(httpClient(b.url));
+      await limitIsShared(httpClient(a.url), httpClient(b.url), LIMIT);
     });
   });
 }
