@@ -5,4 +5,5 @@ export * from '../index.js';
 export { startRelay, DEFAULT_HOST, DEFAULT_PORT, type RunningServer, type StartRelayOptions } from './server.js';
 export { createRedisCounterStore, type RedisCounterStoreOptions } from './redis-store.js';
 export { createPrometheusMetrics } from './metrics.js';
+export { toNodeListener, type FetchHandler } from './listener.js';
 export { type ServerLimits, SERVER_LIMITS } from '../../kit/server.js';
