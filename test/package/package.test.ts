@@ -2,7 +2,7 @@
 // dist/ is left alone), packed, then checked by publint --strict and attw --profile esm-only, the same CLIs a user
 // runs. Plus what those tools do not check: the file list, its size, and README links that work on the npm page.
 import { execFile } from 'node:child_process';
-import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -43,7 +43,7 @@ describe('the published package', { timeout: 60_000 }, () => {
   it('attw --profile esm-only: no problem on any entry point', async () => {
     const { stdout } = await run(bin('attw'), [tarball, '--profile', 'esm-only', '--format', 'json'], { maxBuffer: 64 << 20 }).catch((error: { stdout: string }) => error);
     const result = JSON.parse(stdout) as { analysis: { entrypoints: Record<string, unknown>; problems: { resolutionKind?: string }[] } };
-    expect(Object.keys(result.analysis.entrypoints).sort()).toEqual(['.', './emulator', './package.json', './phaser', './protocol', './react', './relay', './sw', './sw.js', './vite']);
+    expect(Object.keys(result.analysis.entrypoints).sort()).toEqual(['.', './emulator', './package.json', './phaser', './protocol', './react', './relay', './relay/node', './sw', './sw.js', './vite']);
     // The JSON lists every problem; the esm-only profile leaves out the CommonJS resolutions (node10, node16 from CJS)
     // an ESM-only package cannot satisfy. Whatever remains is a real fault (a missing type, a wrong format).
     const ignored = new Set(['node10', 'node16-cjs']);
@@ -75,6 +75,41 @@ describe('the published package', { timeout: 60_000 }, () => {
     });
     expect(pkg.keywords.length).toBeGreaterThan(3);
     expect(readFileSync(join(repo, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) 2026 quest-points contributors\n/);
+  });
+});
+
+// What `npm install quest-points` costs a game that only wants the SDK: the tarball installed into an empty project,
+// the way a user installs it (dependencies from the registry, optional peers left out).
+describe('installed into an empty project', { timeout: 180_000 }, () => {
+  let project: string;
+  beforeAll(async () => {
+    project = join(stage, 'consumer');
+    await mkdir(project);
+    await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+    await run('npm', ['install', tarball, '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: project });
+  }, 180_000);
+
+  it('pulls at most 10 MB, and no server-only library: redis and prom-client are optional peers', async () => {
+    // 32 MB before (node-redis alone 15 MB); 8.2 MB after (2026-11-24).
+    const { stdout } = await run('du', ['-sk', join(project, 'node_modules')]);
+    expect(Number(stdout.split('\t')[0]) * 1024).toBeLessThanOrEqual(10 * 1024 * 1024);
+    for (const heavy of ['redis', '@redis/client', 'prom-client', 'lru-cache']) expect(existsSync(join(project, 'node_modules', heavy)), heavy).toBe(false);
+  });
+
+  it('--redis without the redis package: one line naming what to install', async () => {
+    const env = { ...process.env, QP_API_KEY: 'k', QP_RELAY_SECRET: 'a-relay-secret-of-32-characters-at-least', QP_REDIS_URL: '' };
+    const failed = await run(join(project, 'node_modules/.bin/quest-points'), ['relay', '--upstream', 'http://127.0.0.1:9', '--port', '0', '--redis', 'redis://127.0.0.1:9'], { cwd: project, env, timeout: 20_000 })
+      .then(() => ({ code: 0, stderr: '' }), (error: { code: number; stderr: string }) => error);
+    expect(failed.code).not.toBe(0);
+    expect(failed.stderr).toMatch(/^quest-points relay: Sharing rate limits in Redis \(--redis, QP_REDIS_URL\) needs the "redis" package: npm install redis$/m);
+  });
+
+  it('the relay core loads without Node-only packages; createRedisCounterStore names redis when missing', async () => {
+    const script = `import('quest-points/relay').then((m) => console.log(typeof m.createRelay))
+      .then(() => import('quest-points/relay/node')).then((m) => m.createRedisCounterStore({ url: 'redis://127.0.0.1:9' }))
+      .catch((error) => console.log(error.name + ': ' + error.message))`;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: project });
+    expect(stdout).toBe('function\nConfigError: Sharing rate limits in Redis (--redis, QP_REDIS_URL) needs the "redis" package: npm install redis\n');
   });
 });
 

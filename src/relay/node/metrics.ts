@@ -7,7 +7,7 @@ import { importPeer } from './peer.js';
  * when prom-client is installed.
  */
 export async function createPrometheusMetrics(): Promise<MetricsSink> {
-  const { Counter, Gauge, Histogram, Registry } = await importPeer('prom-client', () => import('prom-client'), 'GET /metrics (Prometheus)');
+  const { Counter, Gauge, Histogram, Registry } = await importPeer('prom-client', () => import('prom-client'), 'Prometheus metrics (GET /metrics)');
   const registry = new Registry();
   const awards = new Counter({
     name: 'qp_relay_awards_total',

@@ -36,7 +36,6 @@ export async function startRelay(options: StartRelayOptions = {}): Promise<Runni
   const [limits, { host = DEFAULT_HOST, port = DEFAULT_PORT, redis, metrics, ...relayOptions }] = takeLimits(options);
   const log = relayOptions.logger ?? jsonLinesToStderr;
   const redisUrl = relayOptions.rateLimitStore ? undefined : (redis ?? process.env.QP_REDIS_URL);
-  const sink = metrics ?? (await defaultMetrics(log));
   const ownStore = redisUrl
     ? await createRedisCounterStore({ url: redisUrl, onConnectionError: (msg) => log({ time: new Date().toISOString(), level: 'warn', msg }) })
     : undefined;
@@ -46,6 +45,7 @@ export async function startRelay(options: StartRelayOptions = {}): Promise<Runni
   let relay: ReturnType<typeof buildRelay>;
   let running: RunningServer;
   try {
+    const sink = metrics ?? (await defaultMetrics(log));
     relay = buildRelay({ ...relayOptions, ...(ownStore ? { rateLimitStore: ownStore } : {}), ...(sink ? { metrics: sink } : {}) });
     running = await startNodeServer({ fetch: relay.app.fetch, host, port, ...limits });
   } catch (error) {
@@ -73,7 +73,7 @@ async function defaultMetrics(log: NonNullable<RelayOptions['logger']>): Promise
     return await createPrometheusMetrics();
   } catch (error) {
     if (!isConfigError(error)) throw error;
-    log({ time: new Date().toISOString(), level: 'warn', msg: `GET /metrics is off: ${error.message}` });
+    log({ time: new Date().toISOString(), level: 'warn', msg: `${error.message}; until then GET /metrics answers 404` });
     return undefined;
   }
 }
