@@ -4,5 +4,9 @@ import { runtimeBinary, startServerProcess } from './harness.js';
 import { runtimeMatrix } from './matrix.js';
 
 describe('Bun', { timeout: 60_000 }, () => {
-  runtimeMatrix('Bun', (env) => startServerProcess(runtimeBinary('bun'), ['test/runtimes/servers/bun.ts'], env));
+  runtimeMatrix(
+    'Bun',
+    (env) => startServerProcess(runtimeBinary('bun'), ['test/runtimes/servers/bun.ts'], env),
+    (args, env) => startServerProcess(runtimeBinary('bun'), ['src/cli.ts', ...args], env),
+  );
 });

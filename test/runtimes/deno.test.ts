@@ -5,8 +5,12 @@ import { describe } from 'vitest';
 import { runtimeBinary, startServerProcess } from './harness.js';
 import { runtimeMatrix } from './matrix.js';
 
-const DENO_ARGS = ['run', '--allow-net', '--allow-env', '--allow-read', '--sloppy-imports', '--node-modules-dir=manual', '--no-lock'];
+const DENO_ARGS = ['run', '--allow-net', '--allow-env', '--allow-read', '--allow-sys', '--sloppy-imports', '--node-modules-dir=manual', '--no-lock'];
 
 describe('Deno', { timeout: 60_000 }, () => {
-  runtimeMatrix('Deno', (env) => startServerProcess(runtimeBinary('deno'), [...DENO_ARGS, 'test/runtimes/servers/deno.ts'], env));
+  runtimeMatrix(
+    'Deno',
+    (env) => startServerProcess(runtimeBinary('deno'), [...DENO_ARGS, 'test/runtimes/servers/deno.ts'], env),
+    (args, env) => startServerProcess(runtimeBinary('deno'), [...DENO_ARGS, 'src/cli.ts', ...args], env),
+  );
 });

@@ -1,6 +1,9 @@
 // One runtime's row of the matrix: the relay served by that runtime's own server, with the memory store and with
 // Redis, each taking single awards and a batch to a real emulator (Node, in this process); with Redis, two
 // instances share one per-player limit.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { API_KEY, SECRET } from '../helpers/fixtures.js';
@@ -9,7 +12,13 @@ import { awardsGoThrough, httpClient, limitedPolicy, limitIsShared, type ServerP
 
 const LIMIT = 6;
 
-export function runtimeMatrix(runtime: string, launch: (env: Record<string, string>) => Promise<ServerProcess>): void {
+type Launch = (env: Record<string, string>) => Promise<ServerProcess>;
+
+/**
+ * `launch` starts the runtime's one-file server; `launchCli(args, env)`, when given, the package's CLI on that
+ * runtime (startRelay through the runtime's node:http).
+ */
+export function runtimeMatrix(runtime: string, launch: Launch, launchCli?: (args: string[], env: Record<string, string>) => Promise<ServerProcess>): void {
   let emulator: RunningEmulator;
   let redis: TestRedis;
   const servers: ServerProcess[] = [];
@@ -38,6 +47,22 @@ export function runtimeMatrix(runtime: string, launch: (env: Record<string, stri
       await awardsGoThrough(httpClient(server.url));
     });
   });
+
+  if (launchCli) {
+    describe(`${runtime}, the CLI (quest-points relay)`, () => {
+      it('single awards and a batch reach the emulator', async () => {
+        const dir = await mkdtemp(join(tmpdir(), 'qp-runtime-'));
+        try {
+          await writeFile(join(dir, 'policy.json'), JSON.stringify(limitedPolicy(LIMIT)));
+          const server = await launchCli(['relay', '--port', '0', '--upstream', emulator.url, '--policy', join(dir, 'policy.json')], { QP_API_KEY: API_KEY, QP_RELAY_SECRET: SECRET });
+          servers.push(server);
+          await awardsGoThrough(httpClient(server.url));
+        } finally {
+          await rm(dir, { recursive: true, force: true });
+        }
+      });
+    });
+  }
 
   describe(`${runtime}, Redis store`, () => {
     it('single awards and a batch reach the emulator; two instances share one per-player limit', async () => {
