@@ -20,7 +20,9 @@ export interface ServerProcess {
  * it exits first or does not listen within `timeoutMs`; stop() ends it (SIGTERM, then SIGKILL after 3 s).
  */
 export function startServerProcess(command: string, args: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<ServerProcess> {
-  const child = spawn(command, args, { cwd: repo, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // No update check or telemetry call from Deno or Bun: the test needs no network beyond 127.0.0.1.
+  const quiet = { DENO_NO_UPDATE_CHECK: '1', DENO_NO_PROMPT: '1', DO_NOT_TRACK: '1' };
+  const child = spawn(command, args, { cwd: repo, env: { ...process.env, ...quiet, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const stop = () => stopChild(child);
   return new Promise((resolve, reject) => {
     let output = '';
