@@ -13,7 +13,7 @@ const RELAY_USAGE = `usage: quest-points relay [options]
   --cors-origin ORIGIN        a browser origin allowed to call; repeat for more
   --trust-proxy HOPS          proxies of yours in front; their forwarded header gives the client IP (QP_TRUST_PROXY)
   --forwarded-header NAME     x-forwarded-for (default) or forwarded (QP_FORWARDED_HEADER)
-  --redis URL                 share rate limits between instances in Redis (or QP_REDIS_URL)
+  --redis URL                 share rate limits between instances in Redis (or QP_REDIS_URL; npm install redis)
   --on-store-error MODE       Redis away: closed (default, 503) or open (allow) (QP_ON_STORE_ERROR)
   --max-token-age SECONDS     longest player-token lifetime accepted (default ${DEFAULT_MAX_TOKEN_AGE_SECONDS}; QP_MAX_TOKEN_AGE)
   --headers-timeout MS        request head must arrive within (default 10000; QP_HEADERS_TIMEOUT_MS)
@@ -29,7 +29,7 @@ Secrets come from the environment only:
   QP_METRICS_TOKEN  when set, GET /metrics needs "Authorization: Bearer <it>"
 
 Prints "listening on http://HOST:PORT" once ready; logs are JSON lines on stderr.
-GET /healthz, /readyz and /metrics are for your probes and Prometheus.`;
+GET /healthz, /readyz and /metrics are for your probes and Prometheus (/metrics needs: npm install prom-client).`;
 
 const TOKEN_USAGE = `usage: quest-points token --sub ID [--role player|admin] [--ttl ${DEFAULT_TOKEN_TTL}] [--quest ID]...
                           [--email E] [--wallet CHAIN:ADDRESS] [--max-token-age SECONDS]
