@@ -66,6 +66,9 @@ describe('createRedisCounterStore', () => {
     const a = await createRedisCounterStore({ url: redis.url });
     const b = await createRedisCounterStore({ url: redis.url });
     try {
+      // Connected first: a hit before the first connection waits at most the command timeout (500 ms), which a
+      // loaded machine can exceed; this test is about counting, not about connecting.
+      await until(() => Promise.all([a.ready!(), b.ready!()]).then(() => true, () => false), (ready) => ready);
       const key = `test:${uuid()}`;
       const hits = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).increment(key, 5_000)));
       expect(hits.map((hit) => hit.count).sort((x, y) => x - y)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
