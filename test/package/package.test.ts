@@ -97,7 +97,7 @@ describe('installed into an empty project', { timeout: 180_000 }, () => {
   });
 
   it('--redis without the redis package: one line naming what to install', async () => {
-    const env = { ...process.env, QP_API_KEY: 'k', QP_RELAY_SECRET: 'a-relay-secret-of-32-characters-at-least', QP_REDIS_URL: '' };
+    const env = { ...process.env, QP_API_KEY: 'k', QP_RELAY_SECRET: 'a-relay-secret-of-32-characters-at-least', QP_KEY_SECRET: 'a-key-secret-of-32-characters-at-least-0', QP_REDIS_URL: '' };
     const failed = await run(join(project, 'node_modules/.bin/quest-points'), ['relay', '--upstream', 'http://127.0.0.1:9', '--port', '0', '--redis', 'redis://127.0.0.1:9'], { cwd: project, env, timeout: 20_000 })
       .then(() => ({ code: 0, stderr: '' }), (error: { code: number; stderr: string }) => error);
     expect(failed.code).not.toBe(0);

@@ -27,6 +27,8 @@ export function runtimeMatrix(runtime: string, launch: Launch, launchCli?: (args
       QP_UPSTREAM_URL: emulator.url,
       QP_API_KEY: API_KEY,
       QP_RELAY_SECRET: SECRET,
+      // The upstream key namespace of the auth work (QP_KEY_SECRET); ignored by a relay without it.
+      QP_KEY_SECRET: 'test-key-secret-fedcba9876543210-fedcba987654',
       QP_POLICY_JSON: JSON.stringify(limitedPolicy(LIMIT)),
       ...env,
     });
@@ -54,7 +56,7 @@ export function runtimeMatrix(runtime: string, launch: Launch, launchCli?: (args
         const dir = await mkdtemp(join(tmpdir(), 'qp-runtime-'));
         try {
           await writeFile(join(dir, 'policy.json'), JSON.stringify(limitedPolicy(LIMIT)));
-          const server = await launchCli(['relay', '--port', '0', '--upstream', emulator.url, '--policy', join(dir, 'policy.json')], { QP_API_KEY: API_KEY, QP_RELAY_SECRET: SECRET });
+          const server = await launchCli(['relay', '--port', '0', '--upstream', emulator.url, '--policy', join(dir, 'policy.json')], { QP_API_KEY: API_KEY, QP_RELAY_SECRET: SECRET, QP_KEY_SECRET: 'test-key-secret-fedcba9876543210-fedcba987654' });
           servers.push(server);
           await awardsGoThrough(httpClient(server.url));
         } finally {
