@@ -1,4 +1,5 @@
 import { ConfigError } from '../kit/errors.js';
+import { createLru } from './lru.js';
 
 /**
  * Where rate-limit counters live. The relay only ever asks one question: "count one more hit on this key
@@ -36,25 +37,23 @@ export interface MemoryCounterStoreOptions {
 export const DEFAULT_MAX_KEYS = 200_000;
 
 /**
- * A CounterStore in this process's memory: right for one relay instance. An LRU on a Map (its insertion order is
- * the recency order: a counted key is moved to the end, the first key is the least recent): O(1) per hit, an
- * expired window replaced when its key is met again or evicted, never a scan of the whole map. A Map, not a cache
- * library: this is the one operation it needs, and the browser install stays light.
+ * A CounterStore in this process's memory: right for one relay instance. An LRU (lru.ts): O(1) per hit, an
+ * expired window replaced when its key is met again or evicted, never a scan of the whole map.
  */
 export function createMemoryCounterStore(options: MemoryCounterStoreOptions = {}): CounterStore {
   const now = options.now ?? Date.now;
   const max = options.maxKeys ?? DEFAULT_MAX_KEYS;
   if (!Number.isInteger(max) || max < 1) throw new ConfigError('maxKeys', 'invalid', `maxKeys must be a positive integer, got ${max}`);
-  const windows = new Map<string, { count: number; resetAt: number }>();
+  const windows = createLru<string, { count: number; resetAt: number }>(max);
 
   return {
     async increment(key, windowMs) {
       const at = now();
       let window = windows.get(key);
-      windows.delete(key);
-      if (!window || window.resetAt <= at) window = { count: 0, resetAt: at + windowMs };
-      windows.set(key, window);
-      if (windows.size > max) windows.delete(windows.keys().next().value!);
+      if (!window || window.resetAt <= at) {
+        window = { count: 0, resetAt: at + windowMs };
+        windows.set(key, window);
+      }
       window.count += 1;
       return { count: window.count, resetInMs: window.resetAt - at };
     },
