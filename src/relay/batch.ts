@@ -115,8 +115,8 @@ async function runLane(
         continue;
       }
       const outcome = await runAward(runtime, job.claims, job.requestId, award, signal);
-      runtime.metrics.award(outcome);
       const result = batchResult(award.idempotencyKey, outcome);
+      runtime.metrics.award(outcome, result);
       results[index] = result;
       held = result.outcome === 'retry';
     }

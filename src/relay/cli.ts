@@ -1,7 +1,7 @@
 import { ConfigError, parseFlags, parsePort, parsePositiveInteger, runCommand, stopOnSignals } from '../kit/index.js';
 import type { ForwardedHeader } from './client-ip.js';
 import type { StoreErrorBehaviour } from './rate-limit.js';
-import { DEFAULT_HOST, DEFAULT_PORT, startRelay } from './server.js';
+import { DEFAULT_HOST, DEFAULT_PORT, startRelay } from './node/server.js';
 import { MISSING_KEY_SECRET } from './keys.js';
 import { DEFAULT_TOKEN_CACHE_SIZE } from './token-cache.js';
 import { DEFAULT_MAX_TOKEN_AGE_SECONDS, DEFAULT_TOKEN_TTL, signPlayerToken } from './token.js';
@@ -15,7 +15,7 @@ const RELAY_USAGE = `usage: quest-points relay [options]
   --cors-origin ORIGIN        a browser origin allowed to call; repeat for more
   --trust-proxy HOPS          proxies of yours in front; their forwarded header gives the client IP (QP_TRUST_PROXY)
   --forwarded-header NAME     x-forwarded-for (default) or forwarded (QP_FORWARDED_HEADER)
-  --redis URL                 share rate limits between instances in Redis (or QP_REDIS_URL)
+  --redis URL                 share rate limits between instances in Redis (or QP_REDIS_URL; npm install redis)
   --on-store-error MODE       Redis away: closed (default, 503) or open (allow) (QP_ON_STORE_ERROR)
   --max-token-age SECONDS     longest player-token lifetime accepted (default ${DEFAULT_MAX_TOKEN_AGE_SECONDS}; QP_MAX_TOKEN_AGE)
   --token-cache-size N        verified tokens remembered, 0 = off (default ${DEFAULT_TOKEN_CACHE_SIZE}; QP_TOKEN_CACHE_SIZE)
@@ -38,7 +38,7 @@ Secrets come from the environment only:
   QP_METRICS_TOKEN          when set, GET /metrics needs "Authorization: Bearer <it>"
 
 Prints "listening on http://HOST:PORT" once ready; logs are JSON lines on stderr.
-GET /healthz, /readyz and /metrics are for your probes and Prometheus.`;
+GET /healthz, /readyz and /metrics are for your probes and Prometheus (/metrics needs: npm install prom-client).`;
 
 const TOKEN_USAGE = `usage: quest-points token --sub ID [--role player|admin] [--ttl ${DEFAULT_TOKEN_TTL}] [--quest ID]...
                           [--email E] [--wallet CHAIN:ADDRESS] [--max-token-age SECONDS]

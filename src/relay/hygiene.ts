@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { secureHeaders } from 'hono/secure-headers';
-import { ConfigError } from '../kit/index.js';
+import { ConfigError } from '../kit/errors.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_IETF_HEADER, REQUEST_ID_HEADER } from '../protocol/index.js';
 import type { RelayContext, RelayEnv } from './context.js';
 import { fail } from './respond.js';

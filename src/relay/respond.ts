@@ -1,5 +1,5 @@
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { errorBody } from '../kit/index.js';
+import { errorBody } from '../kit/http.js';
 import { statusVerdict } from '../protocol/index.js';
 import { logEvent, redactFor, type RelayContext, type RelayRuntime } from './context.js';
 import type { Refusal } from './policy.js';

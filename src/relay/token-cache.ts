@@ -1,6 +1,6 @@
-import { LRUCache } from 'lru-cache';
 import { ConfigError } from '../kit/errors.js';
 import type { VerifiedClaims } from './claims.js';
+import { createLru } from './lru.js';
 
 /** Players active at once on one relay, each with the token it repeats: a few MB at most. */
 export const DEFAULT_TOKEN_CACHE_SIZE = 10_000;
@@ -28,7 +28,7 @@ export interface TokenCache {
  */
 export function createTokenCache(size: number, maxTokenAgeSeconds: number): TokenCache {
   const stats = { hits: 0, misses: 0 };
-  const entries = size > 0 ? new LRUCache<string, { claims: VerifiedClaims; exp: number; until: number }>({ max: size }) : undefined;
+  const entries = size > 0 ? createLru<string, { claims: VerifiedClaims; exp: number; until: number }>(size) : undefined;
   return {
     keyOf: digest,
     get(key) {

@@ -2,7 +2,7 @@ import { createFetch, type FetchError, type FetchResponse } from 'ofetch';
 import { API_KEY_HEADER, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, resendNowStatuses } from '../protocol/index.js';
 import { createDeadline } from './deadline.js';
 import { redactSecrets } from './redact.js';
-import { ConfigError } from '../kit/index.js';
+import { ConfigError } from '../kit/errors.js';
 
 export interface UpstreamOptions {
   /** Base URL of the Quest Points Service; default process.env.QP_UPSTREAM_URL. */

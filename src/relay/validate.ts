@@ -1,5 +1,5 @@
 import type * as v from 'valibot';
-import { readJsonBody } from '../kit/index.js';
+import { readJsonBody } from '../kit/http.js';
 import type { MiddlewareHandler } from 'hono';
 import {
   IDEMPOTENCY_KEY_HEADER,

@@ -1,0 +1,79 @@
+import { isConfigError } from '../../kit/errors.js';
+import { startNodeServer, takeLimits, type RunningServer, type ServerLimits } from '../../kit/server.js';
+import { buildRelay, type RelayOptions } from '../app.js';
+import { jsonLinesToStderr } from '../logger.js';
+import type { MetricsSink } from '../metrics.js';
+import { createPrometheusMetrics } from './metrics.js';
+import { createRedisCounterStore } from './redis-store.js';
+
+export type { RunningServer };
+
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_PORT = 8788;
+
+export type StartRelayOptions = RelayOptions &
+  ServerLimits & {
+    host?: string;
+    port?: number;
+    /**
+     * Share rate limits between instances: a Redis URL (redis://host:6379); default process.env.QP_REDIS_URL.
+     * Needs the `redis` package (an optional peer dependency). Ignored when `rateLimitStore` is given.
+     */
+    redis?: string;
+    /**
+     * Where the relay counts what it does. Default: Prometheus (prom-client) when that package is installed, served
+     * at GET /metrics; without it, nothing is counted and /metrics answers 404 (said once in the log at start).
+     */
+    metrics?: MetricsSink;
+  };
+
+/**
+ * Serve the relay on Node (and on Bun or Deno through their node:http): port 0 picks a free port. Resolves once
+ * listening. close() is graceful: /readyz turns 503, no new connections are accepted, in-flight requests finish
+ * (up to shutdownGraceMs), keep-alive connections are closed, then the Redis connection the relay opened is released.
+ */
+export async function startRelay(options: StartRelayOptions = {}): Promise<RunningServer> {
+  const [limits, { host = DEFAULT_HOST, port = DEFAULT_PORT, redis, metrics, ...relayOptions }] = takeLimits(options);
+  const log = relayOptions.logger ?? jsonLinesToStderr;
+  const redisUrl = relayOptions.rateLimitStore ? undefined : (redis ?? process.env.QP_REDIS_URL);
+  const ownStore = redisUrl
+    ? await createRedisCounterStore({ url: redisUrl, onConnectionError: (msg) => log({ time: new Date().toISOString(), level: 'warn', msg }) })
+    : undefined;
+  const dispose = async () => {
+    await ownStore?.close?.();
+  };
+  let relay: ReturnType<typeof buildRelay>;
+  let running: RunningServer;
+  try {
+    const sink = metrics ?? (await defaultMetrics(log));
+    relay = buildRelay({ ...relayOptions, ...(ownStore ? { rateLimitStore: ownStore } : {}), ...(sink ? { metrics: sink } : {}) });
+    running = await startNodeServer({ fetch: relay.app.fetch, host, port, ...limits });
+  } catch (error) {
+    // A relay that refuses to start leaves no connection behind.
+    await dispose();
+    throw error;
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    ...running,
+    close: () =>
+      (closing ??= (async () => {
+        relay.drain();
+        try {
+          await running.close();
+        } finally {
+          await dispose();
+        }
+      })()),
+  };
+}
+
+async function defaultMetrics(log: NonNullable<RelayOptions['logger']>): Promise<MetricsSink | undefined> {
+  try {
+    return await createPrometheusMetrics();
+  } catch (error) {
+    if (!isConfigError(error)) throw error;
+    log({ time: new Date().toISOString(), level: 'warn', msg: `${error.message}; until then GET /metrics answers 404` });
+    return undefined;
+  }
+}
