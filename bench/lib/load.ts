@@ -75,7 +75,8 @@ const tally = (units: number, okStatus: number) => {
  */
 export async function runOpenLoop(options: { rate: number; count: number; units?: number; make: (i: number) => LoadRequest }): Promise<LoadResult> {
   const { rate, count, units = 1, make } = options;
-  const agent = new Agent({ keepAlive: true, maxSockets: 1024 });
+  // Bounded, like any client pool: past 256 open requests they wait in the agent's queue (and the wait is timed).
+  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
   const latencies: number[] = new Array(count);
   const seen = tally(units, 200);
   const inFlight: Promise<void>[] = [];
@@ -87,10 +88,16 @@ export async function runOpenLoop(options: { rate: number; count: number; units?
       if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
       const req = make(i);
       inFlight.push(
-        send(req, agent).then(({ status, text }) => {
-          latencies[i] = performance.now() - due;
-          seen.add(status, text);
-        }),
+        send(req, agent).then(
+          ({ status, text }) => {
+            latencies[i] = performance.now() - due;
+            seen.add(status, text);
+          },
+          (error: Error) => {
+            latencies[i] = performance.now() - due;
+            seen.add(0, error.message);
+          },
+        ),
       );
     }
     await Promise.all(inFlight);
