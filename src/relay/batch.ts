@@ -38,7 +38,7 @@ const EnvelopeSchema = v.object(
 export function batchRoute(runtime: RelayRuntime): Hono<RelayEnv> {
   const app = new Hono<RelayEnv>();
   app.post(routes.batch, limitBody(BATCH_BODY_LIMIT_BYTES), requireJson, async (c) => {
-    const json = await readJson(c);
+    const json = await readJson(c, BATCH_BODY_LIMIT_BYTES);
     if (!json.ok) return fail(c, json.refusal);
     const envelope = check(EnvelopeSchema, json.value);
     if (!envelope.ok) return fail(c, envelope.refusal);
