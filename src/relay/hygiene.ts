@@ -23,13 +23,25 @@ export function originPolicy(allowlist: readonly string[]): Middleware[] {
     }
     await next();
   };
-  const headers = cors({
+  const exposed = ['Retry-After', REQUEST_ID_HEADER];
+  const preflight = cors({
     origin: (origin, c) => (isAllowed(origin, c) ? origin : null),
     allowMethods: ['GET', 'POST'],
     allowHeaders: ['Authorization', 'Content-Type', IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_IETF_HEADER, REQUEST_ID_HEADER],
-    exposeHeaders: ['Retry-After', REQUEST_ID_HEADER],
+    exposeHeaders: exposed,
     maxAge: 600,
   });
+  // The same headers hono's cors gives an actual request, set before the route answers (Hono's prepared headers):
+  // hono's cors sets them on c.res first, so every answer became a second Response copied from a placeholder
+  // (a WHATWG Response and a web stream per request on Node). Preflights stay with hono's cors.
+  const headers: Middleware = async (c, next) => {
+    if (c.req.method === 'OPTIONS') return preflight(c, next);
+    const origin = c.req.header('origin');
+    if (origin !== undefined) c.header('Access-Control-Allow-Origin', origin);
+    c.header('Access-Control-Expose-Headers', exposed.join(','));
+    c.header('Vary', 'Origin');
+    await next();
+  };
   return [gate, headers];
 }
 
