@@ -58,7 +58,9 @@ export const securityHeaders: Middleware[] = [
   secureHeaders({ crossOriginResourcePolicy: 'same-site' }),
   async (c, next) => {
     await next();
-    c.header('Cache-Control', 'no-store');
+    // On the answer's own headers: c.header() after the route answered rebuilds the Response from its body (a
+    // WHATWG Response and web stream per request on Node).
+    c.res.headers.set('Cache-Control', 'no-store');
   },
 ];
 
