@@ -23,7 +23,9 @@ export interface PoolTransport {
 
 export function createPoolTransport(options: PoolTransportOptions = {}): PoolTransport {
   const connections = options.connections ?? (Number(process.env.QP_UPSTREAM_CONNECTIONS) || DEFAULT_UPSTREAM_CONNECTIONS);
-  const agent = new Agent({ connections, keepAliveTimeout: options.keepAliveTimeoutMs ?? 4_000, pipelining: 1 });
+  // undici's own headers/body timeouts are off: the attempt's signal already bounds the whole exchange (upstream.ts),
+  // and each of them is one more timer to refresh per call.
+  const agent = new Agent({ connections, keepAliveTimeout: options.keepAliveTimeoutMs ?? 4_000, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 });
   // The relay has one base URL: its origin is parsed once; each call only splits off the path.
   const origins = new Set<string>();
   const transport: UpstreamTransport = async ({ method, url, headers, body, signal }) => {
