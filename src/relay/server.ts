@@ -12,7 +12,7 @@ export type StartRelayOptions = RelayOptions &
   ServerLimits & {
     host?: string;
     port?: number;
-    /** Keep-alive connections to the service at once (undici pool); default QP_UPSTREAM_CONNECTIONS or 64. */
+    /** Keep-alive connections to the service at once (undici pool); default QP_UPSTREAM_CONNECTIONS or 128. */
     upstreamConnections?: number;
     /** Lowest level of the JSON log written to stderr when no `logger` is given; default QP_LOG_LEVEL or 'info'. */
     logLevel?: LogLevel;

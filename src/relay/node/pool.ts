@@ -4,12 +4,13 @@
 // The same per-attempt timeout, deadline and disconnect reach it as the signal (upstream.ts), which also frees the
 // socket of an abandoned exchange.
 import { Agent } from 'undici';
+import { ConfigError, parsePositiveInteger } from '../../kit/index.js';
 import type { UpstreamTransport } from '../upstream.js';
 
-export const DEFAULT_UPSTREAM_CONNECTIONS = 64;
+export const DEFAULT_UPSTREAM_CONNECTIONS = 128;
 
 export interface PoolTransportOptions {
-  /** Connections to the service at once; more exchanges wait in the pool's queue. Default QP_UPSTREAM_CONNECTIONS or 64. */
+  /** Connections to the service at once; more exchanges wait in the pool's queue. Default QP_UPSTREAM_CONNECTIONS or 128. */
   connections?: number | undefined;
   /** An idle connection is closed after this long; below the service's own keep-alive timeout (Node's is 5 s). Default 4000. */
   keepAliveTimeoutMs?: number;
@@ -22,7 +23,10 @@ export interface PoolTransport {
 }
 
 export function createPoolTransport(options: PoolTransportOptions = {}): PoolTransport {
-  const connections = options.connections ?? (Number(process.env.QP_UPSTREAM_CONNECTIONS) || DEFAULT_UPSTREAM_CONNECTIONS);
+  const connections = options.connections ?? parsePositiveInteger(process.env.QP_UPSTREAM_CONNECTIONS, 'QP_UPSTREAM_CONNECTIONS') ?? DEFAULT_UPSTREAM_CONNECTIONS;
+  if (!Number.isInteger(connections) || connections < 1) {
+    throw new ConfigError('upstreamConnections', 'invalid', `upstreamConnections must be a positive integer, got ${connections}`);
+  }
   // undici's own headers/body timeouts are off: the attempt's signal already bounds the whole exchange (upstream.ts),
   // and each of them is one more timer to refresh per call.
   const agent = new Agent({ connections, keepAliveTimeout: options.keepAliveTimeoutMs ?? 4_000, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 });
