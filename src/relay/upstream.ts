@@ -114,7 +114,8 @@ export function resolveUpstreamOptions(options: UpstreamOptions | undefined) {
 export function createUpstream(options: UpstreamOptions | undefined, secrets: readonly (string | undefined)[] = []): Upstream {
   const config = resolveUpstreamOptions(options);
   const basePath = new URL(config.base).pathname.replace(/\/+$/, '');
-  const redact = (text: string) => redactSecrets(text, [config.apiKey, ...secrets]);
+  const masked = [config.apiKey, ...secrets];
+  const redact = (text: string) => redactSecrets(text, masked);
   const retryStatusCodes = new Set(resendNowStatuses());
 
   function target(path: string): string {
@@ -157,7 +158,14 @@ export function createUpstream(options: UpstreamOptions | undefined, secrets: re
         headers['content-type'] = 'application/json';
         body = JSON.stringify(request.body);
       }
-      const exchange = { method: request.method, url: target(request.path), headers, body };
+      let url: string;
+      try {
+        url = target(request.path);
+      } catch (error) {
+        // Never sent: answered as the service being out of reach (502), as before any attempt.
+        return failure(error, request.signal, 0);
+      }
+      const exchange = { method: request.method, url, headers, body };
       let answer: UpstreamAnswer | undefined;
       let attempts = 0;
       for (;;) {
