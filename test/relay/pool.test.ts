@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startRelay, type RunningServer, type StartRelayOptions } from '../../src/relay/index.js';
 import { createPinoSink } from '../../src/relay/node/log.js';
 import { API_KEY, OPEN_POLICY, SECRET, token } from '../helpers/fixtures.js';
@@ -20,6 +20,16 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 const stops: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const stop of stops.splice(0).reverse()) await stop();
+});
+// The relay's upstream-key secret, from the environment as an operator gives it (a relay without one may refuse to start).
+const KEY_SECRET_ENV = { QP_KEY_SECRET: 'pool-test-key-secret-0123456789abcdef-01234' };
+const savedKeySecret = process.env.QP_KEY_SECRET;
+beforeAll(() => {
+  process.env.QP_KEY_SECRET = KEY_SECRET_ENV.QP_KEY_SECRET;
+});
+afterAll(() => {
+  if (savedKeySecret === undefined) delete process.env.QP_KEY_SECRET;
+  else process.env.QP_KEY_SECRET = savedKeySecret;
 });
 
 /** A stand-in service on 127.0.0.1 that counts its connections, requests in progress, and requests cut off. */
@@ -124,7 +134,7 @@ describe('Node adapters: the pino access log', () => {
   it('the CLI relay logs through it: --log-level warn keeps the 4xx line, drops the 200, and flushes on SIGTERM', async () => {
     const upstream = await service(ok);
     const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'relay', '--port', '0', '--upstream', upstream.url, '--log-level', 'warn'], {
-      env: { PATH: process.env.PATH, QP_API_KEY: API_KEY, QP_RELAY_SECRET: SECRET },
+      env: { PATH: process.env.PATH, QP_API_KEY: API_KEY, QP_RELAY_SECRET: SECRET, ...KEY_SECRET_ENV },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     stops.push(async () => void (child.exitCode === null && child.kill('SIGKILL')));
