@@ -139,10 +139,11 @@ describe('installed into an empty project', { timeout: 180_000 }, () => {
     if (project) await rm(project, { recursive: true, force: true });
   });
 
-  it('pulls at most 10 MB, and no server-only library: redis and prom-client are optional peers', async () => {
-    // 32 MB before (node-redis alone 15 MB); 8.2 MB after (2026-11-24).
+  it('pulls at most 16 MB, and no Redis or Prometheus library: redis and prom-client are optional peers', async () => {
+    // 32 MB before (node-redis alone 15 MB); 8.2 MB after (2026-11-24); 14.2 MB with the Node relay's undici pool and
+    // pino log (issue 18; dependencies, not peers: startRelay uses them by default).
     const { stdout } = await run('du', ['-sk', join(project, 'node_modules')]);
-    expect(Number(stdout.split('\t')[0]) * 1024).toBeLessThanOrEqual(10 * 1024 * 1024);
+    expect(Number(stdout.split('\t')[0]) * 1024).toBeLessThanOrEqual(16 * 1024 * 1024);
     for (const heavy of ['redis', '@redis/client', 'prom-client', 'lru-cache']) expect(existsSync(join(project, 'node_modules', heavy)), heavy).toBe(false);
   });
 

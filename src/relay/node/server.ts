@@ -3,7 +3,9 @@ import { startNodeServer, takeLimits, type RunningServer, type ServerLimits } fr
 import { buildRelay, type RelayOptions } from '../app.js';
 import { jsonLinesToStderr } from '../logger.js';
 import type { MetricsSink } from '../metrics.js';
+import { createPinoSink, type LogLevel } from './log.js';
 import { createPrometheusMetrics } from './metrics.js';
+import { createPoolTransport, poolAvailable } from './pool.js';
 import { createRedisCounterStore } from './redis-store.js';
 
 export type { RunningServer };
@@ -25,6 +27,10 @@ export type StartRelayOptions = RelayOptions &
      * at GET /metrics; without it, nothing is counted and /metrics answers 404 (said once in the log at start).
      */
     metrics?: MetricsSink;
+    /** Keep-alive connections to the service at once (undici pool); default QP_UPSTREAM_CONNECTIONS or 128. */
+    upstreamConnections?: number;
+    /** Lowest level of the JSON log written to stderr when no `logger` is given; default QP_LOG_LEVEL or 'info'. */
+    logLevel?: LogLevel;
   };
 
 /**
@@ -33,20 +39,31 @@ export type StartRelayOptions = RelayOptions &
  * (up to shutdownGraceMs), keep-alive connections are closed, then the Redis connection the relay opened is released.
  */
 export async function startRelay(options: StartRelayOptions = {}): Promise<RunningServer> {
-  const [limits, { host = DEFAULT_HOST, port = DEFAULT_PORT, redis, metrics, ...relayOptions }] = takeLimits(options);
-  const log = relayOptions.logger ?? jsonLinesToStderr;
+  const [limits, { host = DEFAULT_HOST, port = DEFAULT_PORT, redis, metrics, upstreamConnections, logLevel, ...relayOptions }] = takeLimits(options);
+  // Node's adapters, unless the caller brought its own: an undici pool to the service, pino for the log.
+  const ownTransport = relayOptions.upstream?.fetch || relayOptions.upstream?.transport;
+  const pool = ownTransport || !poolAvailable ? undefined : createPoolTransport({ connections: upstreamConnections });
+  const pinoLog = relayOptions.logger ? undefined : createPinoSink({ level: logLevel });
+  const log = relayOptions.logger ?? pinoLog?.sink ?? jsonLinesToStderr;
   const redisUrl = relayOptions.rateLimitStore ? undefined : (redis ?? process.env.QP_REDIS_URL);
-  const ownStore = redisUrl
-    ? await createRedisCounterStore({ url: redisUrl, onConnectionError: (msg) => log({ time: new Date().toISOString(), level: 'warn', msg }) })
-    : undefined;
+  let ownStore: Awaited<ReturnType<typeof createRedisCounterStore>> | undefined;
   const dispose = async () => {
-    await ownStore?.close?.();
+    await Promise.all([ownStore?.close?.(), pool?.close(), pinoLog?.flush()]);
   };
   let relay: ReturnType<typeof buildRelay>;
   let running: RunningServer;
   try {
+    ownStore = redisUrl
+      ? await createRedisCounterStore({ url: redisUrl, onConnectionError: (msg) => log({ time: new Date().toISOString(), level: 'warn', msg }) })
+      : undefined;
     const sink = metrics ?? (await defaultMetrics(log));
-    relay = buildRelay({ ...relayOptions, ...(ownStore ? { rateLimitStore: ownStore } : {}), ...(sink ? { metrics: sink } : {}) });
+    relay = buildRelay({
+      ...relayOptions,
+      ...(pool ? { upstream: { ...relayOptions.upstream, transport: pool.transport } } : {}),
+      logger: log,
+      ...(ownStore ? { rateLimitStore: ownStore } : {}),
+      ...(sink ? { metrics: sink } : {}),
+    });
     running = await startNodeServer({ fetch: relay.app.fetch, host, port, ...limits });
   } catch (error) {
     // A relay that refuses to start leaves no connection behind.
