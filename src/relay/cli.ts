@@ -21,6 +21,8 @@ const RELAY_USAGE = `usage: quest-points relay [options]
   --max-connections N         open connections at once (default 4096; QP_MAX_CONNECTIONS)
   --deadline MS               an award request is answered within (default 8000, below the SDK's 10 s; QP_DEADLINE_MS)
   --shutdown-grace MS         on SIGTERM/SIGINT, in-flight requests get this long (default 10000; QP_SHUTDOWN_GRACE_MS)
+  --drain-delay MS            on SIGTERM/SIGINT, /readyz says 503 and requests are still served this long before
+                              the relay stops accepting connections (default 0; QP_DRAIN_DELAY_MS)
   -h, --help                  show this help
 
 Secrets come from the environment only:
@@ -61,6 +63,7 @@ export async function relayCommand(argv: string[]): Promise<void> {
       'max-connections': { type: 'string' },
       deadline: { type: 'string' },
       'shutdown-grace': { type: 'string' },
+      'drain-delay': { type: 'string' },
     });
     if (values.help) return void console.log(RELAY_USAGE);
     const env = process.env;
@@ -69,7 +72,7 @@ export async function relayCommand(argv: string[]): Promise<void> {
     if (!env.QP_RELAY_SECRET) throw new ConfigError('QP_RELAY_SECRET', 'missing', 'QP_RELAY_SECRET is not set: the relay needs a token secret in its environment');
     const upstreamUrl = values.upstream ?? env.QP_UPSTREAM_URL;
     if (!upstreamUrl) throw new ConfigError('--upstream', 'missing', '--upstream URL (or QP_UPSTREAM_URL) is required');
-    type NumberFlag = 'max-token-age' | 'headers-timeout' | 'request-timeout' | 'max-connections' | 'deadline' | 'shutdown-grace';
+    type NumberFlag = 'max-token-age' | 'headers-timeout' | 'request-timeout' | 'max-connections' | 'deadline' | 'shutdown-grace' | 'drain-delay';
     const number = (flag: NumberFlag, variable: string) => parsePositiveInteger(values[flag] ?? env[variable], `--${flag}`);
     const trustProxy = parsePositiveInteger(values['trust-proxy'] ?? env.QP_TRUST_PROXY, '--trust-proxy');
     const forwardedHeader = oneOf<ForwardedHeader>(values['forwarded-header'] ?? env.QP_FORWARDED_HEADER, ['x-forwarded-for', 'forwarded'], '--forwarded-header');
@@ -93,6 +96,7 @@ export async function relayCommand(argv: string[]): Promise<void> {
       maxConnections: number('max-connections', 'QP_MAX_CONNECTIONS'),
       deadlineMs: number('deadline', 'QP_DEADLINE_MS'),
       shutdownGraceMs: number('shutdown-grace', 'QP_SHUTDOWN_GRACE_MS'),
+      drainDelayMs: number('drain-delay', 'QP_DRAIN_DELAY_MS'),
     });
     console.log(`listening on ${relay.url}`);
     // In-flight requests finish, then the process exits 0 (a second signal is ignored while they do).

@@ -1,9 +1,10 @@
-// The harness's load balancer: round robin over the relays, a fresh connection per request (no idle keep-alive
-// connection a relay could close under a request), and a request tried on the next relay only when the first
-// refused the connection — nothing of it reached that relay, as real balancers do (nginx's proxy_next_upstream
+// The harness's load balancer: round robin over the relays whose GET /readyz answered 200 at the last health check
+// (every 100 ms; when none did, over all of them, as balancers fail open), a fresh connection per request (no idle
+// keep-alive connection a relay could close under a request), and a request tried on the next relay only when the
+// first refused the connection — nothing of it reached that relay, as real balancers do (nginx's proxy_next_upstream
 // error does not resend a POST once it was sent). A request cut after it reached a relay is answered 502 and
 // blamed on what that relay was doing then (a SIGTERM must cut nothing; a SIGKILL cuts what it had).
-import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { get as httpGet, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { RelayState } from './fleet.js';
 
 /** Why the balancer answered a 5xx itself, or where a relay's 5xx came from. */
@@ -23,7 +24,21 @@ export interface Balancer {
   /** Forwards the request (path: what the relay sees) and calls done(status) once (0: the client went away first). */
   forward(req: IncomingMessage, res: ServerResponse, path: string, done: (status: number) => void): void;
   reset(): void;
+  stop(): void;
 }
+
+const HEALTH_CHECK_MS = 100;
+
+/** GET /readyz on a fresh connection: 200 within 1 s, or out of rotation. */
+const ready = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const probe = httpGet({ host: '127.0.0.1', port, path: '/readyz', agent: false, timeout: 1_000 }, (answer) => {
+      answer.resume();
+      resolve(answer.statusCode === 200);
+    });
+    probe.on('timeout', () => probe.destroy());
+    probe.on('error', () => resolve(false));
+  });
 
 const answer502 = (res: ServerResponse, message: string) => {
   res.writeHead(502, { 'content-type': 'application/json', 'cache-control': 'no-store' });
@@ -32,6 +47,16 @@ const answer502 = (res: ServerResponse, message: string) => {
 
 export function createBalancer(ports: () => number[], state: (port: number) => RelayState): Balancer {
   let next = 0;
+  const healthy = new Set<number>();
+  let stopped = false;
+  const checks = (async () => {
+    while (!stopped) {
+      const list = ports();
+      const answers = await Promise.all(list.map(ready));
+      list.forEach((port, i) => (answers[i] ? healthy.add(port) : healthy.delete(port)));
+      await new Promise((resolve) => setTimeout(resolve, HEALTH_CHECK_MS));
+    }
+  })();
   const stats: BalancerStats = { fiveXx: {}, retriedOnRefused: 0, perRelay: {} };
   const count5xx = (status: number, cause: Cause) => {
     const key = `${status} ${cause}`;
@@ -50,7 +75,9 @@ export function createBalancer(ports: () => number[], state: (port: number) => R
     req.on('error', () => finish(0));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      const order = ports();
+      const all = ports();
+      const inRotation = all.filter((port) => healthy.has(port));
+      const order = inRotation.length ? inRotation : all;
       const first = next++ % order.length;
       attempt(body, order, first, 0);
     });
@@ -114,6 +141,10 @@ export function createBalancer(ports: () => number[], state: (port: number) => R
       stats.fiveXx = {};
       stats.retriedOnRefused = 0;
       stats.perRelay = {};
+    },
+    stop() {
+      stopped = true;
+      void checks;
     },
   };
 }

@@ -21,7 +21,7 @@ const ROTATION = false;
 // most of its time waiting; the full run (npm run chaos) keeps 1 s.
 const SIZE = { awards: 450, disruptions: 24, offlineToggles: 6, stepMs: 25, drainTimeoutMs: 120_000, retryAfterSeconds: 0, operator: { rotation: ROTATION } };
 /** Low enough to bind in bursts (after an offline toggle, a tab sends what it holds at once). */
-const PER_PLAYER = { limit: 15, windowSeconds: 2 };
+const PER_PLAYER = { limit: 10, windowSeconds: 2 };
 
 let stack: Stack;
 let browser: Browser;

@@ -12,6 +12,8 @@ import { freePort, startRedis, type TestRedis } from '../helpers/redis.js';
 
 const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 
+const DRAIN_DELAY_MS = 1_000;
+
 export type StoreErrorMode = 'closed' | 'open';
 
 /** What an operator sets in a relay's environment; a rolling restart may change it. */
@@ -73,6 +75,9 @@ export async function startFleet(options: FleetOptions) {
     ...(config.secrets.length > 1 ? { QP_RELAY_SECRET_PREVIOUS: config.secrets.slice(1).join(',') } : {}),
     ...(config.keySecret ? { QP_KEY_SECRET: config.keySecret } : {}),
     QP_MAX_TOKEN_AGE: String(options.maxTokenAgeSeconds),
+    // On SIGTERM, /readyz says 503 this long before the listener closes: the balancer's health check (every
+    // 100 ms) takes the relay out of rotation first, so no connection waits in a closing listener's queue.
+    QP_DRAIN_DELAY_MS: String(DRAIN_DELAY_MS),
   });
 
   async function start(member: Member): Promise<void> {

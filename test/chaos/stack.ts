@@ -165,6 +165,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     setFaults: served.setFaults,
     token,
     async close() {
+      balancer.stop();
       front.closeAllConnections();
       await new Promise((resolve) => front.close(resolve));
       await served.close();
