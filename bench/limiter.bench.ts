@@ -27,6 +27,8 @@ export async function limiterFigures(live: number): Promise<{ live: number; newK
 }
 
 const SECRET = 'bench-relay-secret-0123456789abcdef0123';
+/** Names upstream idempotency keys (never rotates). */
+const KEY_SECRET = 'bench-key-secret-fedcba9876543210fedcba98';
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
 
 /**
@@ -37,6 +39,7 @@ export async function rssAfterPlayers(players: number) {
   const gc = (globalThis as { gc?: () => void }).gc;
   const relay = createRelay({
     secret: SECRET,
+    keySecret: KEY_SECRET,
     logger: () => undefined,
     upstream: { url: 'http://service.bench', apiKey: 'bench-api-key-0123456789', fetch: async () => Response.json({ success: true }) },
     policy: { allowUnknownEvents: true, rateLimits: { perPlayer: { limit: 60, windowSeconds: 60 }, perIp: { limit: 10_000_000, windowSeconds: 60 } } },

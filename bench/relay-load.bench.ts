@@ -14,6 +14,8 @@ import { row, type Row } from './lib/table.js';
 
 const API_KEY = 'bench-api-key-0123456789abcdef';
 const SECRET = 'bench-relay-secret-0123456789abcdef0123';
+/** Names upstream idempotency keys (never rotates). */
+const KEY_SECRET = 'bench-key-secret-fedcba9876543210fedcba98';
 const QUEST = 'bench';
 
 export interface LoadSizes {
@@ -50,7 +52,7 @@ async function startRelayProcess(dir: string, upstream: string, perPlayer: numbe
   await writeFile(file, JSON.stringify(policy(perPlayer)));
   // QP_BENCH_PROFILE_DIR=dir: each relay writes a V8 CPU profile there when it stops (where its time goes).
   const profile = process.env.QP_BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.QP_BENCH_PROFILE_DIR}`] : [];
-  return spawnServer(['src/cli.ts', 'relay', '--port', '0', '--upstream', upstream, '--policy', file, ...(redis ? ['--redis', redis] : [])], { QP_API_KEY: API_KEY, QP_RELAY_SECRET: SECRET }, profile);
+  return spawnServer(['src/cli.ts', 'relay', '--port', '0', '--upstream', upstream, '--policy', file, ...(redis ? ['--redis', redis] : [])], { QP_API_KEY: API_KEY, QP_RELAY_SECRET: SECRET, QP_KEY_SECRET: KEY_SECRET }, profile);
 }
 
 const tokens = (prefix: string, n: number) => Promise.all(Array.from({ length: n }, (_, i) => signPlayerToken({ sub: `${prefix}${i}` }, { secret: SECRET, ttl: '30m' })));

@@ -9,6 +9,8 @@ import { createRelay, signPlayerToken } from '../src/relay/index.js';
 
 const API_KEY = 'bench-api-key-0123456789abcdef';
 const SECRET = 'bench-relay-secret-0123456789abcdef0123';
+/** Names upstream idempotency keys (never rotates). */
+const KEY_SECRET = 'bench-key-secret-fedcba9876543210fedcba98';
 const AWARDS = 5_000;
 const BATCHES = 60;
 const USERS = 100;
@@ -49,6 +51,7 @@ async function measure(serviceUrl: string): Promise<Record<string, number | stri
     await resetService();
     return createRelay({
       secret: SECRET,
+      keySecret: KEY_SECRET,
       upstream: { url: serviceUrl, apiKey: API_KEY },
       policy: { allowUnknownEvents: true, maxPointsPerAward: 100 },
       logger: () => {},

@@ -11,6 +11,8 @@ import { spawnEmulator } from '../lib/emulator-process.js';
 
 const API_KEY = 'bench-api-key';
 const SECRET = 'bench-relay-secret-that-is-long-enough-0123456789';
+/** Names upstream idempotency keys (never rotates). */
+const KEY_SECRET = 'bench-key-secret-fedcba9876543210fedcba98';
 export const BENCH_PLAYER = 'bench-player';
 
 export interface BenchServer {
@@ -35,6 +37,7 @@ export async function startBenchServer(): Promise<BenchServer> {
       port: 0,
       upstream: { url: emulator.url, apiKey: API_KEY },
       secret: SECRET,
+      keySecret: KEY_SECRET,
       maxTokenAgeSeconds: 6 * 3600,
       // The bench's one event, and no rate limits: the figures are throughput, not the operator's policy.
       policy: { events: { Bench: { maxPoints: 100 } }, rateLimits: {} },

@@ -50,15 +50,18 @@ const fail = errorResponse;
 
 /**
  * One emulator (admin routes on) behind one relay whose upstream is the emulator in-process: no extra port,
- * and the API key and relay secret are random per process, held only here.
+ * and the API key, relay secret and key secret are random per process, held only here (the emulator's ledger
+ * lives as long as they do).
  */
 export function createDevServer(options: DevServerOptions = {}): DevServer {
   const apiKey = `dev-${randomUUID()}`;
   const secret = randomBytes(32).toString('base64url');
+  const keySecret = randomBytes(32).toString('base64url');
   const emulator = createEmulator({ mode: options.mode ?? 'stateful', admin: true, apiKeys: [apiKey] });
   const relay = createRelay({
     upstream: { url: 'http://emulator.invalid', apiKey, fetch: (request: Request) => Promise.resolve(emulator.fetch(request)) },
     secret,
+    keySecret,
     policy: options.policy ?? DEV_POLICY,
     logger: options.logger ?? devLogger,
   });

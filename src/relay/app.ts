@@ -3,13 +3,12 @@ import { HTTPException } from 'hono/http-exception';
 import { requestId } from 'hono/request-id';
 import { ConfigError } from '../kit/index.js';
 import { REQUEST_ID_HEADER } from '../protocol/index.js';
-import { authentication, type Authenticate } from './authenticate.js';
+import { createAuth, type AuthOptions } from './authenticate.js';
 import { batchRoute } from './batch.js';
 import { clientIp, type ForwardedHeader } from './client-ip.js';
 import { logEvent, redactFor, type RelayEnv, type RelayRuntime } from './context.js';
 import { createMemoryCounterStore, type CounterStore } from './counter-store.js';
 import { originPolicy, securityHeaders } from './hygiene.js';
-import { createKeyScope } from './keys.js';
 import { jsonLinesToStderr, levelOfStatus, type LogSink } from './logger.js';
 import { createRelayMetrics, timedUpstream } from './metrics.js';
 import { OPS_PATHS, operatorRoutes, type OpsState } from './ops.js';
@@ -25,15 +24,10 @@ import { wellFormedPath } from './validate.js';
 /** Below the SDK's default request timeout (10 s), so the SDK reads the relay's answer instead of timing out. */
 const DEFAULT_DEADLINE_MS = 8000;
 
-export interface RelayOptions {
+/** Token and key secrets, JWKS, authenticate() and the token cache: see AuthOptions (authenticate.ts). */
+export interface RelayOptions extends AuthOptions {
   /** The Quest Points Service; url and apiKey default to QP_UPSTREAM_URL and QP_API_KEY. */
   upstream?: UpstreamOptions;
-  /** HS256 secret for player tokens, at least 32 characters; default process.env.QP_RELAY_SECRET. */
-  secret?: string;
-  /** Longest token lifetime (exp - iat) accepted, in seconds; default 3600 (QP_MAX_TOKEN_AGE). */
-  maxTokenAgeSeconds?: number;
-  /** Replaces JWT auth: resolve the caller's claims from the operator's own session, or null (401). */
-  authenticate?: Authenticate;
   /** The award policy, or the path of a JSON file holding it; default DEFAULT_POLICY. */
   policy?: RelayPolicy | string;
   /** Exact origins allowed to call from a browser, e.g. https://game.example.com. */
@@ -75,15 +69,14 @@ export function createRelay(options: RelayOptions = {}): Hono<RelayEnv> {
 
 export function buildRelay(options: RelayOptions = {}): BuiltRelay {
   const env = globalThis.process?.env ?? {};
-  const secret = options.secret ?? env.QP_RELAY_SECRET;
+  const auth = createAuth(options, env, upstreamApiKey(options));
   const metrics = createRelayMetrics();
-  const upstream = timedUpstream(createUpstream(options.upstream, [secret]), metrics);
+  const upstream = timedUpstream(createUpstream(options.upstream, auth.secrets), metrics);
   const policy = resolvePolicy(options.policy);
   const onStoreError = options.onStoreError ?? 'closed';
   if (onStoreError !== 'open' && onStoreError !== 'closed') {
     throw new ConfigError('onStoreError', 'invalid', `onStoreError must be 'open' or 'closed', got ${JSON.stringify(onStoreError)}`);
   }
-  const auth = authentication({ secret, authenticate: options.authenticate, maxTokenAgeSeconds: options.maxTokenAgeSeconds });
   const log = options.logger ?? jsonLinesToStderr;
   const redisUrl = options.rateLimitStore ? undefined : (options.redis ?? env.QP_REDIS_URL);
   // Last, once every other option is valid: a relay that refuses to start leaves no connection behind.
@@ -99,10 +92,9 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
     log,
     batchConcurrency: Math.max(1, Math.floor(options.batchConcurrency ?? 8)),
     deadlineMs: Math.max(1, options.deadlineMs ?? DEFAULT_DEADLINE_MS),
-    // Without a relay secret (an operator's own authenticate()), the API key is the deployment's secret.
-    upstreamKey: createKeyScope((secret ?? upstreamApiKey(options))!),
+    upstreamKey: auth.upstreamKey,
     players: createPlayerQueue(),
-    secrets: [upstreamApiKey(options), secret].filter((s): s is string => Boolean(s)),
+    secrets: [upstreamApiKey(options), ...auth.secrets].filter((s): s is string => Boolean(s)),
   };
   const ops: OpsState = { draining: false };
   const ipOptions = { trustProxy: options.trustProxy ?? false, forwardedHeader: options.forwardedHeader ?? 'x-forwarded-for' } as const;
@@ -136,7 +128,7 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
       await next();
     });
   }
-  app.use(auth);
+  app.use(auth.middleware);
   app.route('/', serviceRoutes(runtime));
   app.route('/', batchRoute(runtime));
 

@@ -2,6 +2,8 @@ import { ConfigError, parseFlags, parsePort, parsePositiveInteger, runCommand, s
 import type { ForwardedHeader } from './client-ip.js';
 import type { StoreErrorBehaviour } from './rate-limit.js';
 import { DEFAULT_HOST, DEFAULT_PORT, startRelay } from './server.js';
+import { MISSING_KEY_SECRET } from './keys.js';
+import { DEFAULT_TOKEN_CACHE_SIZE } from './token-cache.js';
 import { DEFAULT_MAX_TOKEN_AGE_SECONDS, DEFAULT_TOKEN_TTL, signPlayerToken } from './token.js';
 
 const RELAY_USAGE = `usage: quest-points relay [options]
@@ -16,6 +18,10 @@ const RELAY_USAGE = `usage: quest-points relay [options]
   --redis URL                 share rate limits between instances in Redis (or QP_REDIS_URL)
   --on-store-error MODE       Redis away: closed (default, 503) or open (allow) (QP_ON_STORE_ERROR)
   --max-token-age SECONDS     longest player-token lifetime accepted (default ${DEFAULT_MAX_TOKEN_AGE_SECONDS}; QP_MAX_TOKEN_AGE)
+  --token-cache-size N        verified tokens remembered, 0 = off (default ${DEFAULT_TOKEN_CACHE_SIZE}; QP_TOKEN_CACHE_SIZE)
+  --jwks-url URL              also accept tokens of your identity provider, verified by its JWKS (QP_JWKS_URL)
+  --jwt-issuer ISS            their required iss (QP_JWT_ISSUER; required with --jwks-url)
+  --jwt-audience AUD          their required aud, comma-separated for several (QP_JWT_AUDIENCE; required with --jwks-url)
   --headers-timeout MS        request head must arrive within (default 10000; QP_HEADERS_TIMEOUT_MS)
   --request-timeout MS        whole request must arrive within (default 30000; QP_REQUEST_TIMEOUT_MS)
   --max-connections N         open connections at once (default 4096; QP_MAX_CONNECTIONS)
@@ -26,9 +32,12 @@ const RELAY_USAGE = `usage: quest-points relay [options]
   -h, --help                  show this help
 
 Secrets come from the environment only:
-  QP_API_KEY        the Quest Points Service API key (required)
-  QP_RELAY_SECRET   HS256 secret for player tokens, at least 32 characters (required)
-  QP_METRICS_TOKEN  when set, GET /metrics needs "Authorization: Bearer <it>"
+  QP_API_KEY                the Quest Points Service API key (required)
+  QP_KEY_SECRET             names upstream idempotency keys, at least 32 characters; never rotate it (required;
+                            upgrading: set it to your current QP_RELAY_SECRET to keep every upstream key)
+  QP_RELAY_SECRET           HS256 secret that signs player tokens, at least 32 characters (required without --jwks-url)
+  QP_RELAY_SECRET_PREVIOUS  the secret before a rotation: its tokens are still accepted until you unset it
+  QP_METRICS_TOKEN          when set, GET /metrics needs "Authorization: Bearer <it>"
 
 Prints "listening on http://HOST:PORT" once ready; logs are JSON lines on stderr.
 GET /healthz, /readyz and /metrics are for your probes and Prometheus.`;
@@ -36,7 +45,7 @@ GET /healthz, /readyz and /metrics are for your probes and Prometheus.`;
 const TOKEN_USAGE = `usage: quest-points token --sub ID [--role player|admin] [--ttl ${DEFAULT_TOKEN_TTL}] [--quest ID]...
                           [--email E] [--wallet CHAIN:ADDRESS] [--max-token-age SECONDS]
 
-Prints a player token signed with QP_RELAY_SECRET (HS256). --ttl: 30s, 15m, 1h or seconds, at most the relay's
+Prints a player token signed with QP_RELAY_SECRET (HS256; the current secret, never QP_RELAY_SECRET_PREVIOUS). --ttl: 30s, 15m, 1h or seconds, at most the relay's
 --max-token-age (default ${DEFAULT_MAX_TOKEN_AGE_SECONDS} s; QP_MAX_TOKEN_AGE). --wallet splits at the last ":"
 (eip155:1:0xabc... -> chain eip155:1).`;
 
@@ -58,6 +67,10 @@ export async function relayCommand(argv: string[]): Promise<void> {
       redis: { type: 'string' },
       'on-store-error': { type: 'string' },
       'max-token-age': { type: 'string' },
+      'token-cache-size': { type: 'string' },
+      'jwks-url': { type: 'string' },
+      'jwt-issuer': { type: 'string' },
+      'jwt-audience': { type: 'string' },
       'headers-timeout': { type: 'string' },
       'request-timeout': { type: 'string' },
       'max-connections': { type: 'string' },
@@ -69,7 +82,17 @@ export async function relayCommand(argv: string[]): Promise<void> {
     const env = process.env;
     const port = parsePort(values.port);
     if (!env.QP_API_KEY) throw new ConfigError('QP_API_KEY', 'missing', 'QP_API_KEY is not set: the relay needs the service API key in its environment');
-    if (!env.QP_RELAY_SECRET) throw new ConfigError('QP_RELAY_SECRET', 'missing', 'QP_RELAY_SECRET is not set: the relay needs a token secret in its environment');
+    if (!env.QP_KEY_SECRET) throw new ConfigError('QP_KEY_SECRET', 'missing', MISSING_KEY_SECRET);
+    const jwksUrl = values['jwks-url'] ?? env.QP_JWKS_URL;
+    if (!env.QP_RELAY_SECRET && !jwksUrl) {
+      throw new ConfigError('QP_RELAY_SECRET', 'missing', 'QP_RELAY_SECRET is not set: the relay needs a token secret in its environment (or --jwks-url)');
+    }
+    const audience = (values['jwt-audience'] ?? env.QP_JWT_AUDIENCE ?? '').split(',').map((a) => a.trim()).filter(Boolean);
+    const jwks = jwksUrl ? { url: jwksUrl, issuer: values['jwt-issuer'] ?? env.QP_JWT_ISSUER ?? '', audience } : undefined;
+    const tokenCacheSize = values['token-cache-size'] ?? env.QP_TOKEN_CACHE_SIZE;
+    if (tokenCacheSize !== undefined && !/^\d{1,9}$/.test(tokenCacheSize)) {
+      throw new ConfigError('--token-cache-size', 'invalid', `--token-cache-size must be a whole number (0 turns the cache off), got "${tokenCacheSize}"`);
+    }
     const upstreamUrl = values.upstream ?? env.QP_UPSTREAM_URL;
     if (!upstreamUrl) throw new ConfigError('--upstream', 'missing', '--upstream URL (or QP_UPSTREAM_URL) is required');
     type NumberFlag = 'max-token-age' | 'headers-timeout' | 'request-timeout' | 'max-connections' | 'deadline' | 'shutdown-grace' | 'drain-delay';
@@ -82,7 +105,11 @@ export async function relayCommand(argv: string[]): Promise<void> {
       host: values.host,
       port,
       upstream: { url: upstreamUrl, apiKey: env.QP_API_KEY },
-      secret: env.QP_RELAY_SECRET,
+      keySecret: env.QP_KEY_SECRET,
+      // Without QP_RELAY_SECRET (JWKS only) no HS256 token is accepted.
+      ...(env.QP_RELAY_SECRET ? { secret: [env.QP_RELAY_SECRET, env.QP_RELAY_SECRET_PREVIOUS].filter((s): s is string => Boolean(s)) } : {}),
+      ...(jwks ? { jwks } : {}),
+      ...(tokenCacheSize !== undefined ? { tokenCacheSize: Number(tokenCacheSize) } : {}),
       ...(values.policy ? { policy: values.policy } : {}),
       corsOrigins: values['cors-origin'] ?? [],
       ...(trustProxy !== undefined ? { trustProxy } : {}),

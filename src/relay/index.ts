@@ -8,9 +8,12 @@ export {
   SECRET_MIN_LENGTH,
   TOKEN_ALGORITHM,
   type SignOptions,
+  type TokenSecrets,
 } from './token.js';
 export { PlayerClaimsSchema, type PlayerClaims, type PlayerRole, type VerifiedClaims } from './claims.js';
-export type { Authenticate } from './authenticate.js';
+export type { Authenticate, AuthOptions } from './authenticate.js';
+export { DEFAULT_JWKS_ALGORITHMS, JWKS_ALGORITHMS, type JwksAlgorithm, type JwksOptions } from './jwks.js';
+export { DEFAULT_TOKEN_CACHE_SIZE } from './token-cache.js';
 export {
   DEFAULT_POLICY,
   RelayPolicySchema,
@@ -34,4 +37,4 @@ export { OPS_PATHS } from './ops.js';
 export { ConfigError, type ConfigErrorCode, type ServerLimits, SERVER_LIMITS } from '../kit/index.js';
 export type { LogRecord, LogSink } from './logger.js';
 export type { UpstreamOptions } from './upstream.js';
-export { upstreamIdempotencyKey } from './keys.js';
+export { KEY_SECRET_MIN_LENGTH, upstreamIdempotencyKey } from './keys.js';

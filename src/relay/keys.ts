@@ -1,20 +1,49 @@
 import { v5 as uuidv5 } from 'uuid';
+import { ConfigError } from '../kit/errors.js';
 
 // Idempotency keys are scoped per player. The service keeps one key space per API key, and the relay holds one API
 // key for every player: forwarding a browser's key unchanged would let player B, by sending A's key first, turn A's
 // award into a 422 (or read its replayed answer). So the key sent upstream is UUIDv5(namespace, [sub, key]), the
-// namespace itself a UUIDv5 of the relay's secret: the same player and client key give the same upstream key on
-// every instance and after every restart (so retries still dedupe), another player's never collide with it, and
-// the service cannot link it back to the browser's key without the secret.
+// namespace itself a UUIDv5 of the key secret: the same player and client key give the same upstream key on every
+// instance and after every restart (so retries still dedupe), another player's never collide with it, and the
+// service cannot link it back to the browser's key without the secret.
+// The key secret is not a token secret: token secrets rotate, and a resent award whose upstream key changed with
+// them would be applied twice. Awards wait in browsers for days, so the key secret never rotates.
 
-/** A fixed UUID naming this derivation; the secret makes each deployment's namespace its own. */
+/** A fixed UUID naming this derivation; the key secret makes each deployment's namespace its own. */
 const DERIVATION = 'b7f4c1de-3a52-5e8b-9d60-2c1f0a7e4b39';
+/** As long as a token secret: whoever holds it can link the service's keys to players' client keys. */
+export const KEY_SECRET_MIN_LENGTH = 32;
 
-/** Derives upstream keys under `secret`'s namespace (client keys compare case-insensitively, as the service's do). */
-export function createKeyScope(secret: string): (sub: string, clientKey: string) => string {
-  const namespace = uuidv5(secret, DERIVATION);
+/** One line: what is missing, why it never rotates, and the migration that keeps every upstream key. */
+export const MISSING_KEY_SECRET =
+  'QP_KEY_SECRET (keySecret) is not set: it names upstream idempotency keys and never rotates. Upgrading? Set QP_KEY_SECRET to your current QP_RELAY_SECRET to keep every upstream key (your QP_API_KEY if you used authenticate() without a relay secret).';
+
+/** Derives upstream keys under `keySecret`'s namespace (client keys compare case-insensitively, as the service's do). */
+export function createKeyScope(keySecret: string): (sub: string, clientKey: string) => string {
+  const namespace = uuidv5(keySecret, DERIVATION);
   return (sub, clientKey) => uuidv5(JSON.stringify([sub, clientKey.toLowerCase()]), namespace);
 }
 
 /** The key the service sees for a player's client key: for operators matching the service's records to players'. */
-export const upstreamIdempotencyKey = (secret: string, sub: string, clientKey: string): string => createKeyScope(secret)(sub, clientKey);
+export const upstreamIdempotencyKey = (keySecret: string, sub: string, clientKey: string): string => createKeyScope(keySecret)(sub, clientKey);
+
+/**
+ * The key secret, checked once at startup: a relay without one refuses to start. Before it existed the namespace came
+ * from the relay secret (or, with the operator's own authenticate() and no relay secret, from the API key): set
+ * QP_KEY_SECRET to that value and every upstream key stays what it was. That API key is the one value accepted
+ * shorter than KEY_SECRET_MIN_LENGTH, so those deployments can keep their keys too.
+ */
+export function checkKeySecret(keySecret: string | undefined, apiKey: string | undefined): string {
+  if (!keySecret) {
+    throw new ConfigError(
+      'keySecret',
+      'missing',
+      MISSING_KEY_SECRET,
+    );
+  }
+  if (keySecret.length < KEY_SECRET_MIN_LENGTH && keySecret !== apiKey) {
+    throw new ConfigError('keySecret', 'invalid', `QP_KEY_SECRET (keySecret) must be at least ${KEY_SECRET_MIN_LENGTH} characters`);
+  }
+  return keySecret;
+}

@@ -1,5 +1,5 @@
 import { decodeJwt, errors, jwtVerify, SignJWT } from 'jose';
-import { ConfigError } from '../kit/index.js';
+import { ConfigError } from '../kit/errors.js';
 import * as v from 'valibot';
 import { formatIssues } from '../protocol/index.js';
 import { PlayerClaimsSchema, type PlayerClaims, type VerifiedClaims } from './claims.js';
@@ -14,8 +14,12 @@ export const DEFAULT_MAX_TOKEN_AGE_SECONDS = 3600;
 /** How far a token's `iat` may lie in the future (the signer's clock ahead of the relay's). */
 export const CLOCK_TOLERANCE_SECONDS = 30;
 
+/** One token secret, or a list during a rotation: the first signs, every one verifies. */
+export type TokenSecrets = string | readonly string[];
+
 export interface SignOptions {
-  secret: string;
+  /** The relay's `secret`: a list signs with its first (the current) secret. */
+  secret: TokenSecrets;
   /** '15m', '2h', '30s' (jose time span) or a number of seconds; default '15m'. At most maxTokenAgeSeconds. */
   ttl?: string | number;
   /** The relay's `maxTokenAgeSeconds`; default 3600. A longer ttl is refused with a RangeError. */
@@ -43,6 +47,14 @@ export function secretKey(secret: string | undefined): Uint8Array<ArrayBuffer> {
   return new TextEncoder().encode(secret);
 }
 
+/** Every configured token secret, checked, duplicates dropped, the current (signing) one first. */
+export function tokenSecrets(secrets: TokenSecrets | undefined): string[] {
+  const list = typeof secrets === 'string' || secrets === undefined ? [secrets] : [...secrets];
+  if (list.length === 0) list.push(undefined);
+  for (const secret of list) secretKey(secret);
+  return [...new Set(list as string[])];
+}
+
 /** Sign a short-lived player token (JWT, HS256) for the relay. */
 export async function signPlayerToken(claims: PlayerClaims, options: SignOptions): Promise<string> {
   const checked = v.safeParse(PlayerClaimsSchema, claims);
@@ -60,7 +72,7 @@ export async function signPlayerToken(claims: PlayerClaims, options: SignOptions
     .setSubject(sub)
     .setExpirationTime(exp)
     .setIssuedAt(Math.floor(Date.now() / 1000))
-    .sign(secretKey(options.secret));
+    .sign(secretKey(tokenSecrets(options.secret)[0]));
   // Checked on what was signed: jose parses the time span, and the relay would refuse anything longer anyway.
   const signed = decodeJwt(token);
   if (signed.exp! - signed.iat! > maxAge) {
@@ -74,34 +86,59 @@ export function verificationKey(secret: Uint8Array<ArrayBuffer>): Promise<Crypto
   return crypto.subtle.importKey('raw', secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
 }
 
-export type TokenCheck = { ok: true; claims: VerifiedClaims } | { ok: false; message: string };
+/** `unavailable`: the verdict could not be reached (the identity provider is away), not a bad token: 503, not 401. */
+export type TokenCheck = { ok: true; claims: VerifiedClaims; exp: number } | { ok: false; message: string; unavailable?: true };
+
+/** The claims every token must carry, whoever signed it. */
+export const REQUIRED_CLAIMS = ['sub', 'exp', 'iat'];
 
 /**
  * Verify signature, algorithm, expiry and lifetime (iat and exp required, exp - iat at most maxTokenAgeSeconds,
- * iat not in the future), then the claims' shape. Messages never include the token.
+ * iat not in the future), then the claims' shape. With several keys (a rotation's overlap) a signature that fails
+ * under one is tried under the next. Messages never include the token.
  */
-export async function verifyPlayerToken(token: string, key: Uint8Array | CryptoKey, limits: TokenLimits = {}): Promise<TokenCheck> {
-  const maxAge = limits.maxTokenAgeSeconds ?? DEFAULT_MAX_TOKEN_AGE_SECONDS;
-  let payload: Record<string, unknown>;
-  try {
-    ({ payload } = await jwtVerify(token, key, { algorithms: [TOKEN_ALGORITHM], requiredClaims: ['sub', 'exp', 'iat'] }));
-  } catch (error) {
-    return { ok: false, message: tokenErrorMessage(error) };
+export async function verifyPlayerToken(
+  token: string,
+  keys: Uint8Array | CryptoKey | readonly (Uint8Array | CryptoKey)[],
+  limits: TokenLimits = {},
+): Promise<TokenCheck> {
+  const options = { algorithms: [TOKEN_ALGORITHM], requiredClaims: REQUIRED_CLAIMS };
+  let failure: unknown;
+  for (const key of Array.isArray(keys) ? keys : [keys]) {
+    try {
+      const { payload } = await jwtVerify(token, key, options);
+      return checkVerifiedPayload(payload, limits);
+    } catch (error) {
+      failure = error;
+      // Only a signature failure may be another key's token; anything else is the token's own fault.
+      if (!(error instanceof errors.JWSSignatureVerificationFailed)) break;
+    }
   }
+  return { ok: false, message: tokenErrorMessage(failure) };
+}
+
+/** What every verified payload must also meet (lifetime, iat, claims' shape), whichever key verified it. */
+export function checkVerifiedPayload(payload: Record<string, unknown>, limits: TokenLimits, toClaims: (payload: Record<string, unknown>) => unknown = (p) => p): TokenCheck {
+  const maxAge = limits.maxTokenAgeSeconds ?? DEFAULT_MAX_TOKEN_AGE_SECONDS;
   const { iat, exp } = payload as { iat: number; exp: number };
   if (iat > Date.now() / 1000 + CLOCK_TOLERANCE_SECONDS) return { ok: false, message: 'token claim iat invalid: in the future' };
   if (exp - iat > maxAge) {
     return { ok: false, message: `token lifetime (exp - iat) must be at most ${maxAge} s (the relay's maxTokenAgeSeconds)` };
   }
-  const checked = v.safeParse(PlayerClaimsSchema, payload);
+  const mapped = toClaims(payload);
+  if (mapped === null || mapped === undefined) return { ok: false, message: 'token not accepted: claims() returned no player' };
+  const checked = v.safeParse(PlayerClaimsSchema, mapped);
   if (!checked.success) return { ok: false, message: `token claim ${formatIssues(checked.issues)}` };
-  return { ok: true, claims: checked.output };
+  return { ok: true, claims: checked.output, exp };
 }
 
-function tokenErrorMessage(error: unknown): string {
+export function tokenErrorMessage(error: unknown): string {
   if (error instanceof errors.JWTExpired) return 'token expired';
   if (error instanceof errors.JOSEAlgNotAllowed) return `token algorithm not allowed (only ${TOKEN_ALGORITHM})`;
   if (error instanceof errors.JWSSignatureVerificationFailed) return 'token signature invalid';
-  if (error instanceof errors.JWTClaimValidationFailed) return `token claim ${error.claim} invalid: ${error.reason}`;
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    // jose's reason is a code ('missing', 'check_failed'); for a failed check its message says what was expected.
+    return `token claim ${error.claim} invalid: ${error.reason === 'check_failed' ? error.message : error.reason}`;
+  }
   return 'token malformed';
 }

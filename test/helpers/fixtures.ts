@@ -4,6 +4,8 @@ import { signPlayerToken, upstreamIdempotencyKey, type PlayerClaims, type RelayP
 
 /** The relay's player-token secret (HS256, at least 32 characters). */
 export const SECRET = 'test-relay-secret-0123456789abcdef-0123456789';
+/** The relay's key secret: names the upstream idempotency keys, never rotates (docs/relay.md). */
+export const KEY_SECRET = 'test-key-secret-fedcba9876543210-fedcba987654';
 /** A secret the relay does not hold: tokens signed with it are forgeries. */
 export const OTHER_SECRET = 'another-secret-of-the-tests-0123456789abcdef';
 /** The Quest Points Service API key: the emulator accepts it, the relay holds it. */
@@ -27,4 +29,4 @@ export const ROOMY_POLICY: RelayPolicy = {
 export const token = (claims: PlayerClaims, ttl: string | number = '5m') => signPlayerToken(claims, { secret: SECRET, ttl });
 
 /** The idempotency key the service sees for a player's client key: the relay derives one per player (docs/relay.md). */
-export const upstreamKey = (sub: string, clientKey: string) => upstreamIdempotencyKey(SECRET, sub, clientKey);
+export const upstreamKey = (sub: string, clientKey: string) => upstreamIdempotencyKey(KEY_SECRET, sub, clientKey);

@@ -11,7 +11,7 @@ import {
   type RunningServer,
   type StartRelayOptions,
 } from '../../src/relay/index.js';
-import { API_KEY, OPEN_POLICY, SECRET } from './fixtures.js';
+import { API_KEY, KEY_SECRET, OPEN_POLICY, SECRET } from './fixtures.js';
 
 export interface StackOptions<R extends RelayOptions = RelayOptions> {
   /** The relay's policy; default OPEN_POLICY. */
@@ -50,7 +50,7 @@ function common(emulatorFetch: Fetch, base: string) {
   };
 }
 
-const relayDefaults = (options: StackOptions) => ({ secret: SECRET, policy: options.policy ?? OPEN_POLICY, logger: () => {} });
+const relayDefaults = (options: StackOptions) => ({ secret: SECRET, keySecret: KEY_SECRET, policy: options.policy ?? OPEN_POLICY, logger: () => {} });
 const emulatorDefaults = (options: StackOptions): EmulatorOptions => ({
   admin: true,
   apiKeys: [API_KEY],
@@ -61,7 +61,7 @@ const emulatorDefaults = (options: StackOptions): EmulatorOptions => ({
 /** Emulator and relay served on 127.0.0.1 (port 0): what a browser or another process reaches. */
 export async function startStack(options: StackOptions<StartRelayOptions> = {}) {
   const emulator: RunningEmulator = await startEmulator({ host: '127.0.0.1', port: 0, ...emulatorDefaults(options) });
-  const { relayOptions = {} } = options;
+  const relayOptions: Partial<StartRelayOptions> = { ...options.relayOptions };
   const settings = (more: Partial<StartRelayOptions>): StartRelayOptions => ({
     host: '127.0.0.1',
     port: 0,
@@ -86,13 +86,17 @@ export async function startStack(options: StackOptions<StartRelayOptions> = {}) 
       others.push(another);
       return another;
     },
-    /** Stops the relay (in-flight requests are cut after its grace) and starts it again on the same port after `downMs`. */
-    async restartRelay(downMs = 0) {
+    /**
+     * Stops the relay (in-flight requests are cut after its grace) and starts it again on the same port after `downMs`,
+     * with `more` options from then on (a token-secret rotation: `{ secret: [next, previous] }`).
+     */
+    async restartRelay(downMs = 0, more: Partial<StartRelayOptions> = {}) {
       const running = relay;
       if (!running) throw new Error('the relay is already down');
       relay = undefined;
       await running.close();
       if (downMs > 0) await new Promise((resolve) => setTimeout(resolve, downMs));
+      Object.assign(relayOptions, more);
       relay = await startRelay(settings({ port: running.port }));
     },
     ...common((request) => fetch(request), emulator.url),

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
 import { secretKey, signPlayerToken, verifyPlayerToken } from '../../src/relay/token.js';
-import { API_KEY, SECRET } from '../helpers/fixtures.js';
+import { API_KEY, KEY_SECRET, SECRET } from '../helpers/fixtures.js';
 
 const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 const children: ReturnType<typeof spawn>[] = [];
@@ -53,6 +53,7 @@ describe('quest-points token', () => {
     expect(checked).toEqual({
       ok: true,
       claims: { sub: 'alice', role: 'admin', quests: ['q1', 'q2'], email: 'a@example.com', wallet: { chain: 'eip155:1', address: '0xabc' } },
+      exp: expect.any(Number),
     });
   });
 
@@ -81,6 +82,7 @@ describe('quest-points relay', () => {
       const relay = run(['relay', '--port', '0', '--upstream', emulator.url, '--cors-origin', 'https://game.example.com'], {
         QP_API_KEY: API_KEY,
         QP_RELAY_SECRET: SECRET,
+        QP_KEY_SECRET: KEY_SECRET,
       });
       const [, url] = await relay.line(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
       const res = await fetch(`${url}/group-quests/q1/enrolled-users/nobody`);
@@ -103,6 +105,7 @@ describe('quest-points relay', () => {
     const relay = run(['relay', '--port', '0', '--upstream', 'http://127.0.0.1:9', '--request-timeout', '5000', '--max-connections', '50', '--shutdown-grace', '1000'], {
       QP_API_KEY: API_KEY,
       QP_RELAY_SECRET: SECRET,
+      QP_KEY_SECRET: KEY_SECRET,
       QP_METRICS_TOKEN: 'metrics-secret-token-123',
     });
     const [, url] = await relay.line(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
@@ -127,6 +130,7 @@ describe('quest-points relay', () => {
       const relay = run(['relay', '--port', '0', '--upstream', `http://127.0.0.1:${(frozen.address() as AddressInfo).port}`, '--deadline', '300'], {
         QP_API_KEY: API_KEY,
         QP_RELAY_SECRET: SECRET,
+        QP_KEY_SECRET: KEY_SECRET,
       });
       const [, url] = await relay.line(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
       const token = await signPlayerToken({ sub: 'frozen-player' }, { secret: SECRET, ttl: '5m' });
@@ -147,7 +151,30 @@ describe('quest-points relay', () => {
     }
   });
 
+  it('accepts QP_RELAY_SECRET_PREVIOUS tokens during a rotation; token signs with QP_RELAY_SECRET', async () => {
+    const NEXT = 'the-next-relay-secret-0123456789abcdef-012345';
+    const relay = run(['relay', '--port', '0', '--upstream', 'http://127.0.0.1:9', '--token-cache-size', '0'], {
+      QP_API_KEY: API_KEY,
+      QP_RELAY_SECRET: NEXT,
+      QP_RELAY_SECRET_PREVIOUS: SECRET,
+      QP_KEY_SECRET: KEY_SECRET,
+    });
+    const [, url] = await relay.line(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+    const signed = (await run(['token', '--sub', 'alice'], { QP_RELAY_SECRET: NEXT, QP_RELAY_SECRET_PREVIOUS: SECRET }).exited()).stdout.trim();
+    expect((await verifyPlayerToken(signed, secretKey(NEXT))).ok).toBe(true);
+    const old = await signPlayerToken({ sub: 'alice' }, { secret: SECRET });
+    const forged = await signPlayerToken({ sub: 'alice' }, { secret: 'a-secret-this-relay-never-had-0123456789abc' });
+    // No service listens at the upstream: 502 means the token passed and the relay tried, 401 that it did not.
+    const status = async (jwt: string) => (await fetch(`${url}/group-quests/q/points/alice`, { headers: { authorization: `Bearer ${jwt}` } })).status;
+    expect([await status(signed), await status(old), await status(forged)]).toEqual([502, 502, 401]);
+    relay.child.kill('SIGTERM');
+    expect((await relay.exited()).code).toBe(0);
+  });
+
   it.each([
+    [['--jwks-url', 'https://login.example/jwks.json', '--jwt-audience', 'qp'], 'quest-points relay: jwks.issuer (QP_JWT_ISSUER) is required with a JWKS: tokens of every other issuer must be refused'],
+    [['--jwks-url', 'http://login.example/jwks.json', '--jwt-issuer', 'i', '--jwt-audience', 'qp'], 'quest-points relay: jwks.url (QP_JWKS_URL) must be https: (http: only on a loopback host)'],
+    [['--token-cache-size', 'lots'], 'quest-points relay: --token-cache-size must be a whole number (0 turns the cache off), got "lots"'],
     [['--deadline', '0'], 'quest-points relay: --deadline must be a positive integer, got "0"'],
     [['--redis', 'http://127.0.0.1:6379'], 'quest-points relay: Redis URL must start with redis:// or rediss://'],
     [['--on-store-error', 'maybe'], 'quest-points relay: --on-store-error must be closed or open, got "maybe"'],
@@ -157,21 +184,32 @@ describe('quest-points relay', () => {
     [['--port', '70000'], 'quest-points relay: --port must be an integer from 0 to 65535'],
     [['--forwarded-header', 'x-real-ip'], 'quest-points relay: --forwarded-header must be x-forwarded-for or forwarded, got "x-real-ip"'],
   ])('refuses %j with one line naming it, exit 2', async (flags, message) => {
-    const out = await run(['relay', '--upstream', 'http://127.0.0.1:9', '--port', '0', ...flags], { QP_API_KEY: API_KEY, QP_RELAY_SECRET: SECRET }).exited();
+    const out = await run(['relay', '--upstream', 'http://127.0.0.1:9', '--port', '0', ...flags], { QP_API_KEY: API_KEY, QP_RELAY_SECRET: SECRET, QP_KEY_SECRET: KEY_SECRET }).exited();
     expect(out.code).toBe(2);
     expect(out.stderr.split('\n')[0]).toBe(message);
   });
 
   it('refuses to start without its secrets in the environment', async () => {
-    const noKey = await run(['relay', '--port', '0', '--upstream', 'http://127.0.0.1:1'], { QP_RELAY_SECRET: SECRET }).exited();
+    const noKey = await run(['relay', '--port', '0', '--upstream', 'http://127.0.0.1:1'], { QP_RELAY_SECRET: SECRET, QP_KEY_SECRET: KEY_SECRET }).exited();
     expect([noKey.code, noKey.stdout]).toEqual([2, '']);
     expect(noKey.stderr).toContain('QP_API_KEY is not set');
-    const noSecret = await run(['relay', '--port', '0', '--upstream', 'http://127.0.0.1:1'], { QP_API_KEY: API_KEY }).exited();
+    const noSecret = await run(['relay', '--port', '0', '--upstream', 'http://127.0.0.1:1'], { QP_API_KEY: API_KEY, QP_KEY_SECRET: KEY_SECRET }).exited();
     expect(noSecret.stderr).toContain('QP_RELAY_SECRET is not set');
-    const weak = await run(['relay', '--port', '0', '--upstream', 'http://127.0.0.1:1'], { QP_API_KEY: API_KEY, QP_RELAY_SECRET: 'short' }).exited();
+    const weak = await run(['relay', '--port', '0', '--upstream', 'http://127.0.0.1:1'], { QP_API_KEY: API_KEY, QP_RELAY_SECRET: 'short', QP_KEY_SECRET: KEY_SECRET }).exited();
     expect(weak.stderr).toContain('at least 32 characters');
-    const badPolicy = await run(['relay', '--port', '0', '--upstream', 'http://127.0.0.1:1', '--policy', '/nonexistent.json'], { QP_API_KEY: API_KEY, QP_RELAY_SECRET: SECRET }).exited();
+    // An upgrade from before the key secret: one line naming QP_KEY_SECRET and the migration that keeps every key.
+    const noKeySecret = await run(['relay', '--port', '0', '--upstream', 'http://127.0.0.1:1'], { QP_API_KEY: API_KEY, QP_RELAY_SECRET: SECRET }).exited();
+    expect([noKeySecret.code, noKeySecret.stdout]).toEqual([2, '']);
+    expect(noKeySecret.stderr.trim().split('\n')).toEqual([
+      'quest-points relay: QP_KEY_SECRET (keySecret) is not set: it names upstream idempotency keys and never rotates. Upgrading? Set QP_KEY_SECRET to your current QP_RELAY_SECRET to keep every upstream key (your QP_API_KEY if you used authenticate() without a relay secret).',
+    ]);
+    const weakKey = await run(['relay', '--port', '0', '--upstream', 'http://127.0.0.1:1'], { QP_API_KEY: API_KEY, QP_RELAY_SECRET: SECRET, QP_KEY_SECRET: 'short' }).exited();
+    expect(weakKey.stderr.trim()).toBe('quest-points relay: QP_KEY_SECRET (keySecret) must be at least 32 characters');
+    const badPolicy = await run(['relay', '--port', '0', '--upstream', 'http://127.0.0.1:1', '--policy', '/nonexistent.json'], { QP_API_KEY: API_KEY, QP_RELAY_SECRET: SECRET, QP_KEY_SECRET: KEY_SECRET }).exited();
     expect(badPolicy.stderr).toContain('policy file /nonexistent.json: cannot be read (ENOENT)');
-    for (const out of [noKey, noSecret, weak, badPolicy]) expect(out.stderr).not.toContain(API_KEY);
+    for (const out of [noKey, noSecret, weak, noKeySecret, weakKey, badPolicy]) {
+      expect(out.stderr).not.toContain(API_KEY);
+      expect(out.stderr).not.toContain(SECRET);
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { createRelay, type LogRecord, type RelayOptions } from '../../src/relay/index.js';
-import { API_KEY, OPEN_POLICY, SECRET } from '../helpers/fixtures.js';
+import { API_KEY, KEY_SECRET, OPEN_POLICY, SECRET } from '../helpers/fixtures.js';
 import { inProcessStack } from '../helpers/stack.js';
 
 export const UPSTREAM = 'http://service.test/v1';
@@ -22,6 +22,7 @@ export function fakeRelay(options: Partial<RelayOptions> & { reply?: Reply } = {
   const { reply = () => Response.json({ success: true }), upstream, ...rest } = options;
   const app = createRelay({
     secret: SECRET,
+    keySecret: KEY_SECRET,
     policy: OPEN_POLICY,
     logger: (record) => logs.push(record),
     ...rest,

@@ -3,7 +3,7 @@ import { SignJWT } from 'jose';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { startRelay, type RunningServer } from '../../src/relay/index.js';
-import { API_KEY, SECRET, token } from '../helpers/fixtures.js';
+import { API_KEY, KEY_SECRET, SECRET, token } from '../helpers/fixtures.js';
 import { award, caller, fakeRelay, uuid } from './helpers.js';
 
 describe('GET /healthz and /readyz', () => {
@@ -134,7 +134,7 @@ describe('startRelay on Node', () => {
   });
 
   it('cuts off a client sending its body at 1 byte per second once requestTimeoutMs has passed', async () => {
-    const relay = await startRelay({ port: 0, secret: SECRET, upstream: { url: 'http://service.test', apiKey: API_KEY }, headersTimeoutMs: 1_000, requestTimeoutMs: 2_000 });
+    const relay = await startRelay({ port: 0, secret: SECRET, keySecret: KEY_SECRET, upstream: { url: 'http://service.test', apiKey: API_KEY }, headersTimeoutMs: 1_000, requestTimeoutMs: 2_000 });
     running.push(relay);
     const socket = connect(relay.port, '127.0.0.1');
     let received = '';
@@ -159,6 +159,7 @@ describe('startRelay on Node', () => {
     const relay = await startRelay({
       port: 0,
       secret: SECRET,
+      keySecret: KEY_SECRET,
       policy: { allowUnknownEvents: true },
       upstream: {
         url: 'http://service.test',

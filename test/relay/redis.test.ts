@@ -2,7 +2,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisCounterStore, startRelay, type LogRecord, type RunningServer, type StartRelayOptions } from '../../src/relay/index.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
-import { API_KEY, SECRET, token } from '../helpers/fixtures.js';
+import { API_KEY, KEY_SECRET, SECRET, token } from '../helpers/fixtures.js';
 import { caller, uuid } from './helpers.js';
 
 let redis: TestRedis;
@@ -31,6 +31,7 @@ async function relay(options: Partial<StartRelayOptions> = {}) {
   const running = await startRelay({
     port: 0,
     secret: SECRET,
+    keySecret: KEY_SECRET,
     redis: redis.url,
     logger: (record) => logs.push(record),
     policy: { allowUnknownEvents: true, maxPointsPerAward: 100, rateLimits: { perPlayer: { limit: LIMIT, windowSeconds: 60 } } },

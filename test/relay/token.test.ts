@@ -13,6 +13,7 @@ describe('player tokens', () => {
     expect(checked).toEqual({
       ok: true,
       claims: { sub: 'u1', role: 'player', quests: ['q1'], email: 'a@b.example', wallet: { chain: 'eth', address: '0xAB' } },
+      exp: expect.any(Number),
     });
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { signPlayerToken } from '../../src/relay/index.js';
-import { API_KEY, OPEN_POLICY, OTHER_SECRET, SECRET, token, upstreamKey } from '../helpers/fixtures.js';
+import { API_KEY, OPEN_POLICY, KEY_SECRET, OTHER_SECRET, SECRET, token, upstreamKey } from '../helpers/fixtures.js';
 import { caller, fakeRelay, uuid } from './helpers.js';
 
 const awardOnce = async (call: ReturnType<typeof fakeRelay>['call'], key: string | null = uuid()) =>
@@ -96,15 +96,17 @@ describe('upstream: retries and outages', () => {
     delete process.env.QP_UPSTREAM_URL;
     delete process.env.QP_API_KEY;
     delete process.env.QP_RELAY_SECRET;
+    delete process.env.QP_KEY_SECRET;
     try {
-      expect(() => createRelay({ secret: SECRET, upstream: { apiKey: API_KEY } })).toThrow('upstream URL is required: pass upstream.url or set QP_UPSTREAM_URL');
-      expect(() => createRelay({ secret: SECRET, upstream: { url: 'http://x' } })).toThrow('upstream API key is required');
-      expect(() => createRelay({ upstream: { url: 'http://x', apiKey: API_KEY } })).toThrow('relay secret is required');
-      expect(() => createRelay({ secret: 'short', upstream: { url: 'http://x', apiKey: API_KEY } })).toThrow(/at least 32/);
-      expect(() => createRelay({ secret: SECRET, upstream: { url: 'ftp://x', apiKey: API_KEY } })).toThrow(/http: or https:/);
+      expect(() => createRelay({ secret: SECRET, keySecret: KEY_SECRET, upstream: { apiKey: API_KEY } })).toThrow('upstream URL is required: pass upstream.url or set QP_UPSTREAM_URL');
+      expect(() => createRelay({ secret: SECRET, keySecret: KEY_SECRET, upstream: { url: 'http://x' } })).toThrow('upstream API key is required');
+      expect(() => createRelay({ keySecret: KEY_SECRET, upstream: { url: 'http://x', apiKey: API_KEY } })).toThrow('relay secret is required');
+      expect(() => createRelay({ secret: 'short', keySecret: KEY_SECRET, upstream: { url: 'http://x', apiKey: API_KEY } })).toThrow(/at least 32/);
+      expect(() => createRelay({ secret: SECRET, keySecret: KEY_SECRET, upstream: { url: 'ftp://x', apiKey: API_KEY } })).toThrow(/http: or https:/);
       process.env.QP_UPSTREAM_URL = 'http://from-env.test';
       process.env.QP_API_KEY = API_KEY;
       process.env.QP_RELAY_SECRET = SECRET;
+      process.env.QP_KEY_SECRET = KEY_SECRET;
       expect(() => createRelay()).not.toThrow();
       // With nothing but the environment: the relay sends to QP_UPSTREAM_URL with QP_API_KEY, and takes tokens
       // signed with QP_RELAY_SECRET only.
