@@ -12,8 +12,8 @@ import { operatorProblems } from './operator-run.js';
 // a relay SIGKILLed, redis-server SIGKILLed under 'closed' and under 'open', a token-secret rotation; for our SDK,
 // the pages' service worker throughout, and a last phase with every tab closed in which it alone delivers. Seeded.
 const SEED = 4242;
-/** The rotation needs a key secret apart from the token secret (QP_KEY_SECRET) and a secret list. */
-const ROTATION = false;
+/** A token-secret rotation mid-run (QP_RELAY_SECRET new, QP_RELAY_SECRET_PREVIOUS the old, QP_KEY_SECRET kept). */
+const ROTATION = true;
 // The drain is bounded by award order: a player's awards after one answered 429 wait for it (Retry-After 1 s), so a
 // 10 % share of 429s drains ~10 awards a second per player; the end phase stops as soon as the queues are empty.
 // The npm test share: the same fault mix as the full run, but the injected 429/503 ask for Retry-After 0 s rather
@@ -71,6 +71,9 @@ describe('chaos: awards from 3 tabs through faults, offline, reloads, rolling re
     expect(op.relays).toBe(2);
     expect(op.rollingRestarts).toBe(ROTATION ? 3 : 2);
     expect(op.rotations).toBe(ROTATION ? 1 : 0);
+    // The tabs kept their tokens from before the rotation and went on sending with them: never refused.
+    if (ROTATION) expect(op.oldTokenRequests).toBeGreaterThan(0);
+    expect(run.proxyStatuses['401'] ?? 0).toBe(0);
     expect(op.exits.map((e) => e.code)).toEqual(Array(op.rollingRestarts * 2).fill(0));
     expect(op.redisCrashes).toEqual({ closed: 1, open: 1 });
     expect(op.retriedOnRefused).toBeGreaterThan(0);

@@ -21,8 +21,8 @@ export interface RelayConfig {
   onStoreError: StoreErrorMode;
   /** Token secrets: the first signs, every one verifies (QP_RELAY_SECRET, QP_RELAY_SECRET_PREVIOUS). */
   secrets: string[];
-  /** The upstream key namespace (QP_KEY_SECRET), never rotated; unset before the key secret existed. */
-  keySecret?: string;
+  /** The upstream key namespace (QP_KEY_SECRET), never rotated. */
+  keySecret: string;
 }
 
 /** What a relay process was doing: the balancer blames a cut request on this. */
@@ -72,8 +72,8 @@ export async function startFleet(options: FleetOptions) {
     QP_REDIS_URL: redis.url,
     QP_ON_STORE_ERROR: config.onStoreError,
     QP_RELAY_SECRET: config.secrets[0],
-    ...(config.secrets.length > 1 ? { QP_RELAY_SECRET_PREVIOUS: config.secrets.slice(1).join(',') } : {}),
-    ...(config.keySecret ? { QP_KEY_SECRET: config.keySecret } : {}),
+    ...(config.secrets[1] ? { QP_RELAY_SECRET_PREVIOUS: config.secrets[1] } : {}),
+    QP_KEY_SECRET: config.keySecret,
     QP_MAX_TOKEN_AGE: String(options.maxTokenAgeSeconds),
     // On SIGTERM, /readyz says 503 this long before the listener closes: the balancer's health check (every
     // 100 ms) takes the relay out of rotation first, so no connection waits in a closing listener's queue.

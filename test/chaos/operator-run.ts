@@ -24,6 +24,8 @@ export interface OperatorReport extends Omit<OperatorCounts, 'startedAt'> {
   /** Requests that reached each relay. */
   perRelay: Record<string, number>;
   limits: LimitReport;
+  /** Award requests after the rotation with a token signed by the replaced secret (tabs keep theirs). */
+  oldTokenRequests: number;
 }
 
 /** Back to the starting configuration (a previous run may have switched it), and fresh counters. */
@@ -36,6 +38,7 @@ export async function prepareOperator(stack: Stack): Promise<OperatorCounts | un
   op.fleet.redisOutages.splice(0);
   op.windows.windows.splice(0);
   op.rotations = 0;
+  op.oldTokenRequests = 0;
   return { rollingRestarts: 0, redisCrashes: { closed: 0, open: 0 }, rotations: 0, exits: [], startedAt: Date.now() };
 }
 
@@ -87,6 +90,7 @@ export async function operatorReport(
     fiveXx: { ...stack.balancer.stats.fiveXx },
     retriedOnRefused: stack.balancer.stats.retriedOnRefused,
     perRelay: { ...stack.balancer.stats.perRelay },
+    oldTokenRequests: op.oldTokenRequests,
     limits: judgeLimits({ ...op.perPlayer, windows: op.windows.windows, outages: op.fleet.redisOutages, arrivals }),
   };
 }

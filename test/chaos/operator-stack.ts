@@ -5,7 +5,7 @@ import type { EventEmitter } from 'node:events';
 import type { Server } from 'node:http';
 import { startEmulator } from '../../src/emulator/index.js';
 import { signPlayerToken, type RateLimitRule } from '../../src/relay/index.js';
-import { API_KEY, SECRET } from '../helpers/fixtures.js';
+import { API_KEY, KEY_SECRET, SECRET } from '../helpers/fixtures.js';
 import type { Balancer } from './balancer.js';
 import { startFleet, type Fleet, type GracefulExit, type RelayState } from './fleet.js';
 import { watchWindows, type WindowWatcher } from './limits.js';
@@ -29,6 +29,8 @@ export interface OperatorControls {
   /** A rolling restart onto a new token secret, the old one kept as previous, the key secret unchanged. */
   rotateSecret(): Promise<GracefulExit[]>;
   rotations: number;
+  /** Award requests, once the rotation was done, that carried a token signed with the secret it replaced. */
+  oldTokenRequests: number;
 }
 
 interface FrontParts {
@@ -53,8 +55,8 @@ export async function operatorStack(options: OperatorOptions & FrontParts): Prom
     policy: { ...POLICY, rateLimits: { perPlayer } },
     corsOrigins: [options.origin],
     maxTokenAgeSeconds: TOKEN_AGE_SECONDS,
-    // The key secret is the first token secret: the migration docs/relay.md describes, so upstream keys stay the same.
-    config: { onStoreError: 'closed', secrets: [SECRET], keySecret: SECRET },
+    // The key secret never rotates: the upstream keys of awards sent before a rotation and resent after it match.
+    config: { onStoreError: 'closed', secrets: [SECRET], keySecret: KEY_SECRET },
   });
   options.setRelays(fleet.ports, fleet.state);
   const windows = watchWindows(fleet.redis.url, SLOTS.map((s) => s.user), perPlayer.windowSeconds * 1000);
@@ -68,20 +70,33 @@ export async function operatorStack(options: OperatorOptions & FrontParts): Prom
     if (!answer.success) throw new Error(`emulator ${method} ${path}: ${answer.message}`);
     return answer.data;
   }
-  const token: Stack['token'] = (sub) =>
-    signPlayerToken({ sub, quests: [QUEST] }, { secret: fleet.config().secrets[0]!, ttl: TOKEN_AGE_SECONDS, maxTokenAgeSeconds: TOKEN_AGE_SECONDS });
+  /** Which secret signed each token handed out. */
+  const signedWith = new Map<string, string>();
+  const token: Stack['token'] = async (sub) => {
+    const secret = fleet.config().secrets[0]!;
+    const signed = await signPlayerToken({ sub, quests: [QUEST] }, { secret, ttl: TOKEN_AGE_SECONDS, maxTokenAgeSeconds: TOKEN_AGE_SECONDS });
+    signedWith.set(signed, secret);
+    return signed;
+  };
   options.setToken(token);
+  let rotatedAway: string | undefined;
+  options.events.on('start', (entry: InFlight) => {
+    if (rotatedAway && entry.token && signedWith.get(entry.token) === rotatedAway) controls.oldTokenRequests++;
+  });
 
   const controls: OperatorControls = {
     fleet,
     perPlayer,
     windows,
     rotations: 0,
+    oldTokenRequests: 0,
     async rotateSecret() {
       const current = fleet.config().secrets[0]!;
       const next = current === ROTATED_SECRET ? SECRET : ROTATED_SECRET;
       controls.rotations++;
-      return fleet.rollingRestart({ secrets: [next, current] });
+      const exits = await fleet.rollingRestart({ secrets: [next, current] });
+      rotatedAway = current;
+      return exits;
     },
   };
   let next = 0;

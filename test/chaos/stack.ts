@@ -31,6 +31,8 @@ export const POLICY: RelayPolicy = {
 export interface InFlight {
   slot: string;
   path: string;
+  /** The player token it carries. */
+  token?: string;
 }
 
 export interface StackOptions {
@@ -85,7 +87,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 
   function proxy(req: IncomingMessage, res: ServerResponse, slot: string, path: string) {
     const isAward = req.method === 'POST' && (path.startsWith('/batch/points') || /^\/group-quests\/[^/]+\/points$/.test(path));
-    const entry: InFlight = { slot, path };
+    const entry: InFlight = { slot, path, token: req.headers.authorization?.replace(/^Bearer /, '') };
     if (isAward) {
       live.add(entry);
       events.emit('start', entry);

@@ -51,7 +51,7 @@ function operatorRows(runs: ChaosRun[], row: Row): [string, ...string[]][] {
     row('rolling restarts (SIGTERM, graceful exit, same port)', op((o) => `${o.rollingRestarts} (${o.exits.length} exits, code 0: ${o.exits.filter((e) => e.code === 0).length}, ${Math.min(...exitMs(o))}–${Math.max(...exitMs(o))} ms)`)),
     row('relay SIGKILLs (restarted)', op((_, r) => r.chaos.relayRestarts)),
     row("redis-server SIGKILLs: 'closed' / 'open'", op((o) => `${o.redisCrashes.closed} / ${o.redisCrashes.open}`)),
-    row('token-secret rotations (old tokens kept)', op((o) => o.rotations)),
+    row('token-secret rotations / award requests with a replaced-secret token after', op((o) => `${o.rotations} / ${o.oldTokenRequests}`)),
     row('requests sent on after a refused connection', op((o) => o.retriedOnRefused)),
     ...causes.map((c) => row(`  5xx ${c}`, op((o) => o.fiveXx[c] ?? 0))),
     row('  5xx cut by a relay under SIGTERM', op((o) => o.fiveXx['502 cut-terminating'] ?? 0)),

@@ -9,7 +9,7 @@ import { once } from 'node:events';
 import { connect } from 'node:net';
 import { startEmulator } from '../../src/emulator/index.js';
 import { signPlayerToken, type RelayPolicy } from '../../src/relay/index.js';
-import { API_KEY, SECRET } from '../helpers/fixtures.js';
+import { API_KEY, KEY_SECRET, SECRET } from '../helpers/fixtures.js';
 import { createRng, type Rng } from './rng.js';
 
 const ORIGIN = 'http://game.fuzz';
@@ -230,7 +230,7 @@ function send(port: number, request: Built): Promise<{ statuses: number[]; outco
 }
 
 async function startTarget(emulatorUrl: string): Promise<{ child: ChildProcess; url: string; memory(): Promise<NodeJS.MemoryUsage> }> {
-  const options = { upstream: { url: emulatorUrl, apiKey: API_KEY }, secret: SECRET, policy: POLICY, corsOrigins: [ORIGIN], requestTimeoutMs: REQUEST_TIMEOUT_MS, logger: undefined };
+  const options = { upstream: { url: emulatorUrl, apiKey: API_KEY }, secret: SECRET, keySecret: KEY_SECRET, policy: POLICY, corsOrigins: [ORIGIN], requestTimeoutMs: REQUEST_TIMEOUT_MS, logger: undefined };
   const child = fork(new URL('./fuzz-relay.ts', import.meta.url).pathname, [JSON.stringify(options)], {
     execArgv: ['--expose-gc', '--import', 'tsx'],
     stdio: ['ignore', 'ignore', 'ignore', 'ipc'],

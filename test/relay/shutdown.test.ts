@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { signPlayerToken } from '../../src/relay/index.js';
-import { API_KEY, SECRET } from '../helpers/fixtures.js';
+import { API_KEY, KEY_SECRET, SECRET } from '../helpers/fixtures.js';
 import { until } from '../helpers/until.js';
 
 const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
@@ -38,7 +38,7 @@ describe('graceful shutdown (CLI relay, SIGTERM)', () => {
   it(`answers all ${IN_FLIGHT} batch requests in flight, none cut, /readyz 503 first, exit 0 within the grace`, { timeout: 60_000 }, async () => {
     emulator = await startEmulator({ host: '127.0.0.1', port: 0, apiKeys: [API_KEY], faults: { latencyMs: SERVICE_LATENCY_MS } });
     const relay = spawn(process.execPath, ['--import', 'tsx', CLI, 'relay', '--port', '0', '--upstream', emulator.url, '--drain-delay', String(DRAIN_DELAY_MS)], {
-      env: { PATH: process.env.PATH, QP_API_KEY: API_KEY, QP_RELAY_SECRET: SECRET },
+      env: { PATH: process.env.PATH, QP_API_KEY: API_KEY, QP_RELAY_SECRET: SECRET, QP_KEY_SECRET: KEY_SECRET },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(relay);
