@@ -17,7 +17,7 @@ const AWARDS_PER_BATCH = 3;
 /** docs/relay.md "Shutdown": in-flight requests get --shutdown-grace, 10 s by default. */
 const DOCUMENTED_GRACE_MS = 10_000;
 /** Each service call takes this long, so a batch of one player's 3 awards (sent in order) takes about 3 x. */
-const SERVICE_LATENCY_MS = 700;
+const SERVICE_LATENCY_MS = 1_000;
 const DRAIN_DELAY_MS = 1_000;
 
 let emulator: RunningEmulator | undefined;
