@@ -17,6 +17,8 @@ export interface BalancerStats {
   retriedOnRefused: number;
   /** Requests per relay port. */
   perRelay: Record<string, number>;
+  /** Requests every relay refused, by what the relays were doing then ("running+starting", ...). */
+  refusedWhile: Record<string, number>;
 }
 
 export interface Balancer {
@@ -24,7 +26,8 @@ export interface Balancer {
   /** Forwards the request (path: what the relay sees) and calls done(status) once (0: the client went away first). */
   forward(req: IncomingMessage, res: ServerResponse, path: string, done: (status: number) => void): void;
   reset(): void;
-  stop(): void;
+  /** Ends the health checks. */
+  stop(): Promise<void>;
 }
 
 const HEALTH_CHECK_MS = 100;
@@ -57,7 +60,7 @@ export function createBalancer(ports: () => number[], state: (port: number) => R
       await new Promise((resolve) => setTimeout(resolve, HEALTH_CHECK_MS));
     }
   })();
-  const stats: BalancerStats = { fiveXx: {}, retriedOnRefused: 0, perRelay: {} };
+  const stats: BalancerStats = { fiveXx: {}, retriedOnRefused: 0, perRelay: {}, refusedWhile: {} };
   const count5xx = (status: number, cause: Cause) => {
     const key = `${status} ${cause}`;
     stats.fiveXx[key] = (stats.fiveXx[key] ?? 0) + 1;
@@ -75,17 +78,22 @@ export function createBalancer(ports: () => number[], state: (port: number) => R
     req.on('error', () => finish(0));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
+      // The relays in rotation first (round robin), then the others: a refused request is answered 502 only when
+      // every relay refused it (a health check is up to 100 ms old, and a relay may fail one for its service).
       const all = ports();
       const inRotation = all.filter((port) => healthy.has(port));
-      const order = inRotation.length ? inRotation : all;
-      const first = next++ % order.length;
-      attempt(body, order, first, 0);
+      const pool = inRotation.length ? inRotation : all;
+      const start = next++ % pool.length;
+      const order = [...pool.slice(start), ...pool.slice(0, start), ...all.filter((port) => !pool.includes(port))];
+      attempt(body, order, 0, 0);
     });
 
     function attempt(body: Buffer, order: number[], first: number, tried: number) {
       if (res.destroyed) return finish(0);
       if (tried >= order.length) {
         count5xx(502, 'refused');
+        const states = order.map((port) => state(port)).join('+');
+        stats.refusedWhile[states] = (stats.refusedWhile[states] ?? 0) + 1;
         answer502(res, 'no relay accepted the connection');
         return finish(502);
       }
@@ -141,10 +149,11 @@ export function createBalancer(ports: () => number[], state: (port: number) => R
       stats.fiveXx = {};
       stats.retriedOnRefused = 0;
       stats.perRelay = {};
+      stats.refusedWhile = {};
     },
-    stop() {
+    async stop() {
       stopped = true;
-      void checks;
+      await checks;
     },
   };
 }

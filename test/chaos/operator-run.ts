@@ -23,6 +23,8 @@ export interface OperatorReport extends Omit<OperatorCounts, 'startedAt'> {
   retriedOnRefused: number;
   /** Requests that reached each relay. */
   perRelay: Record<string, number>;
+  /** Requests every relay refused, by the relays' states then. */
+  refusedWhile: Record<string, number>;
   limits: LimitReport;
   /** Award requests after the rotation with a token signed by the replaced secret (tabs keep theirs). */
   oldTokenRequests: number;
@@ -90,6 +92,7 @@ export async function operatorReport(
     fiveXx: { ...stack.balancer.stats.fiveXx },
     retriedOnRefused: stack.balancer.stats.retriedOnRefused,
     perRelay: { ...stack.balancer.stats.perRelay },
+    refusedWhile: { ...stack.balancer.stats.refusedWhile },
     oldTokenRequests: op.oldTokenRequests,
     limits: judgeLimits({ ...op.perPlayer, windows: op.windows.windows, outages: op.fleet.redisOutages, arrivals }),
   };

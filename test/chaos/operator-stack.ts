@@ -116,7 +116,7 @@ export async function operatorStack(options: OperatorOptions & FrontParts): Prom
     setFaults: async (faults) => void (await admin('PUT', 'faults', faults)),
     token,
     async close() {
-      options.balancer.stop();
+      await options.balancer.stop();
       options.front.closeAllConnections();
       await new Promise((resolve) => options.front.close(resolve));
       await windows.stop();

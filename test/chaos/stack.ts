@@ -134,7 +134,16 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   front.keepAliveTimeout = 1000;
   await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
-  if (options.operator) return operatorStack({ ...options.operator, origin, front, balancer, events, live, workerLog, statuses, setToken: (t) => (token = t), setRelays: (p, st) => ((ports = p), (relayState = st)) });
+  if (options.operator) {
+    const setToken = (signer: Stack['token']) => {
+      token = signer;
+    };
+    const setRelays = (list: () => number[], state: (port: number) => RelayState) => {
+      ports = list;
+      relayState = state;
+    };
+    return operatorStack({ ...options.operator, origin, front, balancer, events, live, workerLog, statuses, setToken, setRelays });
+  }
   // The pages' origin is the one browser origin the relay accepts (the operator's corsOrigins).
   const served = await startServedStack({
     policy: POLICY,
@@ -167,7 +176,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     setFaults: served.setFaults,
     token,
     async close() {
-      balancer.stop();
+      await balancer.stop();
       front.closeAllConnections();
       await new Promise((resolve) => front.close(resolve));
       await served.close();

@@ -54,6 +54,7 @@ function operatorRows(runs: ChaosRun[], row: Row): [string, ...string[]][] {
     row('token-secret rotations / award requests with a replaced-secret token after', op((o) => `${o.rotations} / ${o.oldTokenRequests}`)),
     row('requests sent on after a refused connection', op((o) => o.retriedOnRefused)),
     ...causes.map((c) => row(`  5xx ${c}`, op((o) => o.fiveXx[c] ?? 0))),
+    row('  refused by every relay, while they were', op((o) => Object.entries(o.refusedWhile).map(([s, n]) => `${s}: ${n}`).join(', ') || '-')),
     row('  5xx cut by a relay under SIGTERM', op((o) => o.fiveXx['502 cut-terminating'] ?? 0)),
     row(`per-player limit: awards per window, max`, op((o) => `${o.limits.maxPerWindow} of ${o.limits.limit} per ${o.limits.windowSeconds} s (${o.limits.windows} windows, ${o.limits.windowsAtLimit} at the limit)`)),
     row('  windows over the limit (outside outages)', op((o) => o.limits.overLimit.length)),
