@@ -30,5 +30,6 @@ describe('judgeLimits', () => {
     const report = judgeLimits({ ...LIMIT, outages: [{ from: 1_000, to: 2_500, mode: 'open' }], windows: [window('a', 0)], arrivals: at('a', 10, 20, 30, 1_100, 1_200) });
     expect(report.overLimit).toEqual([]);
     expect(report.outages[0]!.overLimitAfter).toBe(2);
+    expect(report.maxPerWindow).toBe(3);
   });
 });

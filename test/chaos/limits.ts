@@ -74,7 +74,7 @@ export interface LimitReport {
   limit: number;
   windowSeconds: number;
   windows: number;
-  /** The most first arrivals of one player in one of Redis's windows, outside outages (must be <= limit). */
+  /** The most first arrivals of one player in one of Redis's windows, an 'open' outage's excess aside (must be <= limit). */
   maxPerWindow: number;
   /** Windows over the limit outside an outage: each one a failure. */
   overLimit: string[];
@@ -127,13 +127,14 @@ export function judgeLimits(input: {
     else report.unattributed++;
   }
   for (const w of windows) {
-    report.maxPerWindow = Math.max(report.maxPerWindow, w.arrivals);
     if (w.arrivals >= limit) report.windowsAtLimit++;
-    if (w.arrivals <= limit) continue;
     // A window opened while some relay was still reconnecting, or cut short by the crash (awards let through just
-    // after it are read into it): uncounted awards of an 'open' outage.
+    // after it are read into it): its excess is the uncounted awards of an 'open' outage, not the limit's.
     const outage = w.cutBy ?? outageOf(w.start);
-    if (outage?.mode === 'open') report.outages[outages.indexOf(outage)]!.overLimitAfter += w.arrivals - limit;
+    const excused = w.arrivals > limit && outage?.mode === 'open';
+    report.maxPerWindow = Math.max(report.maxPerWindow, excused ? limit : w.arrivals);
+    if (w.arrivals <= limit) continue;
+    if (excused) report.outages[outages.indexOf(outage)]!.overLimitAfter += w.arrivals - limit;
     else report.overLimit.push(`${w.sub}: ${w.arrivals} awards in the window from ${new Date(w.start).toISOString()} (limit ${limit})`);
   }
   const bySub = new Map<string, number[]>();
