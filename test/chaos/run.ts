@@ -29,7 +29,8 @@ const size = {
   disruptions: Math.max(24, Math.round(awards / 100)),
   offlineToggles: Math.max(8, Math.round(awards / 250)),
   stepMs: 25,
-  drainTimeoutMs: 900_000,
+  // With two relay processes, Redis and a shared limit on a loaded 2-core machine the drain took over 900 s.
+  drainTimeoutMs: 1_800_000,
   ...(relays > 0 ? { operator: { rotation: !values['no-rotation'] } } : {}),
 };
 
