@@ -20,8 +20,8 @@ const ROTATION = true;
 // than 1 s. Each one holds back that player's later awards (the relay keeps award order), so at 1 s the share spent
 // most of its time waiting; the full run (npm run chaos) keeps 1 s.
 const SIZE = { awards: 450, disruptions: 24, offlineToggles: 6, stepMs: 25, drainTimeoutMs: 120_000, retryAfterSeconds: 0, operator: { rotation: ROTATION } };
-/** Low enough to bind in bursts (after an offline toggle, a tab sends what it holds at once). */
-const PER_PLAYER = { limit: 10, windowSeconds: 2 };
+/** Low enough to bind in bursts (after an offline toggle, a tab sends what it holds at once; resends count too). */
+const PER_PLAYER = { limit: 20, windowSeconds: 2 };
 
 let stack: Stack;
 let browser: Browser;
@@ -80,7 +80,9 @@ describe('chaos: awards from 3 tabs through faults, offline, reloads, rolling re
     expect(operatorProblems(op)).toEqual([]);
     expect(op.fiveXx['502 cut-terminating'] ?? 0).toBe(0);
     expect(op.limits.maxPerWindow).toBeLessThanOrEqual(PER_PLAYER.limit);
-    expect(op.limits.windowsAtLimit, 'the shared limit never bound: the check could not fail').toBeGreaterThan(0);
+    // The relays counted more sends than the limit in some windows (resends count): they refused some, and the
+    // awards that went through still stayed within it.
+    expect(op.limits.windowsRefusing, 'the shared limit never bound: the check could not fail').toBeGreaterThan(0);
     // Every tab closed: the awards queued offline just before (and nothing else was left) reached the ledger through
     // the service worker alone, under the same faults, and the next pages found nothing queued. The refused one
     // was dead-lettered by the worker (the verdict finds it in the dead-letter store; nothing was left to a page).

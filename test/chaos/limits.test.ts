@@ -14,8 +14,10 @@ describe('judgeLimits', () => {
   });
 
   it('fails a window over the limit (two relays each granting the full limit would do that)', () => {
-    const report = judgeLimits({ ...LIMIT, outages: [], windows: [window('a', 0)], arrivals: at('a', 1, 2, 3, 4) });
+    const report = judgeLimits({ ...LIMIT, outages: [], windows: [{ ...window('a', 0), hits: 6 }], arrivals: at('a', 1, 2, 3, 4) });
     expect(report.overLimit).toHaveLength(1);
+    // The relays counted 6 sends in it: the limit bound there.
+    expect(report.windowsRefusing).toBe(1);
   });
 
   it("counts awards through a Redis outage apart: uncounted under 'open', a failure under 'closed'", () => {

@@ -78,8 +78,10 @@ export interface LimitReport {
   maxPerWindow: number;
   /** Windows over the limit outside an outage: each one a failure. */
   overLimit: string[];
-  /** Windows that reached the limit (the limit really bound). */
+  /** Windows that reached the limit in awards through. */
   windowsAtLimit: number;
+  /** Windows in which the relays counted more sends than the limit (resends count): they refused some, the limit bound. */
+  windowsRefusing: number;
   /** First arrivals in no window and no outage (the watcher missed a window: reported, counted against nothing). */
   unattributed: number;
   /** Per outage: its mode, length, and what went through beyond the limit while the relays could not count. */
@@ -112,7 +114,7 @@ export function judgeLimits(input: {
   });
   const outageOf = (t: number) => outages.find((o) => t >= o.from && t < o.to + RECONNECT_MS);
   const report: LimitReport = {
-    limit, windowSeconds, windows: windows.length, maxPerWindow: 0, overLimit: [], windowsAtLimit: 0, unattributed: 0, maxSliding: 0,
+    limit, windowSeconds, windows: windows.length, maxPerWindow: 0, overLimit: [], windowsAtLimit: 0, windowsRefusing: 0, unattributed: 0, maxSliding: 0,
     outages: outages.map((o) => ({ mode: o.mode, ms: o.to - o.from, uncounted: 0, overLimitAfter: 0 })),
   };
   for (const arrival of input.arrivals) {
@@ -128,6 +130,7 @@ export function judgeLimits(input: {
   }
   for (const w of windows) {
     if (w.arrivals >= limit) report.windowsAtLimit++;
+    if (w.hits > limit) report.windowsRefusing++;
     // A window opened while some relay was still reconnecting, or cut short by the crash (awards let through just
     // after it are read into it): its excess is the uncounted awards of an 'open' outage, not the limit's.
     const outage = w.cutBy ?? outageOf(w.start);

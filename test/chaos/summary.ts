@@ -56,7 +56,7 @@ function operatorRows(runs: ChaosRun[], row: Row): [string, ...string[]][] {
     ...causes.map((c) => row(`  5xx ${c}`, op((o) => o.fiveXx[c] ?? 0))),
     row('  refused by every relay, while they were', op((o) => Object.entries(o.refusedWhile).map(([s, n]) => `${s}: ${n}`).join(', ') || '-')),
     row('  5xx cut by a relay under SIGTERM', op((o) => o.fiveXx['502 cut-terminating'] ?? 0)),
-    row(`per-player limit: awards per window, max`, op((o) => `${o.limits.maxPerWindow} of ${o.limits.limit} per ${o.limits.windowSeconds} s (${o.limits.windows} windows, ${o.limits.windowsAtLimit} at the limit)`)),
+    row(`per-player limit: awards per window, max`, op((o) => `${o.limits.maxPerWindow} of ${o.limits.limit} per ${o.limits.windowSeconds} s (${o.limits.windows} windows, ${o.limits.windowsAtLimit} at the limit, ${o.limits.windowsRefusing} with sends refused)`)),
     row('  windows over the limit (outside outages)', op((o) => o.limits.overLimit.length)),
     row("  through uncounted during Redis outages: 'closed' / 'open'", op((o) => ['closed', 'open'].map((m) => o.limits.outages.filter((x) => x.mode === m).reduce((n, x) => n + x.uncounted + x.overLimitAfter, 0)).join(' / '))),
     row('  most awards of one player in any window-long interval', op((o) => o.limits.maxSliding)),
