@@ -31,6 +31,8 @@ const RELAY_USAGE = `usage: quest-points relay [options]
   --deadline MS               an award request is answered within (default 8000, below the SDK's 10 s; QP_DEADLINE_MS)
   --shutdown-grace MS         on SIGTERM/SIGINT, in-flight requests get this long (default 10000; QP_SHUTDOWN_GRACE_MS)
   --log-level LEVEL           ${LOG_LEVELS.join('|')} (default info: a line per request; QP_LOG_LEVEL)
+  --drain-delay MS            on SIGTERM/SIGINT, /readyz says 503 and requests are still served this long before
+                              the relay stops accepting connections (default 0; QP_DRAIN_DELAY_MS)
   -h, --help                  show this help
 
 Secrets come from the environment only:
@@ -80,6 +82,7 @@ export async function relayCommand(argv: string[]): Promise<void> {
       deadline: { type: 'string' },
       'shutdown-grace': { type: 'string' },
       'log-level': { type: 'string' },
+      'drain-delay': { type: 'string' },
     });
     if (values.help) return void console.log(RELAY_USAGE);
     const env = process.env;
@@ -98,7 +101,7 @@ export async function relayCommand(argv: string[]): Promise<void> {
     }
     const upstreamUrl = values.upstream ?? env.QP_UPSTREAM_URL;
     if (!upstreamUrl) throw new ConfigError('--upstream', 'missing', '--upstream URL (or QP_UPSTREAM_URL) is required');
-    type NumberFlag = 'max-token-age' | 'headers-timeout' | 'request-timeout' | 'max-connections' | 'deadline' | 'shutdown-grace' | 'upstream-connections';
+    type NumberFlag = 'max-token-age' | 'headers-timeout' | 'request-timeout' | 'max-connections' | 'deadline' | 'shutdown-grace' | 'upstream-connections' | 'drain-delay';
     const number = (flag: NumberFlag, variable: string) => parsePositiveInteger(values[flag] ?? env[variable], `--${flag}`);
     const trustProxy = parsePositiveInteger(values['trust-proxy'] ?? env.QP_TRUST_PROXY, '--trust-proxy');
     const forwardedHeader = oneOf<ForwardedHeader>(values['forwarded-header'] ?? env.QP_FORWARDED_HEADER, ['x-forwarded-for', 'forwarded'], '--forwarded-header');
@@ -129,6 +132,7 @@ export async function relayCommand(argv: string[]): Promise<void> {
       shutdownGraceMs: number('shutdown-grace', 'QP_SHUTDOWN_GRACE_MS'),
       upstreamConnections: number('upstream-connections', 'QP_UPSTREAM_CONNECTIONS'),
       ...(logLevel ? { logLevel } : {}),
+      drainDelayMs: number('drain-delay', 'QP_DRAIN_DELAY_MS'),
     });
     console.log(`listening on ${relay.url}`);
     // In-flight requests finish, then the process exits 0 (a second signal is ignored while they do).

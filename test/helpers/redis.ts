@@ -21,8 +21,8 @@ export async function freePort(): Promise<number> {
 export interface TestRedis {
   url: string;
   port: number;
-  /** Stop the server (SIGTERM) and wait for it to exit. */
-  stop(): Promise<void>;
+  /** Stop the server (SIGTERM, or SIGKILL for a crash) and wait for it to exit. */
+  stop(signal?: 'SIGTERM' | 'SIGKILL'): Promise<void>;
   /** Start it again on the same port after stop(); does nothing while it runs (a second server could not bind). */
   restart(): Promise<void>;
   /** Whether something accepts connections on the port now (false once stop() has really stopped it). */
@@ -71,11 +71,11 @@ export async function startRedis(): Promise<TestRedis> {
         reject(new Error(`redis-server exited with ${code}: ${output}`));
       });
     });
-  const stop = async () => {
+  const stop = async (signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM') => {
     const proc = child;
     if (!proc || !running()) return;
     const exited = new Promise((resolve) => proc.once('exit', resolve));
-    proc.kill('SIGTERM');
+    proc.kill(signal);
     await exited;
   };
   await launch();

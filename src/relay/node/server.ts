@@ -31,15 +31,23 @@ export type StartRelayOptions = RelayOptions &
     upstreamConnections?: number;
     /** Lowest level of the JSON log written to stderr when no `logger` is given; default QP_LOG_LEVEL or 'info'. */
     logLevel?: LogLevel;
+    /**
+     * close(): /readyz answers 503 and requests are still served this long before the relay stops accepting
+     * connections, so a load balancer's health check takes it out of rotation first; default 0. Closing a listening
+     * socket resets the connections still in its accept queue: a balancer that sent a request on one cannot tell
+     * whether the relay got it, and does not resend a POST.
+     */
+    drainDelayMs?: number;
   };
 
 /**
  * Serve the relay on Node (and on Bun or Deno through their node:http): port 0 picks a free port. Resolves once
- * listening. close() is graceful: /readyz turns 503, no new connections are accepted, in-flight requests finish
+ * listening. close() is graceful: /readyz turns 503 (for drainDelayMs, requests are still served), no new connections
+ * are accepted, in-flight requests finish
  * (up to shutdownGraceMs), keep-alive connections are closed, then the Redis connection the relay opened is released.
  */
 export async function startRelay(options: StartRelayOptions = {}): Promise<RunningServer> {
-  const [limits, { host = DEFAULT_HOST, port = DEFAULT_PORT, redis, metrics, upstreamConnections, logLevel, ...relayOptions }] = takeLimits(options);
+  const [limits, { host = DEFAULT_HOST, port = DEFAULT_PORT, redis, metrics, upstreamConnections, logLevel, drainDelayMs = 0, ...relayOptions }] = takeLimits(options);
   // Node's adapters, unless the caller brought its own: an undici pool to the service, pino for the log.
   const ownTransport = relayOptions.upstream?.fetch || relayOptions.upstream?.transport;
   const pool = ownTransport || !poolAvailable ? undefined : createPoolTransport({ connections: upstreamConnections });
@@ -76,6 +84,7 @@ export async function startRelay(options: StartRelayOptions = {}): Promise<Runni
     close: () =>
       (closing ??= (async () => {
         relay.drain();
+        if (drainDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, drainDelayMs));
         try {
           await running.close();
         } finally {
