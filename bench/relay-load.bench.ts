@@ -5,18 +5,13 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { paths, type QueuedAward } from '../src/protocol/index.js';
 import { signPlayerToken, type RelayPolicy } from '../src/relay/index.js';
 import { spawnEmulator, spawnServer, type ChildServer, type EmulatorProcess } from './lib/emulator-process.js';
-import { runLoad, type LoadRequest, type LoadResult } from './lib/load.js';
+import { runLoad } from './lib/load.js';
 import { redisCommandCount, redisCpuMs, startRedis, type TestRedis } from './lib/redis.js';
+import { API_KEY, KEY_SECRET, QUEST, SECRET, single, tokens } from './lib/relay-requests.js';
 import { row, type Row } from './lib/table.js';
-
-const API_KEY = 'bench-api-key-0123456789abcdef';
-const SECRET = 'bench-relay-secret-0123456789abcdef0123';
-/** Names upstream idempotency keys (never rotates). */
-const KEY_SECRET = 'bench-key-secret-fedcba9876543210fedcba98';
-const QUEST = 'bench';
+import { relayVsProxy } from './relay-proxy.js';
 
 export interface LoadSizes {
   /** Single awards per server per figure-3 run (split over `rounds`), and the players they come from. */
@@ -28,6 +23,8 @@ export interface LoadSizes {
   batchConcurrency: number;
   /** Rounds the servers take turns in, so machine noise falls on each alike. */
   rounds: number;
+  /** Figure 3's open loop: seconds of arrivals per server per round, at half the proxy's single-award capacity. */
+  openLoopSeconds: number;
   /** Figure 4's scale-out: players, awards each (the per-player limit), requests in flight, emulator latency. */
   scalePlayers: number;
   scaleAwardsEach: number;
@@ -37,8 +34,8 @@ export interface LoadSizes {
   memoryPlayers: number;
 }
 
-export const FULL_LOAD: LoadSizes = { singles: 16_000, players: 1_000, concurrency: 32, batches: 80, batchConcurrency: 4, rounds: 2, scalePlayers: 2_000, scaleAwardsEach: 5, scaleConcurrency: 200, latencyMs: 50, memoryPlayers: 100_000 };
-export const QUICK_LOAD: LoadSizes = { singles: 40, players: 10, concurrency: 4, batches: 2, batchConcurrency: 2, rounds: 1, scalePlayers: 10, scaleAwardsEach: 2, scaleConcurrency: 8, latencyMs: 5, memoryPlayers: 100 };
+export const FULL_LOAD: LoadSizes = { singles: 16_000, players: 1_000, concurrency: 32, batches: 80, batchConcurrency: 4, rounds: 2, openLoopSeconds: 8, scalePlayers: 2_000, scaleAwardsEach: 5, scaleConcurrency: 200, latencyMs: 50, memoryPlayers: 100_000 };
+export const QUICK_LOAD: LoadSizes = { singles: 40, players: 10, concurrency: 4, batches: 2, batchConcurrency: 2, rounds: 1, openLoopSeconds: 0.5, scalePlayers: 10, scaleAwardsEach: 2, scaleConcurrency: 8, latencyMs: 5, memoryPlayers: 100 };
 
 const policy = (perPlayer: number): RelayPolicy => ({
   allowUnknownEvents: true,
@@ -55,43 +52,12 @@ async function startRelayProcess(dir: string, upstream: string, perPlayer: numbe
   return spawnServer(['src/cli.ts', 'relay', '--port', '0', '--upstream', upstream, '--policy', file, ...(redis ? ['--redis', redis] : [])], { QP_API_KEY: API_KEY, QP_RELAY_SECRET: SECRET, QP_KEY_SECRET: KEY_SECRET }, profile);
 }
 
-const tokens = (prefix: string, n: number) => Promise.all(Array.from({ length: n }, (_, i) => signPlayerToken({ sub: `${prefix}${i}` }, { secret: SECRET, ttl: '30m' })));
-
-function single(url: string, token: string, serviceUserId: string, viaProxy: boolean): LoadRequest {
-  const body = JSON.stringify({ serviceUserId, eventPoints: 1, eventName: 'Bench' });
-  // The proxy adds the API key itself; the token it is handed is simply not used.
-  return { url, path: paths.points(QUEST), headers: { [viaProxy ? 'x-unused' : 'authorization']: `Bearer ${token}`, IDEMPOTENCY_KEY: crypto.randomUUID() }, body };
-}
-
-function batch(url: string, admin: string, offset: number, players: number): LoadRequest {
-  const awards: QueuedAward[] = Array.from({ length: 100 }, (_, k) => ({ questId: QUEST, idempotencyKey: crypto.randomUUID(), serviceUserId: `p${(offset + k) % players}`, eventPoints: 1, eventName: 'Bench' }));
-  return { url, path: paths.batch(), headers: { authorization: `Bearer ${admin}` }, body: JSON.stringify({ awards }) };
-}
-
-/** Runs each contender's load in turns (`rounds`), summing the results; CPU ms of each contender's process too. */
-async function inTurns(rounds: number, contenders: { name: string; server: ChildServer; load: (round: number) => Promise<LoadResult> }[]) {
-  const totals = new Map(contenders.map((c) => [c.name, { results: [] as LoadResult[], cpuMs: 0 }]));
-  for (let r = 0; r < rounds; r++)
-    for (const c of contenders) {
-      const cpu = await c.server.cpuMs();
-      const result = await c.load(r);
-      const total = totals.get(c.name)!;
-      total.cpuMs += (await c.server.cpuMs()) - cpu;
-      total.results.push(result);
-    }
-  return new Map(
-    [...totals].map(([name, { results, cpuMs }]) => {
-      const ms = results.reduce((a, r) => a + r.ms, 0);
-      const units = results.reduce((a, r) => a + r.perSecond * (r.ms / 1000), 0);
-      const notOk = results.reduce((a, r) => a + r.notOk, 0);
-      if (notOk) throw new Error(`${name}: ${notOk} awards not delivered: ${results.flatMap((r) => r.failures).join(' | ')}`);
-      // Percentiles of the rounds' percentiles would not be percentiles: take the worst round's (rounds are equal-sized).
-      return [name, { perSecond: units / (ms / 1000), p50Ms: Math.max(...results.map((r) => r.p50Ms)), p99Ms: Math.max(...results.map((r) => r.p99Ms)), cpuUsPerAward: (cpuMs * 1000) / units, awards: units }];
-    }),
-  );
-}
-
-export async function runRelayLoadBench(sizes: LoadSizes, log: (line: string) => void = () => {}): Promise<{ rows: Row[]; environment: Record<string, string | number> }> {
+/** `figures: ['3']` runs figure 3 alone (no Redis relay, no scale-out or memory run): what a profile of the relay wants. */
+export async function runRelayLoadBench(
+  sizes: LoadSizes,
+  log: (line: string) => void = () => {},
+  figures: readonly ('3' | '4' | '5')[] = ['3', '4', '5'],
+): Promise<{ rows: Row[]; environment: Record<string, string | number> }> {
   const dir = await mkdtemp(join(tmpdir(), 'qp-bench-relay-'));
   const owned: { close(): Promise<void> }[] = [];
   const own = <T extends { close(): Promise<void> }>(server: T) => (owned.push(server), server);
@@ -99,60 +65,32 @@ export async function runRelayLoadBench(sizes: LoadSizes, log: (line: string) =>
   try {
     redis = await startRedis();
     const emulator = own(await spawnEmulator(API_KEY));
+    const withFour = figures.includes('4');
     const [proxy, relay, relayRedis] = await Promise.all([
       spawnServer(['bench/lib/bare-proxy.ts'], { QP_UPSTREAM_URL: emulator.url, QP_API_KEY: API_KEY }).then(own),
       startRelayProcess(dir, emulator.url, 1_000_000_000).then(own),
-      startRelayProcess(dir, emulator.url, 1_000_000_000, redis.url).then(own),
+      withFour ? startRelayProcess(dir, emulator.url, 1_000_000_000, redis.url).then(own) : undefined,
     ]);
-    const playerTokens = await tokens('p', sizes.players);
-    const admin = await signPlayerToken({ sub: 'ops', role: 'admin' }, { secret: SECRET, ttl: '30m' });
-    const perRound = Math.ceil(sizes.singles / sizes.rounds);
-    const singles = (server: ChildServer, viaProxy: boolean, count = perRound) => (round: number) =>
-      runLoad({ count, concurrency: sizes.concurrency, make: (i) => single(server.url, playerTokens[(i + round) % sizes.players]!, `p${(i + round) % sizes.players}`, viaProxy) });
-    // Warm-up: each server's JIT sees the path before timing.
-    for (const [server, viaProxy] of [[proxy, true], [relay, false], [relayRedis, false]] as const) await singles(server, viaProxy, Math.min(perRound, 1_000))(0);
-
-    log('relay vs bare proxy, memory vs Redis store: single awards');
-    const one = await inTurns(sizes.rounds, [
-      { name: 'proxy', server: proxy, load: singles(proxy, true) },
-      { name: 'relay', server: relay, load: singles(relay, false) },
-      { name: 'redis', server: relayRedis, load: singles(relayRedis, false) },
-    ]);
-    log('relay vs bare proxy: 100-award batches');
-    const perRoundBatches = Math.ceil(sizes.batches / sizes.rounds);
-    const batches = (server: ChildServer) => (round: number) =>
-      runLoad({ count: perRoundBatches, concurrency: sizes.batchConcurrency, units: 100, make: (i) => batch(server.url, admin, (i + round) * 100, sizes.players) });
-    const hundred = await inTurns(sizes.rounds, [
-      { name: 'proxy', server: proxy, load: batches(proxy) },
-      { name: 'relay', server: relay, load: batches(relay) },
-    ]);
+    const three = await relayVsProxy(sizes, { proxy, relay, relayRedis }, log);
     await Promise.all(owned.splice(0).map((s) => s.close()));
 
-    log('one relay vs two on one Redis, emulator latency fault');
-    const scale = await scaleOut(sizes, dir, redis, own);
-    await Promise.all(owned.splice(0).map((s) => s.close()));
-
-    log(`relay memory after ${sizes.memoryPlayers.toLocaleString('en-US')} players`);
-    const memory = await memoryFigures(sizes, dir, own);
-
-    const p = one.get('proxy')!;
-    const r = one.get('relay')!;
-    const rr = one.get('redis')!;
-    const bp = hundred.get('proxy')!;
-    const br = hundred.get('relay')!;
-    const conc = `${sizes.concurrency} in flight, ${sizes.players.toLocaleString('en-US')} players`;
-    const ms = (v: number) => Number(v.toFixed(2));
-    const rows: Row[] = [
-      row({ section: '3', figure: `relay vs bare proxy: single awards/s (${conc})`, unit: 'awards/s', ours: r.perSecond, baseline: p.perSecond, ratio: r.perSecond / p.perSecond, target: '>= 0.7x', pass: r.perSecond / p.perSecond >= 0.7, note: `relay process CPU ${r.cpuUsPerAward.toFixed(0)} µs per award, proxy ${p.cpuUsPerAward.toFixed(0)} µs` }),
-      row({ section: '3', figure: 'relay vs bare proxy: single award p50 latency', unit: 'ms', ours: ms(r.p50Ms), baseline: ms(p.p50Ms), target: 'info (added p50 below)' }),
-      row({ section: '3', figure: 'relay vs bare proxy: single award p99 latency', unit: 'ms', ours: ms(r.p99Ms), baseline: ms(p.p99Ms), target: 'added <= +2 ms', pass: r.p99Ms - p.p99Ms <= 2, note: `added p50 ${(r.p50Ms - p.p50Ms).toFixed(2)} ms, added p99 ${(r.p99Ms - p.p99Ms).toFixed(2)} ms` }),
-      row({ section: '3', figure: `relay vs bare proxy: 100-award batches, awards/s (${sizes.batchConcurrency} in flight, admin, 100 players each)`, unit: 'awards/s', ours: br.perSecond, baseline: bp.perSecond, ratio: br.perSecond / bp.perSecond, target: '>= 0.7x', pass: br.perSecond / bp.perSecond >= 0.7, note: `relay process CPU ${br.cpuUsPerAward.toFixed(0)} µs per award, proxy ${bp.cpuUsPerAward.toFixed(0)} µs` }),
-      row({ section: '3', figure: 'relay vs bare proxy: 100-award batch p99 latency', unit: 'ms', ours: ms(br.p99Ms), baseline: ms(bp.p99Ms), target: 'added <= +2 ms', pass: br.p99Ms - bp.p99Ms <= 2, note: `added p50 ${(br.p50Ms - bp.p50Ms).toFixed(2)} ms, added p99 ${(br.p99Ms - bp.p99Ms).toFixed(2)} ms` }),
-      row({ section: '4', figure: 'Redis store vs memory store: cost per award (1 / awards/s, same load)', unit: 'µs', ours: 1e6 / rr.perSecond, baseline: 1e6 / r.perSecond, ratio: r.perSecond / rr.perSecond, target: '<= 1.15x', pass: r.perSecond / rr.perSecond <= 1.15, note: `${Math.round(rr.perSecond)} against ${Math.round(r.perSecond)} awards/s; p99 ${rr.p99Ms.toFixed(2)} against ${r.p99Ms.toFixed(2)} ms` }),
-      row({ section: '4', figure: 'Redis store vs memory store: relay CPU per award', unit: 'µs', ours: rr.cpuUsPerAward, baseline: r.cpuUsPerAward, ratio: rr.cpuUsPerAward / r.cpuUsPerAward, target: 'info' }),
-      ...scale,
-      ...memory,
-    ];
+    const rows: Row[] = [...three.rows];
+    if (withFour) {
+      log('one relay vs two on one Redis, emulator latency fault');
+      const scale = await scaleOut(sizes, dir, redis, own);
+      await Promise.all(owned.splice(0).map((s) => s.close()));
+      const r = three.singles.get('relay')!;
+      const rr = three.singles.get('redis')!;
+      rows.push(
+        row({ section: '4', figure: 'Redis store vs memory store: cost per award (1 / awards/s, same load)', unit: 'µs', ours: 1e6 / rr.perSecond, baseline: 1e6 / r.perSecond, ratio: r.perSecond / rr.perSecond, target: '<= 1.15x', pass: r.perSecond / rr.perSecond <= 1.15, note: `${Math.round(rr.perSecond)} against ${Math.round(r.perSecond)} awards/s; p99 ${rr.p99Ms.toFixed(2)} against ${r.p99Ms.toFixed(2)} ms` }),
+        row({ section: '4', figure: 'Redis store vs memory store: relay CPU per award', unit: 'µs', ours: rr.cpuUsPerAward, baseline: r.cpuUsPerAward, ratio: rr.cpuUsPerAward / r.cpuUsPerAward, target: 'info' }),
+        ...scale,
+      );
+    }
+    if (figures.includes('5')) {
+      log(`relay memory after ${sizes.memoryPlayers.toLocaleString('en-US')} players`);
+      rows.push(...(await memoryFigures(sizes, dir, own)));
+    }
     return { rows, environment: { relayTopology: 'emulator, relays, bare proxy, redis-server: each its own process, unpinned, sharing the 2 cores with the load generator (bench process)' } };
   } finally {
     await Promise.all(owned.map((s) => s.close()));
@@ -248,7 +186,10 @@ async function memoryFigures(sizes: LoadSizes, dir: string, own: <T extends { cl
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const quick = process.argv.includes('--quick');
-  const { rows } = await runRelayLoadBench(quick ? QUICK_LOAD : FULL_LOAD, (line) => console.error(`… ${line}`));
+  // --figure=3: figure 3 alone (e.g. under QP_BENCH_PROFILE_DIR, so the one relay's profile is of that load only).
+  const figure = process.argv.find((a) => a.startsWith('--figure='))?.slice('--figure='.length);
+  const figures = figure ? (figure.split(',') as ('3' | '4' | '5')[]) : undefined;
+  const { rows } = await runRelayLoadBench(quick ? QUICK_LOAD : FULL_LOAD, (line) => console.error(`… ${line}`), figures);
   const { formatTable } = await import('./lib/table.js');
   console.log(formatTable(rows));
 }

@@ -5,7 +5,7 @@
 import { createServer, request, Agent, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { signPlayerToken, startRelay, type RunningServer } from '../../src/relay/index.js';
+import { signPlayerToken, startRelay, type RunningServer } from '../../src/relay/node/index.js';
 import { bundlePage } from '../lib/bundle.js';
 import { spawnEmulator } from '../lib/emulator-process.js';
 

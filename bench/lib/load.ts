@@ -48,15 +48,73 @@ function send(req: LoadRequest, agent: Agent, retried = false): Promise<{ status
   });
 }
 
+const tally = (units: number, okStatus: number) => {
+  const statuses: Record<number, number> = {};
+  const failures: string[] = [];
+  let notOk = 0;
+  return {
+    statuses,
+    failures,
+    notOk: () => notOk,
+    add(status: number, text: string) {
+      statuses[status] = (statuses[status] ?? 0) + 1;
+      // A batch answers 200 with one result per award: count the awards it did not deliver.
+      const bad = status !== okStatus ? units : units > 1 ? (text.match(/"outcome":"(?!ok")/g)?.length ?? 0) : 0;
+      if (bad) {
+        notOk += bad;
+        if (failures.length < 3) failures.push(`${status} ${text.slice(0, 200)}`);
+      }
+    },
+  };
+};
+
+/**
+ * Open loop: request i is due at start + i / rate, whether or not earlier ones were answered (a constant arrival
+ * rate, as players arrive). Each latency is timed from when the request was due, not when it went out, so a
+ * server that falls behind pays for its queue (no coordinated omission).
+ */
+export async function runOpenLoop(options: { rate: number; count: number; units?: number; make: (i: number) => LoadRequest }): Promise<LoadResult> {
+  const { rate, count, units = 1, make } = options;
+  // Bounded, like any client pool: past 256 open requests they wait in the agent's queue (and the wait is timed).
+  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  const latencies: number[] = new Array(count);
+  const seen = tally(units, 200);
+  const inFlight: Promise<void>[] = [];
+  const started = performance.now();
+  try {
+    for (let i = 0; i < count; i++) {
+      const due = started + (i * 1000) / rate;
+      const wait = due - performance.now();
+      if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+      const req = make(i);
+      inFlight.push(
+        send(req, agent).then(
+          ({ status, text }) => {
+            latencies[i] = performance.now() - due;
+            seen.add(status, text);
+          },
+          (error: Error) => {
+            latencies[i] = performance.now() - due;
+            seen.add(0, error.message);
+          },
+        ),
+      );
+    }
+    await Promise.all(inFlight);
+  } finally {
+    agent.destroy();
+  }
+  const ms = performance.now() - started;
+  return { requests: count, ms, perSecond: (count * units) / (ms / 1000), p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), statuses: seen.statuses, failures: seen.failures, notOk: seen.notOk() };
+}
+
 /** Sends requests 0..count-1 (`make(i)`), `concurrency` at a time. `units`: awards per request. */
 export async function runLoad(options: { count: number; concurrency: number; units?: number; make: (i: number) => LoadRequest; okStatus?: number }): Promise<LoadResult> {
   const { count, concurrency, units = 1, make, okStatus = 200 } = options;
   // Connections of its own, closed at the end: one never sits idle between phases for a server to reset.
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   const latencies: number[] = new Array(count);
-  const statuses: Record<number, number> = {};
-  const failures: string[] = [];
-  let notOk = 0;
+  const seen = tally(units, okStatus);
   let next = 0;
   const started = performance.now();
   const worker = async () => {
@@ -65,13 +123,7 @@ export async function runLoad(options: { count: number; concurrency: number; uni
       const t0 = performance.now();
       const { status, text } = await send(req, agent);
       latencies[i] = performance.now() - t0;
-      statuses[status] = (statuses[status] ?? 0) + 1;
-      // A batch answers 200 with one result per award: count the awards it did not deliver.
-      const bad = status !== okStatus ? units : units > 1 ? (text.match(/"outcome":"(?!ok")/g)?.length ?? 0) : 0;
-      if (bad) {
-        notOk += bad;
-        if (failures.length < 3) failures.push(`${status} ${text.slice(0, 200)}`);
-      }
+      seen.add(status, text);
     }
   };
   try {
@@ -80,5 +132,5 @@ export async function runLoad(options: { count: number; concurrency: number; uni
     agent.destroy();
   }
   const ms = performance.now() - started;
-  return { requests: count, ms, perSecond: (count * units) / (ms / 1000), p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), statuses, failures, notOk };
+  return { requests: count, ms, perSecond: (count * units) / (ms / 1000), p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), statuses: seen.statuses, failures: seen.failures, notOk: seen.notOk() };
 }

@@ -23,6 +23,14 @@ const CUT_OFF = { done: true, value: Symbol('cut off') } as const;
 async function readLimitedText(request: Request, maxBytes: number): Promise<string | null | undefined> {
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > maxBytes) return null;
+  // With a declared length within the limit, the HTTP parser delivers no more than that: read it whole. text() is
+  // also the cheap path on Node (@hono/node-server reads the socket directly; .body builds a web stream first).
+  // Checked after too: an in-process caller's Request may declare a length its body does not keep to.
+  if (declared !== null && /^\d+$/.test(declared)) {
+    const text = await request.text().catch(() => undefined);
+    if (text === undefined) return undefined;
+    return text.length * 3 <= maxBytes || new TextEncoder().encode(text).byteLength <= maxBytes ? text : null;
+  }
   if (!request.body) return '';
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -1,21 +1,20 @@
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { requestId } from 'hono/request-id';
-import { ConfigError } from '../kit/index.js';
+import { ConfigError } from '../kit/errors.js';
 import { REQUEST_ID_HEADER } from '../protocol/index.js';
 import { createAuth, type AuthOptions } from './authenticate.js';
 import { batchRoute } from './batch.js';
-import { clientIp, type ForwardedHeader } from './client-ip.js';
+import { clientIp, type ClientAddress, type ForwardedHeader } from './client-ip.js';
 import { logEvent, redactFor, type RelayEnv, type RelayRuntime } from './context.js';
 import { createMemoryCounterStore, type CounterStore } from './counter-store.js';
 import { originPolicy, securityHeaders } from './hygiene.js';
 import { jsonLinesToStderr, levelOfStatus, type LogSink } from './logger.js';
-import { createRelayMetrics, timedUpstream } from './metrics.js';
+import { noMetrics, relayMetrics, timedUpstream, type MetricsSink } from './metrics.js';
 import { OPS_PATHS, operatorRoutes, type OpsState } from './ops.js';
 import { createPlayerQueue } from './player-queue.js';
 import { resolvePolicy, type RelayPolicy } from './policy.js';
 import { checkRateLimit, type StoreErrorBehaviour } from './rate-limit.js';
-import { createRedisCounterStore } from './redis-store.js';
 import { fail } from './respond.js';
 import { serviceRoutes } from './routes.js';
 import { createUpstream, type UpstreamOptions } from './upstream.js';
@@ -32,14 +31,18 @@ export interface RelayOptions extends AuthOptions {
   policy?: RelayPolicy | string;
   /** Exact origins allowed to call from a browser, e.g. https://game.example.com. */
   corsOrigins?: string[];
-  /** Where rate-limit counters live; default Redis when `redis` (or QP_REDIS_URL) is set, else this process's memory. */
+  /**
+   * Where rate-limit counters live; default this isolate's memory. Several instances share limits with a shared
+   * store: `createRedisCounterStore` (quest-points/relay/node; startRelay's `redis`), or on Cloudflare Workers
+   * `createDurableObjectCounterStore`.
+   */
   rateLimitStore?: CounterStore;
-  /** Share rate limits between instances: a Redis URL (redis://host:6379); default process.env.QP_REDIS_URL. */
-  redis?: string;
   /** A failing counter store (Redis away): 'closed' (default) answers 503, 'open' lets requests through unlimited. */
   onStoreError?: StoreErrorBehaviour;
   /** When set, GET /metrics needs `Authorization: Bearer <metricsToken>`; default process.env.QP_METRICS_TOKEN. */
   metricsToken?: string;
+  /** Where the relay counts what it does; default `noMetrics` (nothing counted, GET /metrics answers 404). */
+  metrics?: MetricsSink;
   /** Structured records; default JSON lines on stderr. */
   logger?: LogSink;
   /** Awards of a batch in flight toward the service at once; default 8. */
@@ -53,24 +56,41 @@ export interface RelayOptions extends AuthOptions {
   trustProxy?: boolean | number;
   /** The header those proxies write: 'x-forwarded-for' (default) or 'forwarded' (RFC 7239). */
   forwardedHeader?: ForwardedHeader;
+  /**
+   * The connection's address, for per-IP limits. Default: read from what the runtime hands the fetch handler
+   * (Node's socket, Bun's server, Deno's serve info, Cloudflare's CF-Connecting-IP); 'unknown' when none does.
+   */
+  clientAddress?: ClientAddress;
+  /** Serve under a path, e.g. '/api/relay' for a Next.js route or a framework route that passes the full URL. */
+  basePath?: string;
 }
 
-/** The relay and what its Node server needs to stop it: mark it draining, release the store it opened. */
+/** The relay and what its Node server needs to stop it: mark it draining (/readyz 503). */
 export interface BuiltRelay {
   app: Hono<RelayEnv>;
   drain(): void;
-  dispose(): Promise<void>;
 }
 
-/** The relay as a Web-standard fetch handler (`app.fetch`): Node (startRelay), Workers, Deno, Bun. */
+/**
+ * The relay as a Web-standard fetch handler (`relay.fetch(request)`): Node (startRelay), Bun, Deno, Cloudflare
+ * Workers, or a route of the game's own server. It opens no connection and imports nothing from Node.
+ */
 export function createRelay(options: RelayOptions = {}): Hono<RelayEnv> {
   return buildRelay(options).app;
 }
 
 export function buildRelay(options: RelayOptions = {}): BuiltRelay {
   const env = globalThis.process?.env ?? {};
+  if ((options as { redis?: unknown }).redis !== undefined || (!options.rateLimitStore && env.QP_REDIS_URL)) {
+    // Silently counting in memory would multiply every limit by the number of instances.
+    throw new ConfigError(
+      'redis',
+      'invalid',
+      'createRelay opens no connection: pass rateLimitStore: await createRedisCounterStore({ url }) (quest-points/relay/node), or use startRelay({ redis })',
+    );
+  }
   const auth = createAuth(options, env, upstreamApiKey(options));
-  const metrics = createRelayMetrics();
+  const metrics = relayMetrics(options.metrics ?? noMetrics);
   const upstream = timedUpstream(createUpstream(options.upstream, auth.secrets), metrics);
   const policy = resolvePolicy(options.policy);
   const onStoreError = options.onStoreError ?? 'closed';
@@ -78,15 +98,10 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
     throw new ConfigError('onStoreError', 'invalid', `onStoreError must be 'open' or 'closed', got ${JSON.stringify(onStoreError)}`);
   }
   const log = options.logger ?? jsonLinesToStderr;
-  const redisUrl = options.rateLimitStore ? undefined : (options.redis ?? env.QP_REDIS_URL);
-  // Last, once every other option is valid: a relay that refuses to start leaves no connection behind.
-  const ownStore = redisUrl
-    ? createRedisCounterStore({ url: redisUrl, onConnectionError: (msg) => log({ time: new Date().toISOString(), level: 'warn', msg }) })
-    : undefined;
   const runtime: RelayRuntime = {
     policy,
     upstream,
-    store: options.rateLimitStore ?? ownStore ?? createMemoryCounterStore(),
+    store: options.rateLimitStore ?? createMemoryCounterStore(),
     onStoreError,
     metrics,
     log,
@@ -97,18 +112,23 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
     secrets: [upstreamApiKey(options), ...auth.secrets].filter((s): s is string => Boolean(s)),
   };
   const ops: OpsState = { draining: false };
-  const ipOptions = { trustProxy: options.trustProxy ?? false, forwardedHeader: options.forwardedHeader ?? 'x-forwarded-for' } as const;
-  const quiet = new Set<string>(Object.values(OPS_PATHS));
+  const ipOptions = {
+    trustProxy: options.trustProxy ?? false,
+    forwardedHeader: options.forwardedHeader ?? 'x-forwarded-for',
+    ...(options.clientAddress ? { clientAddress: options.clientAddress } : {}),
+  } as const;
+  const base = basePathOf(options.basePath);
+  const quiet = new Set<string>(Object.values(OPS_PATHS).map((path) => base + path));
 
-  const app = new Hono<RelayEnv>();
+  const app = base ? new Hono<RelayEnv>().basePath(base) : new Hono<RelayEnv>();
   app.use(requestId({ headerName: REQUEST_ID_HEADER, limitLength: 64 }));
   app.use(async (c, next) => {
     const started = performance.now();
-    metrics.inFlight.inc();
+    metrics.inFlight(1);
     try {
       await next();
     } finally {
-      metrics.inFlight.dec();
+      metrics.inFlight(-1);
     }
     const status = c.res.status;
     metrics.request(status);
@@ -146,10 +166,16 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
     drain: () => {
       ops.draining = true;
     },
-    dispose: async () => {
-      await ownStore?.close?.();
-    },
   };
+}
+
+/** '' or '/a/b': one leading slash, none trailing. */
+function basePathOf(path: string | undefined): string {
+  if (path === undefined || path === '' || path === '/') return '';
+  if (!/^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/.test(path)) {
+    throw new ConfigError('basePath', 'invalid', `basePath must be a URL path starting with "/", got ${JSON.stringify(path)}`);
+  }
+  return path.replace(/\/+$/, '');
 }
 
 const upstreamApiKey = (options: RelayOptions) => options.upstream?.apiKey ?? globalThis.process?.env?.QP_API_KEY;

@@ -140,12 +140,14 @@ function tokenVerifier(secrets: string[], jwks: ReturnType<typeof createJwksVeri
     return { ok: false, message: `token algorithm not allowed (only ${accepted.join(', ')})` };
   };
   return async (token: string): Promise<TokenCheck> => {
-    const key = await cache.keyOf(token);
+    const key = cache.keyOf(token);
     const cached = cache.get(key);
     if (cached) return { ok: true, ...cached };
-    const verified = await uncached(token);
-    if (verified.ok) cache.set(key, verified.claims, verified.exp);
-    return verified;
+    return cache.verifyOnce(key, async () => {
+      const verified = await uncached(token);
+      if (verified.ok) cache.set(key, verified.claims, verified.exp);
+      return verified;
+    });
   };
 }
 

@@ -17,7 +17,7 @@ import { awardDeadline, runAward, untilAborted, type AwardOutcome } from './awar
 import type { VerifiedClaims } from './claims.js';
 import type { RelayEnv, RelayRuntime } from './context.js';
 import { limitBody, requireJson } from './hygiene.js';
-import { fail, retryAfterSeconds, upstreamMessage } from './respond.js';
+import { fail, serviceRetryAfter, upstreamMessage } from './respond.js';
 import { check, readJson } from './validate.js';
 
 // The envelope is checked whole; each award on its own, so one bad award is rejected without holding
@@ -38,7 +38,7 @@ const EnvelopeSchema = v.object(
 export function batchRoute(runtime: RelayRuntime): Hono<RelayEnv> {
   const app = new Hono<RelayEnv>();
   app.post(routes.batch, limitBody(BATCH_BODY_LIMIT_BYTES), requireJson, async (c) => {
-    const json = await readJson(c);
+    const json = await readJson(c, BATCH_BODY_LIMIT_BYTES);
     if (!json.ok) return fail(c, json.refusal);
     const envelope = check(EnvelopeSchema, json.value);
     if (!envelope.ok) return fail(c, envelope.refusal);
@@ -115,8 +115,8 @@ async function runLane(
         continue;
       }
       const outcome = await runAward(runtime, job.claims, job.requestId, award, signal);
-      runtime.metrics.award(outcome);
       const result = batchResult(award.idempotencyKey, outcome);
+      runtime.metrics.award(outcome, result);
       results[index] = result;
       held = result.outcome === 'retry';
     }
@@ -151,12 +151,11 @@ export function batchResult(idempotencyKey: string, outcome: AwardOutcome): Batc
   }
   const { status } = result;
   // The service refused the relay's own API key: nothing the player did, nothing to dead-letter, no token to renew.
-  if (status === 401) return { idempotencyKey, outcome: 'retry', reason: 'upstream_auth' };
+  if (status === 401) return { idempotencyKey, outcome: 'retry', reason: 'upstream_auth', ...serviceRetryAfter(result) };
   const verdict = statusVerdict(status);
   if (verdict === 'ok') return { idempotencyKey, outcome: 'ok' };
   if (verdict === 'rejected') return { idempotencyKey, outcome: 'rejected', status, message: upstreamMessage(result.body) };
-  const retryAfter = status === 429 || status === 503 ? retryAfterSeconds(result.retryAfter) : undefined;
-  return { idempotencyKey, outcome: 'retry', reason: retryReason(status), status, ...(retryAfter !== undefined ? { retryAfter } : {}) };
+  return { idempotencyKey, outcome: 'retry', reason: retryReason(status), status, ...serviceRetryAfter(result) };
 }
 
 const RETRY_REASONS: Record<number, string> = { 408: 'upstream_timeout', 409: 'in_flight', 429: 'rate_limited' };

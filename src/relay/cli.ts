@@ -1,7 +1,9 @@
 import { ConfigError, parseFlags, parsePort, parsePositiveInteger, runCommand, stopOnSignals } from '../kit/index.js';
 import type { ForwardedHeader } from './client-ip.js';
 import type { StoreErrorBehaviour } from './rate-limit.js';
-import { DEFAULT_HOST, DEFAULT_PORT, startRelay } from './server.js';
+import { LOG_LEVELS, parseLogLevel } from './node/log.js';
+import { DEFAULT_UPSTREAM_CONNECTIONS } from './node/pool.js';
+import { DEFAULT_HOST, DEFAULT_PORT, startRelay } from './node/server.js';
 import { MISSING_KEY_SECRET } from './keys.js';
 import { DEFAULT_TOKEN_CACHE_SIZE } from './token-cache.js';
 import { DEFAULT_MAX_TOKEN_AGE_SECONDS, DEFAULT_TOKEN_TTL, signPlayerToken } from './token.js';
@@ -11,11 +13,12 @@ const RELAY_USAGE = `usage: quest-points relay [options]
   --host HOST                 address to bind (default ${DEFAULT_HOST})
   --port PORT                 port, 0 picks a free one (default ${DEFAULT_PORT})
   --upstream URL              the Quest Points Service (or QP_UPSTREAM_URL)
+  --upstream-connections N    keep-alive connections to it at once (default ${DEFAULT_UPSTREAM_CONNECTIONS}; QP_UPSTREAM_CONNECTIONS)
   --policy FILE               the award policy, JSON
   --cors-origin ORIGIN        a browser origin allowed to call; repeat for more
   --trust-proxy HOPS          proxies of yours in front; their forwarded header gives the client IP (QP_TRUST_PROXY)
   --forwarded-header NAME     x-forwarded-for (default) or forwarded (QP_FORWARDED_HEADER)
-  --redis URL                 share rate limits between instances in Redis (or QP_REDIS_URL)
+  --redis URL                 share rate limits between instances in Redis (or QP_REDIS_URL; npm install redis)
   --on-store-error MODE       Redis away: closed (default, 503) or open (allow) (QP_ON_STORE_ERROR)
   --max-token-age SECONDS     longest player-token lifetime accepted (default ${DEFAULT_MAX_TOKEN_AGE_SECONDS}; QP_MAX_TOKEN_AGE)
   --token-cache-size N        verified tokens remembered, 0 = off (default ${DEFAULT_TOKEN_CACHE_SIZE}; QP_TOKEN_CACHE_SIZE)
@@ -27,6 +30,9 @@ const RELAY_USAGE = `usage: quest-points relay [options]
   --max-connections N         open connections at once (default 4096; QP_MAX_CONNECTIONS)
   --deadline MS               an award request is answered within (default 8000, below the SDK's 10 s; QP_DEADLINE_MS)
   --shutdown-grace MS         on SIGTERM/SIGINT, in-flight requests get this long (default 10000; QP_SHUTDOWN_GRACE_MS)
+  --log-level LEVEL           ${LOG_LEVELS.join('|')} (default info: a line per request; QP_LOG_LEVEL)
+  --drain-delay MS            on SIGTERM/SIGINT, /readyz says 503 and requests are still served this long before
+                              the relay stops accepting connections (default 0; QP_DRAIN_DELAY_MS)
   -h, --help                  show this help
 
 Secrets come from the environment only:
@@ -38,7 +44,7 @@ Secrets come from the environment only:
   QP_METRICS_TOKEN          when set, GET /metrics needs "Authorization: Bearer <it>"
 
 Prints "listening on http://HOST:PORT" once ready; logs are JSON lines on stderr.
-GET /healthz, /readyz and /metrics are for your probes and Prometheus.`;
+GET /healthz, /readyz and /metrics are for your probes and Prometheus (/metrics needs: npm install prom-client).`;
 
 const TOKEN_USAGE = `usage: quest-points token --sub ID [--role player|admin] [--ttl ${DEFAULT_TOKEN_TTL}] [--quest ID]...
                           [--email E] [--wallet CHAIN:ADDRESS] [--max-token-age SECONDS]
@@ -58,6 +64,7 @@ export async function relayCommand(argv: string[]): Promise<void> {
       host: { type: 'string', default: DEFAULT_HOST },
       port: { type: 'string', default: String(DEFAULT_PORT) },
       upstream: { type: 'string' },
+      'upstream-connections': { type: 'string' },
       policy: { type: 'string' },
       'cors-origin': { type: 'string', multiple: true },
       'trust-proxy': { type: 'string' },
@@ -74,6 +81,8 @@ export async function relayCommand(argv: string[]): Promise<void> {
       'max-connections': { type: 'string' },
       deadline: { type: 'string' },
       'shutdown-grace': { type: 'string' },
+      'log-level': { type: 'string' },
+      'drain-delay': { type: 'string' },
     });
     if (values.help) return void console.log(RELAY_USAGE);
     const env = process.env;
@@ -92,12 +101,13 @@ export async function relayCommand(argv: string[]): Promise<void> {
     }
     const upstreamUrl = values.upstream ?? env.QP_UPSTREAM_URL;
     if (!upstreamUrl) throw new ConfigError('--upstream', 'missing', '--upstream URL (or QP_UPSTREAM_URL) is required');
-    type NumberFlag = 'max-token-age' | 'headers-timeout' | 'request-timeout' | 'max-connections' | 'deadline' | 'shutdown-grace';
+    type NumberFlag = 'max-token-age' | 'headers-timeout' | 'request-timeout' | 'max-connections' | 'deadline' | 'shutdown-grace' | 'upstream-connections' | 'drain-delay';
     const number = (flag: NumberFlag, variable: string) => parsePositiveInteger(values[flag] ?? env[variable], `--${flag}`);
     const trustProxy = parsePositiveInteger(values['trust-proxy'] ?? env.QP_TRUST_PROXY, '--trust-proxy');
     const forwardedHeader = oneOf<ForwardedHeader>(values['forwarded-header'] ?? env.QP_FORWARDED_HEADER, ['x-forwarded-for', 'forwarded'], '--forwarded-header');
     const onStoreError = oneOf<StoreErrorBehaviour>(values['on-store-error'] ?? env.QP_ON_STORE_ERROR, ['closed', 'open'], '--on-store-error');
     const redis = values.redis ?? env.QP_REDIS_URL;
+    const logLevel = parseLogLevel(values['log-level'] ?? env.QP_LOG_LEVEL, '--log-level');
     const relay = await startRelay({
       host: values.host,
       port,
@@ -120,6 +130,9 @@ export async function relayCommand(argv: string[]): Promise<void> {
       maxConnections: number('max-connections', 'QP_MAX_CONNECTIONS'),
       deadlineMs: number('deadline', 'QP_DEADLINE_MS'),
       shutdownGraceMs: number('shutdown-grace', 'QP_SHUTDOWN_GRACE_MS'),
+      upstreamConnections: number('upstream-connections', 'QP_UPSTREAM_CONNECTIONS'),
+      ...(logLevel ? { logLevel } : {}),
+      drainDelayMs: number('drain-delay', 'QP_DRAIN_DELAY_MS'),
     });
     console.log(`listening on ${relay.url}`);
     // In-flight requests finish, then the process exits 0 (a second signal is ignored while they do).

@@ -1,7 +1,4 @@
-import { getConnInfo } from '@hono/node-server/conninfo';
-import parseForwarded from 'forwarded-parse';
 import ipaddr from 'ipaddr.js';
-import { isIP } from 'node:net';
 import type { RelayContext } from './context.js';
 
 /** Which header your own proxies write the client's address into. */
@@ -12,7 +9,33 @@ export interface ClientIpOptions {
   trustProxy: boolean | number;
   /** Default x-forwarded-for. Only the one you name is read: the other one passes through proxies untouched. */
   forwardedHeader: ForwardedHeader;
+  /** The connection's address; default `connectionAddress`. */
+  clientAddress?: ClientAddress;
 }
+
+/** The address of the connection a request came on, from the request and what the runtime passed along it. */
+export type ClientAddress = (request: Request, env: unknown) => string | undefined;
+
+/**
+ * What each runtime hands the fetch handler, read without importing any of them: Node's adapter passes
+ * `{ incoming }` (the socket), Bun.serve its server (`requestIP`), Deno.serve the handler info (`remoteAddr`).
+ * On Cloudflare, `request.cf` is set and CF-Connecting-IP is written by Cloudflare's edge (a client's own is replaced).
+ */
+export const connectionAddress: ClientAddress = (request, env) => {
+  const bindings = env as {
+    incoming?: { socket?: { remoteAddress?: string } };
+    requestIP?: (request: Request) => { address?: string } | null;
+    remoteAddr?: { hostname?: string };
+  } | null | undefined;
+  if (bindings?.incoming) return bindings.incoming.socket?.remoteAddress;
+  if (typeof bindings?.requestIP === 'function') return bindings.requestIP(request)?.address;
+  if (bindings?.remoteAddr) return bindings.remoteAddr.hostname;
+  if ((request as { cf?: unknown }).cf) return request.headers.get('cf-connecting-ip') ?? undefined;
+  return undefined;
+};
+
+/** A literal IPv4 (dotted quad only: no "127.1" or hex octets) or IPv6 address. */
+const isIpLiteral = (text: string) => ipaddr.IPv4.isValidFourPartDecimal(text) || (text.includes(':') && ipaddr.IPv6.isValid(text));
 
 /**
  * One address as the limiter keys it, or null when the text is not an IP: IPv4 as is, an IPv4-mapped IPv6
@@ -25,32 +48,49 @@ export function rateLimitSubject(text: string): string | null {
   if (bracketed) address = bracketed[1]!;
   else if (/^[\d.]+:\d{1,5}$/.test(address)) address = address.slice(0, address.lastIndexOf(':'));
   address = address.replace(/%[\w.-]+$/, '');
-  // node:net's isIP is strict (no "127.1" or hex octets); ipaddr.js normalises what passed it.
-  if (!isIP(address)) return null;
+  // Strict first (ipaddr.process alone would take "127.1"); ipaddr.js then normalises what passed.
+  if (!isIpLiteral(address)) return null;
   const ip = ipaddr.process(address);
   if (ip.kind() === 'ipv4') return ip.toString();
   const parts = (ip as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16));
   return `${parts.join(':')}::/64`;
 }
 
+// RFC 7239: elements separated by commas, each `name=value` pairs separated by semicolons, a value a token or a
+// quoted string. Parsed here (the parser library used before needs node:util; the core runs without Node).
+const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
+const QUOTED = '"(?:[^"\\\\]|\\\\.)*"';
+const PAIR = `${TOKEN}=(?:${TOKEN}|${QUOTED})`;
+const ELEMENT = `${PAIR}(?:;${PAIR})*`;
+const FORWARDED = new RegExp(`^${ELEMENT}(?:[ \\t]*,[ \\t]*${ELEMENT})*$`);
+const PAIRS = new RegExp(`(${TOKEN})=(${TOKEN}|${QUOTED})|,`, 'g');
+
+/** Each element's `for=` value (unquoted), or undefined when the header breaks the grammar. */
+export function forwardedFor(header: string): string[] | undefined {
+  if (!FORWARDED.test(header)) return undefined;
+  const chain: string[] = [];
+  let current = '';
+  for (const [match, name, value] of header.matchAll(PAIRS)) {
+    if (match === ',') {
+      chain.push(current);
+      current = '';
+    } else if (name!.toLowerCase() === 'for') {
+      current = value!.startsWith('"') ? value!.slice(1, -1).replace(/\\(.)/g, '$1') : value!;
+    }
+  }
+  chain.push(current);
+  return chain;
+}
+
 function forwardedEntry(c: RelayContext, hops: number, header: ForwardedHeader): string | undefined {
   const value = c.req.header(header);
   if (!value) return undefined;
-  let chain: string[];
-  if (header === 'forwarded') {
-    try {
-      chain = parseForwarded(value).map((element) => element.for ?? '');
-    } catch {
-      return undefined;
-    }
-  } else {
-    chain = value.split(',').map((part) => part.trim());
-  }
-  return chain[chain.length - hops];
+  const chain = header === 'forwarded' ? forwardedFor(value) : value.split(',').map((part) => part.trim());
+  return chain?.[chain.length - hops];
 }
 
 /**
- * The client's subject for per-IP limits. The socket's address, from the Node adapter. A forwarded header is read
+ * The client's subject for per-IP limits. The connection's address (see `connectionAddress`). A forwarded header is read
  * only when the operator says how many proxies of its own sit in front: the entry that many hops from the right was
  * written by a trusted proxy; anything further left is the client's own claim. An entry that is not an IP address
  * (garbage, `unknown`, an obfuscated name) is ignored and the socket address is used.
@@ -63,8 +103,7 @@ export function clientIp(c: RelayContext, options: ClientIpOptions): string {
     const subject = entry === undefined ? null : rateLimitSubject(entry);
     if (subject) return subject;
   }
-  // Only the Node adapter has a socket; app.fetch in-process or on Workers shares one bucket.
-  if (!(c.env as { incoming?: unknown } | undefined)?.incoming) return 'unknown';
-  const address = getConnInfo(c).remote.address;
+  // Without an address (app.fetch called in-process), every such caller shares one bucket.
+  const address = (options.clientAddress ?? connectionAddress)(c.req.raw, c.env);
   return (address && rateLimitSubject(address)) ?? 'unknown';
 }

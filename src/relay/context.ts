@@ -47,13 +47,14 @@ export function redactFor(runtime: RelayRuntime, c: RelayContext, text: string):
 
 /** A log line about this request, secrets masked. */
 export function logEvent(runtime: RelayRuntime, c: RelayContext, level: LogRecord['level'], msg: string, extra: Partial<LogRecord> = {}) {
+  const secrets = [...runtime.secrets, c.get('token')];
   runtime.log({
     time: new Date().toISOString(),
     level,
     requestId: c.get('requestId') ?? '',
     method: c.req.method,
-    path: redactFor(runtime, c, new URL(c.req.url).pathname),
+    path: redactSecrets(new URL(c.req.url).pathname, secrets),
     ...extra,
-    msg: redactFor(runtime, c, msg),
+    msg: redactSecrets(msg, secrets),
   });
 }

@@ -1,10 +1,11 @@
-import { LRUCache } from 'lru-cache';
-import { ConfigError } from '../kit/index.js';
+import { ConfigError } from '../kit/errors.js';
+import { createLru } from './lru.js';
 
 /**
  * Where rate-limit counters live. The relay only ever asks one question: "count one more hit on this key
  * in the current fixed window; how many so far, and when does the window end?". In-memory by default;
- * several relay instances share limits with createRedisCounterStore.
+ * several relay instances share limits with createRedisCounterStore (Node, Bun, Deno) or
+ * createDurableObjectCounterStore (Cloudflare Workers).
  */
 export interface CounterStore {
   /**
@@ -36,14 +37,14 @@ export interface MemoryCounterStoreOptions {
 export const DEFAULT_MAX_KEYS = 200_000;
 
 /**
- * A CounterStore in this process's memory: right for one relay instance. An LRU map with a TTL per window:
- * O(1) per hit, expired windows dropped as they are met or evicted, never a scan of the whole map.
+ * A CounterStore in this process's memory: right for one relay instance. An LRU (lru.ts): O(1) per hit, an
+ * expired window replaced when its key is met again or evicted, never a scan of the whole map.
  */
 export function createMemoryCounterStore(options: MemoryCounterStoreOptions = {}): CounterStore {
   const now = options.now ?? Date.now;
   const max = options.maxKeys ?? DEFAULT_MAX_KEYS;
   if (!Number.isInteger(max) || max < 1) throw new ConfigError('maxKeys', 'invalid', `maxKeys must be a positive integer, got ${max}`);
-  const windows = new LRUCache<string, { count: number; resetAt: number }>({ max, ttlAutopurge: false, perf: { now } });
+  const windows = createLru<string, { count: number; resetAt: number }>(max);
 
   return {
     async increment(key, windowMs) {
@@ -51,7 +52,7 @@ export function createMemoryCounterStore(options: MemoryCounterStoreOptions = {}
       let window = windows.get(key);
       if (!window || window.resetAt <= at) {
         window = { count: 0, resetAt: at + windowMs };
-        windows.set(key, window, { ttl: windowMs });
+        windows.set(key, window);
       }
       window.count += 1;
       return { count: window.count, resetInMs: window.resetAt - at };

@@ -1,8 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { secureHeaders } from 'hono/secure-headers';
-import { ConfigError } from '../kit/index.js';
+import { ConfigError } from '../kit/errors.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_IETF_HEADER, REQUEST_ID_HEADER } from '../protocol/index.js';
 import type { RelayContext, RelayEnv } from './context.js';
 import { fail } from './respond.js';
@@ -24,13 +23,25 @@ export function originPolicy(allowlist: readonly string[]): Middleware[] {
     }
     await next();
   };
-  const headers = cors({
+  const exposed = ['Retry-After', REQUEST_ID_HEADER];
+  const preflight = cors({
     origin: (origin, c) => (isAllowed(origin, c) ? origin : null),
     allowMethods: ['GET', 'POST'],
     allowHeaders: ['Authorization', 'Content-Type', IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_IETF_HEADER, REQUEST_ID_HEADER],
-    exposeHeaders: ['Retry-After', REQUEST_ID_HEADER],
+    exposeHeaders: exposed,
     maxAge: 600,
   });
+  // The same headers hono's cors gives an actual request, set before the route answers (Hono's prepared headers):
+  // hono's cors sets them on c.res first, so every answer became a second Response copied from a placeholder
+  // (a WHATWG Response and a web stream per request on Node). Preflights stay with hono's cors.
+  const headers: Middleware = async (c, next) => {
+    if (c.req.method === 'OPTIONS') return preflight(c, next);
+    const origin = c.req.header('origin');
+    if (origin !== undefined) c.header('Access-Control-Allow-Origin', origin);
+    c.header('Access-Control-Expose-Headers', exposed.join(','));
+    c.header('Vary', 'Origin');
+    await next();
+  };
   return [gate, headers];
 }
 
@@ -47,16 +58,22 @@ export const securityHeaders: Middleware[] = [
   secureHeaders({ crossOriginResourcePolicy: 'same-site' }),
   async (c, next) => {
     await next();
-    c.header('Cache-Control', 'no-store');
+    // On the answer's own headers: c.header() after the route answered rebuilds the Response from its body (a
+    // WHATWG Response and web stream per request on Node).
+    c.res.headers.set('Cache-Control', 'no-store');
   },
 ];
 
-/** A body of more than maxSize bytes -> 413 (checked on Content-Length and while streaming). */
-export const limitBody = (maxSize: number): Middleware =>
-  bodyLimit({
-    maxSize,
-    onError: (c) => fail(c as RelayContext, { status: 413, message: `body must be at most ${maxSize} bytes` }),
-  });
+/**
+ * A body declared over maxSize bytes -> 413 before anything else; one sent without a length is counted as it is read
+ * (readJson with the same limit). Not hono's bodyLimit: to see whether there is a body it reads `request.body`,
+ * which on Node makes @hono/node-server build a whole WHATWG Request and web stream for every request.
+ */
+export const limitBody = (maxSize: number): Middleware => async (c, next) => {
+  const declared = c.req.header('content-length');
+  if (declared !== undefined && Number(declared) > maxSize) return fail(c, { status: 413, message: `body must be at most ${maxSize} bytes` });
+  await next();
+};
 
 /** Bodies are JSON only: anything else -> 415 before it is read. */
 export const requireJson: Middleware = async (c, next) => {

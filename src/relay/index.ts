@@ -1,6 +1,7 @@
-// quest-points/relay: the operator relay in front of the Quest Points Service.
+// quest-points/relay: the operator relay in front of the Quest Points Service, as a Web-standard fetch handler for
+// any runtime (Node, Bun, Deno, Cloudflare Workers, a framework's route). Imports nothing from Node: Node's server,
+// Prometheus and Redis are in quest-points/relay/node (src/relay/node/).
 export { createRelay, type RelayOptions } from './app.js';
-export { startRelay, DEFAULT_HOST, DEFAULT_PORT, type RunningServer, type StartRelayOptions } from './server.js';
 export {
   signPlayerToken,
   DEFAULT_MAX_TOKEN_AGE_SECONDS,
@@ -30,11 +31,17 @@ export {
   type CounterStore,
   type MemoryCounterStoreOptions,
 } from './counter-store.js';
-export { createRedisCounterStore, type RedisCounterStoreOptions } from './redis-store.js';
-export { rateLimitSubject, type ForwardedHeader } from './client-ip.js';
+export {
+  createDurableObjectCounterStore,
+  RateLimitCounter,
+  type DurableObjectCounterStoreOptions,
+  type DurableObjectNamespaceLike,
+} from './durable-object-store.js';
+export { noMetrics, type AwardLabel, type MetricsSink, type MetricsText } from './metrics.js';
+export { connectionAddress, rateLimitSubject, type ClientAddress, type ForwardedHeader } from './client-ip.js';
 export type { StoreErrorBehaviour } from './rate-limit.js';
 export { OPS_PATHS } from './ops.js';
-export { ConfigError, type ConfigErrorCode, type ServerLimits, SERVER_LIMITS } from '../kit/index.js';
+export { ConfigError, type ConfigErrorCode } from '../kit/errors.js';
 export type { LogRecord, LogSink } from './logger.js';
 export type { UpstreamOptions } from './upstream.js';
 export { KEY_SECRET_MIN_LENGTH, upstreamIdempotencyKey } from './keys.js';

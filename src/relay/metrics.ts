@@ -1,91 +1,89 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { BatchResult } from '../protocol/index.js';
 import type { AwardOutcome } from './award.js';
+import { batchResult } from './batch.js';
+import type { StoreErrorBehaviour } from './rate-limit.js';
 import type { Upstream, UpstreamResult } from './upstream.js';
 
-/** Label of one award's outcome: ok, rejected (final), retry (send again later), refused by the relay's policy, limited. */
+/**
+ * Label of one award's outcome: the batch result's own outcome (ok, rejected: final, retry: send again later), with
+ * the relay's own refusals told apart: refused (its policy or access rule, final) and rate_limited (a retry).
+ */
 export type AwardLabel = 'ok' | 'rejected' | 'retry' | 'refused' | 'rate_limited';
 
-/** The relay's Prometheus metrics, on a registry of its own (never prom-client's global one). */
-export interface RelayMetrics {
-  registry: Registry;
-  award(outcome: AwardOutcome): void;
-  limited(limit: 'perPlayer' | 'perIp'): void;
-  storeError(behaviour: 'open' | 'closed'): void;
-  request(status: number): void;
-  inFlight: Gauge;
-  upstream: Histogram<'method' | 'result'>;
+/** Prometheus text exposition, as GET /metrics serves it. */
+export interface MetricsText {
+  contentType: string;
+  body: string;
 }
 
-export function createRelayMetrics(): RelayMetrics {
-  const registry = new Registry();
-  const awards = new Counter({
-    name: 'qp_relay_awards_total',
-    help: 'Awards handled, by outcome (ok, rejected: final, retry: the client sends again, refused: policy or access, rate_limited)',
-    labelNames: ['outcome'],
-    registers: [registry],
-  });
-  const limited = new Counter({
-    name: 'qp_relay_rate_limited_total',
-    help: 'Hits refused by a rate limit (429), by limit',
-    labelNames: ['limit'],
-    registers: [registry],
-  });
-  const storeErrors = new Counter({
-    name: 'qp_relay_counter_store_errors_total',
-    help: 'Rate-limit store failures, by what the relay did (open: allowed, closed: 503)',
-    labelNames: ['behaviour'],
-    registers: [registry],
-  });
-  const requests = new Counter({
-    name: 'qp_relay_requests_total',
-    help: 'HTTP requests answered, by status class',
-    labelNames: ['status'],
-    registers: [registry],
-  });
-  const inFlight = new Gauge({ name: 'qp_relay_requests_in_flight', help: 'HTTP requests being handled now', registers: [registry] });
-  const upstream = new Histogram({
-    name: 'qp_relay_upstream_duration_seconds',
-    help: 'Calls to the Quest Points Service, retries included, by method and result (2xx..5xx, timeout, network, invalid_response)',
-    labelNames: ['method', 'result'],
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  });
-  for (const outcome of ['ok', 'rejected', 'retry', 'refused', 'rate_limited']) awards.labels(outcome).inc(0);
-  for (const limit of ['perPlayer', 'perIp']) limited.labels(limit).inc(0);
+/**
+ * Where the relay counts what it does. The core only calls it; it never imports a metrics library. On Node,
+ * `createPrometheusMetrics()` (quest-points/relay/node, prom-client) is one; `startRelay` uses it by default.
+ * A sink without `expose` (the default `noMetrics`) means GET /metrics answers 404.
+ */
+export interface MetricsSink {
+  award(label: AwardLabel): void;
+  limited(limit: 'perPlayer' | 'perIp'): void;
+  storeError(behaviour: StoreErrorBehaviour): void;
+  /** One HTTP answer, by its status. */
+  request(status: number): void;
+  /** +1 when a request starts, -1 when it is answered. */
+  inFlight(delta: 1 | -1): void;
+  /** One call to the service, retries included: its method, result (2xx..5xx, or a failure reason) and duration. */
+  upstream(method: string, result: string, seconds: number): void;
+  /** The text GET /metrics serves; absent: /metrics answers 404. */
+  expose?(): Promise<MetricsText>;
+}
+
+/** Counts nothing, serves no /metrics: the default of createRelay (Workers, Deno, Bun, a framework mount). */
+export const noMetrics: MetricsSink = {
+  award: () => {},
+  limited: () => {},
+  storeError: () => {},
+  request: () => {},
+  inFlight: () => {},
+  upstream: () => {},
+};
+
+/** The sink as the relay's routes call it: an award is counted from its outcome (and its batch result when known). */
+export interface RelayMetrics extends Omit<MetricsSink, 'award'> {
+  award(outcome: AwardOutcome, result?: BatchResult): void;
+}
+
+export function relayMetrics(sink: MetricsSink): RelayMetrics {
   return {
-    registry,
-    award: (outcome) => awards.labels(awardLabel(outcome)).inc(),
-    limited: (limit) => limited.labels(limit).inc(),
-    storeError: (behaviour) => storeErrors.labels(behaviour).inc(),
-    request: (status) => requests.labels(`${Math.floor(status / 100)}xx`).inc(),
-    inFlight,
-    upstream,
+    award: (outcome, result) => sink.award(awardLabel(outcome, result)),
+    limited: (limit) => sink.limited(limit),
+    storeError: (behaviour) => sink.storeError(behaviour),
+    request: (status) => sink.request(status),
+    inFlight: (delta) => sink.inFlight(delta),
+    upstream: (method, result, seconds) => sink.upstream(method, result, seconds),
+    ...(sink.expose ? { expose: () => sink.expose!() } : {}),
   };
 }
 
-/** How the SDK will treat an award's answer: the same split as the batch endpoint's outcomes. */
-export function awardLabel(outcome: AwardOutcome): AwardLabel {
-  if ('refused' in outcome) {
+/**
+ * What the SDK will do with the award, read from the batch result the protocol's status table gave it: no table
+ * of its own here. Only the relay's own refusals get a finer name.
+ */
+export function awardLabel(outcome: AwardOutcome, result: BatchResult = batchResult('', outcome)): AwardLabel {
+  if ('refused' in outcome && result.outcome !== 'ok') {
     if (outcome.refused.status === 429) return 'rate_limited';
-    return outcome.refused.status >= 500 ? 'retry' : 'refused';
+    if (result.outcome === 'rejected') return 'refused';
   }
-  const result = outcome.result;
-  if (result.kind === 'failure') return 'retry';
-  if (result.status >= 200 && result.status < 300) return 'ok';
-  if (result.status >= 500 || [401, 408, 409, 429].includes(result.status)) return 'retry';
-  return 'rejected';
+  return result.outcome;
 }
 
 const resultLabel = (result: UpstreamResult) => (result.kind === 'failure' ? result.reason : `${Math.floor(result.status / 100)}xx`);
 
-/** The upstream client with every call timed into the histogram. */
+/** The upstream client with every call timed into the sink. */
 export function timedUpstream(upstream: Upstream, metrics: RelayMetrics): Upstream {
   return {
     ...upstream,
     async send(request, options) {
-      const stop = metrics.upstream.startTimer({ method: request.method });
+      const started = performance.now();
       const result = await upstream.send(request, options);
-      stop({ result: resultLabel(result) });
+      metrics.upstream(request.method, resultLabel(result), (performance.now() - started) / 1000);
       return result;
     },
   };

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { bearerAuth } from 'hono/bearer-auth';
-import { errorBody } from '../kit/index.js';
+import { errorBody } from '../kit/http.js';
 import { paths } from '../protocol/index.js';
 import type { RelayEnv, RelayRuntime } from './context.js';
 import { upstreamOutage } from './respond.js';
@@ -21,7 +21,8 @@ export interface OpsState {
 
 /**
  * GET /healthz (alive), /readyz (the service answers, and the counter store when it is shared), /metrics
- * (Prometheus text; bearer metricsToken when set). No player token: they are for the operator's probes.
+ * (Prometheus text when the relay's metrics sink exposes it, else 404; bearer metricsToken when set). No player
+ * token: they are for the operator's probes.
  */
 export function operatorRoutes(runtime: RelayRuntime, state: OpsState, metricsToken: string | undefined): Hono<RelayEnv> {
   const app = new Hono<RelayEnv>();
@@ -75,8 +76,10 @@ export function operatorRoutes(runtime: RelayRuntime, state: OpsState, metricsTo
     );
   }
   app.get(OPS_PATHS.metrics, async (c) => {
-    const text = await runtime.metrics.registry.metrics();
-    return c.body(text, 200, { 'content-type': runtime.metrics.registry.contentType });
+    // Workers, Deno, Bun and framework mounts count nothing unless given a sink that exposes Prometheus text.
+    if (!runtime.metrics.expose) return c.json(errorBody('no metrics on this relay: it was created without a Prometheus metrics sink'), 404);
+    const { body, contentType } = await runtime.metrics.expose();
+    return c.body(body, 200, { 'content-type': contentType });
   });
   return app;
 }

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { ConfigError } from '../kit/index.js';
+import { ConfigError } from '../kit/errors.js';
 import { DEFAULT_EVENT_NAME, formatIssues, POINTS_DECIMALS, QuestIdSchema } from '../protocol/index.js';
 
 const positive = v.pipe(v.number('must be a number'), v.finite('must be a finite number'), v.gtValue(0, 'must be greater than 0'));

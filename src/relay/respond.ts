@@ -1,5 +1,5 @@
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { errorBody } from '../kit/index.js';
+import { errorBody } from '../kit/http.js';
 import { statusVerdict } from '../protocol/index.js';
 import { logEvent, redactFor, type RelayContext, type RelayRuntime } from './context.js';
 import type { Refusal } from './policy.js';
@@ -27,12 +27,12 @@ export function upstreamOutage(result: UpstreamResult): Refusal | null {
     const status = result.reason === 'timeout' || result.reason === 'cancelled' ? 504 : 502;
     return { status, message: `${SERVICE} ${result.message}` };
   }
-  if (result.status === 401) return { status: 502, message: `${SERVICE} refused the relay's API key (check QP_API_KEY)` };
+  if (result.status === 401) return { status: 502, message: `${SERVICE} refused the relay's API key (check QP_API_KEY)`, ...serviceRetryAfter(result) };
   // 2xx, final 4xx and the "wait, then resend" 4xx (409, 429) pass through: the caller reads them by the same table.
   if (statusVerdict(result.status) !== 'retry' || result.status < 500) return null;
   const detail = `${SERVICE} answered ${result.status}: ${upstreamMessage(result.body)}`;
-  if (result.status === 503) return { status: 503, message: detail, ...retryAfterOf(result) };
-  return { status: result.status === 504 ? 504 : 502, message: detail };
+  const status = result.status === 503 || result.status === 504 ? result.status : 502;
+  return { status, message: detail, ...serviceRetryAfter(result) };
 }
 
 /** Retry-After as whole seconds; the HTTP-date form is not passed on. */
@@ -42,7 +42,12 @@ export function retryAfterSeconds(header: string | undefined): number | undefine
   return Number.isFinite(seconds) && seconds >= 0 ? Math.ceil(seconds) : undefined;
 }
 
-function retryAfterOf(result: UpstreamResult): { retryAfter?: number } {
+/**
+ * The one Retry-After rule, single route and batch alike: when the service's answer carries one (whole seconds),
+ * whatever the relay answers from it carries it too, whatever the status (a pass-through 409 or 429, a 500 turned
+ * 502, a batch result `retry`).
+ */
+export function serviceRetryAfter(result: UpstreamResult): { retryAfter?: number } {
   const seconds = result.kind === 'response' ? retryAfterSeconds(result.retryAfter) : undefined;
   return seconds === undefined ? {} : { retryAfter: seconds };
 }
@@ -55,7 +60,7 @@ export function relayUpstream(runtime: RelayRuntime, c: RelayContext, result: Up
     return fail(c, { ...outage, message: redactFor(runtime, c, outage.message) });
   }
   const response = result as Extract<UpstreamResult, { kind: 'response' }>;
-  const retry = retryAfterOf(response).retryAfter;
+  const retry = serviceRetryAfter(response).retryAfter;
   if (retry !== undefined) c.header('Retry-After', String(retry));
   return c.json(response.body as object, response.status as ContentfulStatusCode);
 }

@@ -27,7 +27,7 @@ export function serviceRoutes(runtime: RelayRuntime): Hono<RelayEnv> {
   app.post(routes.points, ...body, async (c) => {
     const params = check(QuestParamsSchema, c.req.param(), 'path ');
     if (!params.ok) return fail(c, params.refusal);
-    const json = await readJson(c);
+    const json = await readJson(c, BODY_LIMIT_BYTES);
     if (!json.ok) return fail(c, json.refusal);
     const award = check(AwardBodySchema, json.value);
     if (!award.ok) return fail(c, award.refusal);
@@ -55,7 +55,7 @@ export function serviceRoutes(runtime: RelayRuntime): Hono<RelayEnv> {
   });
 
   app.post(routes.identify, ...body, async (c) => {
-    const json = await readJson(c);
+    const json = await readJson(c, BODY_LIMIT_BYTES);
     if (!json.ok) return fail(c, json.refusal);
     const identify = check(IdentifyBodySchema, json.value);
     if (!identify.ok) return fail(c, identify.refusal);

@@ -1,8 +1,33 @@
-import { createFetch, type FetchError, type FetchResponse } from 'ofetch';
 import { API_KEY_HEADER, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, resendNowStatuses } from '../protocol/index.js';
 import { createDeadline } from './deadline.js';
 import { redactSecrets } from './redact.js';
-import { ConfigError } from '../kit/index.js';
+import { ConfigError } from '../kit/errors.js';
+
+/** One HTTP exchange with the service, as the relay's retry loop hands it to a transport. */
+export interface UpstreamExchange {
+  method: 'GET' | 'POST';
+  /** Absolute URL, already checked against the base. */
+  url: string;
+  headers: Record<string, string>;
+  /** JSON text. */
+  body?: string | undefined;
+  /** Fires at the attempt's timeout, the caller's deadline or the client's disconnect: stop, and free the socket. */
+  signal: AbortSignal;
+}
+
+/** The service's answer, body read whole. */
+export interface UpstreamAnswer {
+  status: number;
+  retryAfter?: string | undefined;
+  text: string;
+}
+
+/**
+ * How the relay reaches the service. The default is `fetch` (every runtime); on Node, startRelay passes an undici
+ * connection pool (node/pool.ts). A transport rejects on no answer; the error's `code` (e.g. ECONNREFUSED) is the
+ * only part of it that reaches a log or a caller.
+ */
+export type UpstreamTransport = (exchange: UpstreamExchange) => Promise<UpstreamAnswer>;
 
 export interface UpstreamOptions {
   /** Base URL of the Quest Points Service; default process.env.QP_UPSTREAM_URL. */
@@ -15,8 +40,19 @@ export interface UpstreamOptions {
   retries?: number;
   /** First pause between attempts, doubled each time (plus jitter); default 200. */
   retryDelayMs?: number;
-  /** Defaults to the global fetch (undici: keep-alive connection pool). e.g. emulator.fetch in-process. */
+  /** A fetch to send through (e.g. emulator.fetch in-process); default the global fetch. Ignored when `transport` is set. */
   fetch?: (request: Request) => Promise<Response>;
+  /** The transport itself; default `fetch` (see UpstreamTransport). startRelay on Node sets an undici pool here. */
+  transport?: UpstreamTransport;
+}
+
+/** A transport over a fetch function: a Request per attempt, the body read as text. */
+export function fetchTransport(send: (request: Request) => Promise<Response>): UpstreamTransport {
+  return async ({ method, url, headers, body, signal }) => {
+    const response = await send(new Request(url, { method, headers, signal, ...(body !== undefined ? { body } : {}) }));
+    const text = await response.text();
+    return { status: response.status, retryAfter: response.headers.get('retry-after') ?? undefined, text };
+  };
 }
 
 export interface UpstreamRequest {
@@ -70,7 +106,7 @@ export function resolveUpstreamOptions(options: UpstreamOptions | undefined) {
     timeoutMs: options?.timeoutMs ?? DEFAULTS.timeoutMs,
     retries: Math.max(0, Math.floor(options?.retries ?? DEFAULTS.retries)),
     retryDelayMs: options?.retryDelayMs ?? DEFAULTS.retryDelayMs,
-    fetch: options?.fetch ?? ((request: Request) => fetch(request)),
+    transport: options?.transport ?? fetchTransport(options?.fetch ?? ((request: Request) => fetch(request))),
   };
 }
 
@@ -78,8 +114,9 @@ export function resolveUpstreamOptions(options: UpstreamOptions | undefined) {
 export function createUpstream(options: UpstreamOptions | undefined, secrets: readonly (string | undefined)[] = []): Upstream {
   const config = resolveUpstreamOptions(options);
   const basePath = new URL(config.base).pathname.replace(/\/+$/, '');
-  const redact = (text: string) => redactSecrets(text, [config.apiKey, ...secrets]);
-  const retryStatusCodes = resendNowStatuses();
+  const masked = [config.apiKey, ...secrets];
+  const redact = (text: string) => redactSecrets(text, masked);
+  const retryStatusCodes = new Set(resendNowStatuses());
 
   function target(path: string): string {
     const url = new URL(config.base + path);
@@ -89,29 +126,26 @@ export function createUpstream(options: UpstreamOptions | undefined, secrets: re
   }
 
   /**
-   * One attempt, body read included, within timeoutMs. Here rather than ofetch's `timeout`: ofetch arms that only
-   * when no signal is given, and only for the first attempt. Raced against the signal too: an in-process fetch
-   * (emulator.fetch) may not honour it. The caller's abort surfaces as an AbortError, which ofetch never retries.
+   * One attempt, body read included, within timeoutMs. Raced against the signal too: an in-process fetch
+   * (emulator.fetch) may not honour it. The caller's abort surfaces as an AbortError, never retried.
    */
-  async function attempt(input: RequestInfo | URL, init: RequestInit = {}): Promise<Response> {
-    const deadline = createDeadline(config.timeoutMs, init.signal);
+  async function attempt(exchange: Omit<UpstreamExchange, 'signal'>, caller: AbortSignal | undefined): Promise<UpstreamAnswer> {
+    const deadline = createDeadline(config.timeoutMs, caller);
     const { signal } = deadline;
     try {
-      const response = await abortable(config.fetch(new Request(input, { ...init, signal })), signal);
-      const text = await abortable(response.text(), signal);
-      return new Response(NULL_BODY.has(response.status) ? null : text, { status: response.status, headers: response.headers });
+      return await abortable(config.transport({ ...exchange, signal }), signal);
     } catch (error) {
-      if (init.signal?.aborted) throw new DOMException('cancelled by the caller', 'AbortError');
+      if (caller?.aborted) throw new DOMException('cancelled by the caller', 'AbortError');
       if (deadline.expired) throw new DOMException(`did not answer within ${config.timeoutMs} ms`, 'TimeoutError');
       throw error;
     } finally {
       deadline.dispose();
     }
   }
-  const $fetch = createFetch({ fetch: attempt });
 
   return {
     async send(request, { retry = false } = {}) {
+      // Same request, same key: the service applies an award once however often it arrives.
       const retries = retry && request.idempotencyKey !== undefined ? config.retries : 0;
       const headers: Record<string, string> = {
         [API_KEY_HEADER]: config.apiKey,
@@ -119,43 +153,69 @@ export function createUpstream(options: UpstreamOptions | undefined, secrets: re
         [REQUEST_ID_HEADER]: request.requestId,
       };
       if (request.idempotencyKey !== undefined) headers[IDEMPOTENCY_KEY_HEADER] = request.idempotencyKey;
-      let attempts = 0;
-      let response: FetchResponse<string>;
+      let body: string | undefined;
+      if (request.body !== undefined) {
+        headers['content-type'] = 'application/json';
+        body = JSON.stringify(request.body);
+      }
+      let url: string;
       try {
-        response = await $fetch.raw(target(request.path), {
-          method: request.method,
-          headers,
-          ...(request.body !== undefined ? { body: request.body as Record<string, unknown> } : {}),
-          ...(request.signal ? { signal: request.signal } : {}),
-          responseType: 'text',
-          // Same request, same key: the service applies an award once however often it arrives.
-          retry: retries,
-          retryStatusCodes,
-          retryDelay: () => config.retryDelayMs * 2 ** (attempts - 1) * (0.5 + Math.random() / 2),
-          onRequest: () => void attempts++,
-        });
+        url = target(request.path);
       } catch (error) {
-        const answered = (error as FetchError<string>).response;
-        if (!answered) return failure(error, request.signal, attempts);
-        response = answered as FetchResponse<string>;
+        // Never sent: answered as the service being out of reach (502), as before any attempt.
+        return failure(error, request.signal, 0);
       }
-      let body: unknown;
+      const exchange = { method: request.method, url, headers, body };
+      let answer: UpstreamAnswer | undefined;
+      let attempts = 0;
+      for (;;) {
+        attempts++;
+        let error: unknown;
+        try {
+          answer = await attempt(exchange, request.signal);
+        } catch (caught) {
+          error = caught;
+          answer = undefined;
+        }
+        const again = attempts <= retries && (answer ? retryStatusCodes.has(answer.status) : !request.signal?.aborted);
+        if (!again) {
+          if (!answer) return failure(error, request.signal, attempts);
+          break;
+        }
+        const pause = config.retryDelayMs * 2 ** (attempts - 1) * (0.5 + Math.random() / 2);
+        if (!(await sleep(pause, request.signal))) return failure(error, request.signal, attempts);
+      }
+      let parsed: unknown;
       try {
-        body = JSON.parse(redact(response._data ?? ''));
+        parsed = JSON.parse(redact(answer.text));
       } catch {
-        const message = `answered ${response.status} with a body that is not JSON`;
-        return { kind: 'failure', reason: 'invalid_response', message, status: response.status, attempts };
+        const message = `answered ${answer.status} with a body that is not JSON`;
+        return { kind: 'failure', reason: 'invalid_response', message, status: answer.status, attempts };
       }
-      const retryAfter = response.headers.get('retry-after') ?? undefined;
-      return { kind: 'response', status: response.status, body, ...(retryAfter ? { retryAfter } : {}), attempts };
+      const { retryAfter } = answer;
+      return { kind: 'response', status: answer.status, body: parsed, ...(retryAfter ? { retryAfter } : {}), attempts };
     },
   };
 }
 
-const NULL_BODY = new Set([101, 204, 205, 304]);
+/** Waits `ms`; false when the signal fired first (no further attempt then). */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve(false);
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
 
 function failure(error: unknown, signal: AbortSignal | undefined, attempts: number): UpstreamResult {
-  const cause = (error as { cause?: unknown }).cause ?? error;
+  const cause = (error as { cause?: unknown } | undefined)?.cause ?? error;
   if (signal?.aborted) return { kind: 'failure', reason: 'cancelled', message: 'was not waited for (deadline passed or client gone)', attempts };
   if ((cause as { name?: unknown })?.name === 'TimeoutError') {
     return { kind: 'failure', reason: 'timeout', message: (cause as Error).message, attempts };

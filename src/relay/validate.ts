@@ -1,5 +1,5 @@
 import type * as v from 'valibot';
-import { readJsonBody } from '../kit/index.js';
+import { readJsonBody } from '../kit/http.js';
 import type { MiddlewareHandler } from 'hono';
 import {
   IDEMPOTENCY_KEY_HEADER,
@@ -23,9 +23,9 @@ export function check<S extends v.GenericSchema>(schema: S, input: unknown, pref
   return parsed.ok ? parsed : badRequest(parsed.message);
 }
 
-/** The body as JSON (its size is limited by the route's limitBody before it is read). */
-export async function readJson(c: RelayContext): Promise<Checked<unknown>> {
-  const read = await readJsonBody(c.req.raw);
+/** The body as JSON, at most maxBytes (the route's limitBody refused a larger declared length already). */
+export async function readJson(c: RelayContext, maxBytes: number): Promise<Checked<unknown>> {
+  const read = await readJsonBody(c.req.raw, { maxBytes });
   return read.ok ? read : { ok: false, refusal: { status: read.status, message: read.message } };
 }
 

@@ -7,6 +7,7 @@ import { upstreamKey } from '../helpers/fixtures.js';
 import { drainPages, quiescent, stored } from './queues.js';
 import { QUEST, type InFlight, type Stack } from './stack.js';
 import { judge, type LedgerEntry, type Verdict } from './verdict.js';
+import { operatorReport, prepareOperator, runOperatorStep, type OperatorReport } from './operator-run.js';
 
 export interface ChaosOptions extends ChaosSize {
   sender: Sender;
@@ -44,6 +45,8 @@ export interface ChaosRun {
     offlineToggles: number;
     relayRestarts: number;
   };
+  /** The operator's chaos and what it measured (a stack with StackOptions.operator). */
+  operator?: OperatorReport;
   faults: Record<string, number>;
   serviceRequests: number;
   /** Share of the service's requests answered with an injected fault. */
@@ -73,6 +76,8 @@ export async function runChaos(stack: Stack, browser: Browser, options: ChaosOpt
   const rng = createRng(seed ^ 0x5eed);
   await stack.admin('POST', '/reset');
   stack.statuses.clear();
+  stack.balancer.reset();
+  const operatorCounts = await prepareOperator(stack);
   await stack.setFaults({ ...chaosFaults(seed), ...(options.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: options.retryAfterSeconds }) });
 
   const issued = new Map<number, Issued>();
@@ -225,6 +230,9 @@ export async function runChaos(stack: Stack, browser: Browser, options: ChaosOpt
         chaos.relayRestarts++;
         await stack.restartRelay(downMs);
       });
+    } else {
+      // The operator's steps go one after the other, beside the browser chaos.
+      restart = chain(restart, () => runOperatorStep(stack, step, operatorCounts, log));
     }
   }
   const at = () => `${((performance.now() - started) / 1000).toFixed(1)} s`;
@@ -270,7 +278,7 @@ export async function runChaos(stack: Stack, browser: Browser, options: ChaosOpt
   log(`${sender}: quiescent at ${at()}`);
 
   const state = (await stack.admin('GET', '/state')) as { ledger: LedgerEntry[] };
-  const requests = (await stack.admin('GET', '/requests')) as { fault?: string; path: string; status: number; replayed?: true; idempotencyKey?: string }[];
+  const requests = (await stack.admin('GET', '/requests')) as { at: string; method: string; fault?: string; path: string; status: number; replayed?: true; idempotencyKey?: string }[];
   // CHAOS_DUMP=<prefix>: everything a failed verdict needs to be traced award by award.
   if (process.env.CHAOS_DUMP)
     (await import('node:fs')).writeFileSync(
@@ -292,11 +300,13 @@ export async function runChaos(stack: Stack, browser: Browser, options: ChaosOpt
     // The relay scopes keys per player: the ledger holds the key the service saw.
     upstreamKey,
   });
+  const operator = operatorCounts && (await operatorReport(stack, operatorCounts, requests, state.ledger));
   return {
     sender,
     seed,
     verdict,
     chaos,
+    ...(operator ? { operator } : {}),
     faults,
     serviceRequests: requests.length,
     faultRate: requests.length ? faulted / requests.length : 0,

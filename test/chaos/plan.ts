@@ -20,13 +20,18 @@ export interface ChaosSize {
   offlineToggles: number;
   /** Pause between two issue steps (a step issues 1-6 awards into one tab). */
   stepMs: number;
+  /** The operator's chaos (a stack with StackOptions.operator): rolling restarts, Redis crashes, a rotation. */
+  operator?: { rotation: boolean };
 }
 
 export type Step =
   | { kind: 'issue'; slot: number; awards: PlannedAward[] }
   | { kind: 'reload' | 'close' }
   | { kind: 'offline'; ms: number }
-  | { kind: 'restart-relay'; downMs: number };
+  | { kind: 'restart-relay'; downMs: number }
+  | { kind: 'rolling-restart'; onStoreError?: 'closed' | 'open' }
+  | { kind: 'crash-redis'; downMs: number }
+  | { kind: 'rotate-secret' };
 
 const POINTS = [1, 2, 3, 5, 10, 0.5, 2.5, 7.25, 0.1, 0.2] as const;
 /** Share of awards the policy refuses on purpose (their dead letters are the only ones expected). */
@@ -67,6 +72,23 @@ export function planChaos(seed: number, size: ChaosSize, sender: Sender): Step[]
   for (let i = 0; i < size.offlineToggles; i++) place({ kind: 'offline', ms: rng.int(300, 1500) });
   const restartAt = Math.max(1, Math.floor(issues.length * (0.4 + rng.next() * 0.2)));
   at.set(restartAt, [...(at.get(restartAt) ?? []), { kind: 'restart-relay', downMs: rng.int(800, 2000) }]);
+  if (size.operator) {
+    // Its own generator, so the rest of the plan stays the same with or without it. One after the other (the
+    // harness chains them): a deploy, Redis lost under 'closed', a deploy switching to 'open', Redis lost again, a
+    // token-secret rotation; the relay crash above falls between them.
+    const ops = createRng(seed ^ 0x0be7a7);
+    const operatorSteps: [number, Step][] = [
+      [0.1, { kind: 'rolling-restart' }],
+      [0.22, { kind: 'crash-redis', downMs: ops.int(1000, 4000) }],
+      [0.34, { kind: 'rolling-restart', onStoreError: 'open' }],
+      [0.58, { kind: 'crash-redis', downMs: ops.int(1000, 4000) }],
+      ...(size.operator.rotation ? ([[0.7, { kind: 'rotate-secret' }]] as [number, Step][]) : []),
+    ];
+    for (const [share, step] of operatorSteps) {
+      const index = Math.max(1, Math.floor(issues.length * share));
+      at.set(index, [...(at.get(index) ?? []), step]);
+    }
+  }
   return issues.flatMap((step, index) => [...(at.get(index) ?? []), step]);
 }
 

@@ -1,13 +1,16 @@
 import { EventEmitter } from 'node:events';
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FaultConfig, RunningEmulator } from '../../src/emulator/index.js';
 import type { RelayPolicy } from '../../src/relay/index.js';
 import { startStack as startServedStack } from '../helpers/stack.js';
+import { createBalancer, type Balancer } from './balancer.js';
 import { pageBundle } from './bundle.js';
+import type { RelayState } from './fleet.js';
+import { operatorStack, type OperatorControls, type OperatorOptions } from './operator-stack.js';
 import { SLOTS } from './plan.js';
 
-const TOKEN_AGE_SECONDS = 6 * 3600;
+export const TOKEN_AGE_SECONDS = 6 * 3600;
 
 export const QUEST = 'chaos-quest';
 export const AWARD_EVENT = 'chaos_award';
@@ -15,7 +18,7 @@ export const AWARD_EVENT = 'chaos_award';
 export const FORBIDDEN_EVENT = 'cheat_code';
 export const MAX_POINTS = 10;
 
-const POLICY: RelayPolicy = {
+export const POLICY: RelayPolicy = {
   quests: [QUEST],
   events: { [AWARD_EVENT]: { maxPoints: MAX_POINTS } },
   allowUnknownEvents: false,
@@ -28,6 +31,13 @@ const POLICY: RelayPolicy = {
 export interface InFlight {
   slot: string;
   path: string;
+  /** The player token it carries. */
+  token?: string;
+}
+
+export interface StackOptions {
+  /** N relay processes (the CLI) on one redis-server behind the balancer, with the operator's chaos. */
+  operator?: OperatorOptions;
 }
 
 export interface Stack {
@@ -45,6 +55,10 @@ export interface Stack {
   workerLog: string[];
   /** Status codes the proxy returned to pages (0: the page went away first). */
   statuses: Map<number, number>;
+  /** The balancer: its 5xx by status and cause, and requests per relay. */
+  balancer: Balancer;
+  /** Set with StackOptions.operator: the relay fleet and Redis the operator's chaos acts on. */
+  operator?: OperatorControls;
   admin(method: string, path: string, body?: unknown): Promise<any>;
   setFaults(faults: FaultConfig): Promise<void>;
   token(sub: string): Promise<string>;
@@ -59,8 +73,11 @@ const json = (res: ServerResponse, status: number, body: unknown) => {
 const html = (script: string) =>
   `<!doctype html><meta charset="utf-8"><title>chaos</title><body><script type="module" src="/${script}.js"></script></body>`;
 
-export async function startStack(): Promise<Stack> {
-  let relayPort = 0;
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  // Set once the relays run: the balancer asks for them per request.
+  let ports: () => number[] = () => [];
+  let relayState: (port: number) => RelayState = () => 'down';
+  const balancer = createBalancer(() => ports(), (port) => relayState(port));
 
   const events = new EventEmitter();
   const statuses = new Map<number, number>();
@@ -70,28 +87,15 @@ export async function startStack(): Promise<Stack> {
 
   function proxy(req: IncomingMessage, res: ServerResponse, slot: string, path: string) {
     const isAward = req.method === 'POST' && (path.startsWith('/batch/points') || /^\/group-quests\/[^/]+\/points$/.test(path));
-    const entry: InFlight = { slot, path };
-    if (isAward) live.add(entry), events.emit('start', entry);
-    const done = (status: number) => (live.delete(entry), count(status));
-    const upstream = httpRequest(
-      { host: '127.0.0.1', port: relayPort, method: req.method, path, headers: { ...req.headers, host: `127.0.0.1:${relayPort}` } },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-        answer.on('end', () => done(answer.statusCode ?? 502));
-        answer.on('error', () => (done(0), res.destroy()));
-      },
-    );
-    // The relay is down or cut the connection: what a real gateway answers then.
-    upstream.on('error', () => {
-      if (!res.headersSent) json(res, 502, { success: false, message: 'relay unreachable' }), done(502);
-      else res.destroy(), done(0);
+    const entry: InFlight = { slot, path, token: req.headers.authorization?.replace(/^Bearer /, '') };
+    if (isAward) {
+      live.add(entry);
+      events.emit('start', entry);
+    }
+    balancer.forward(req, res, path, (status) => {
+      live.delete(entry);
+      count(status);
     });
-    // A page that goes away aborts its request upstream too (as nginx does by default).
-    res.on('close', () => {
-      if (!res.writableFinished) upstream.destroy(), live.has(entry) && done(0);
-    });
-    req.pipe(upstream);
   }
 
   let token: Stack['token'] = () => Promise.reject(new Error('the stack is starting'));
@@ -130,6 +134,16 @@ export async function startStack(): Promise<Stack> {
   front.keepAliveTimeout = 1000;
   await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
+  if (options.operator) {
+    const setToken = (signer: Stack['token']) => {
+      token = signer;
+    };
+    const setRelays = (list: () => number[], state: (port: number) => RelayState) => {
+      ports = list;
+      relayState = state;
+    };
+    return operatorStack({ ...options.operator, origin, front, balancer, events, live, workerLog, statuses, setToken, setRelays });
+  }
   // The pages' origin is the one browser origin the relay accepts (the operator's corsOrigins).
   const served = await startServedStack({
     policy: POLICY,
@@ -143,7 +157,9 @@ export async function startStack(): Promise<Stack> {
       shutdownGraceMs: 1,
     },
   });
-  relayPort = served.relay.port;
+  const relayPort = served.relay.port;
+  ports = () => [relayPort];
+  relayState = () => (served.relayUp() ? 'running' : 'down');
   token = (sub) => served.token(sub, { quests: [QUEST] }, { ttl: TOKEN_AGE_SECONDS, maxTokenAgeSeconds: TOKEN_AGE_SECONDS });
 
   return {
@@ -155,10 +171,12 @@ export async function startStack(): Promise<Stack> {
     events,
     workerLog,
     statuses,
+    balancer,
     admin: served.admin,
     setFaults: served.setFaults,
     token,
     async close() {
+      await balancer.stop();
       front.closeAllConnections();
       await new Promise((resolve) => front.close(resolve));
       await served.close();

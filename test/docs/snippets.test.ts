@@ -57,6 +57,7 @@ function compile(snippets: Snippet[]) {
     paths: {
       'quest-points': entry('client'),
       'quest-points/relay': entry('relay'),
+      'quest-points/relay/node': entry('relay/node'),
       'quest-points/emulator': entry('emulator'),
       'quest-points/protocol': entry('protocol'),
       'quest-points/phaser': entry('phaser'),

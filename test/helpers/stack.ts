@@ -18,7 +18,7 @@ import {
   type RelayPolicy,
   type RunningServer,
   type StartRelayOptions,
-} from '../../src/relay/index.js';
+} from '../../src/relay/node/index.js';
 import { API_KEY, KEY_SECRET, OPEN_POLICY, SECRET } from './fixtures.js';
 
 export interface StackOptions<R extends RelayOptions = RelayOptions> {

@@ -51,7 +51,8 @@ export type Used = [AwardOutcome, DeadLetter, QuestPoints];
   server: {
     lib: ['es2023'],
     types: ['node'],
-    source: `import { createRelay, startRelay, signPlayerToken, createRedisCounterStore } from 'quest-points/relay';
+    source: `import { createRelay, signPlayerToken } from 'quest-points/relay';
+import { startRelay, createRedisCounterStore } from 'quest-points/relay/node';
 import { createEmulator, startEmulator } from 'quest-points/emulator';
 import { questPoints } from 'quest-points/vite';
 import { AWARD_RULES } from 'quest-points/protocol';
@@ -70,7 +71,7 @@ describe('the published package', { timeout: 60_000 }, () => {
   it('attw --profile esm-only: no problem on any entry point', async () => {
     const { stdout } = await run(bin('attw'), [tarball, '--profile', 'esm-only', '--format', 'json'], { maxBuffer: 64 << 20 }).catch((error: { stdout: string }) => error);
     const result = JSON.parse(stdout) as { analysis: { entrypoints: Record<string, unknown>; problems: { resolutionKind?: string }[] } };
-    expect(Object.keys(result.analysis.entrypoints).sort()).toEqual(['.', './emulator', './hud', './package.json', './phaser', './protocol', './react', './relay', './sw', './sw.js', './vite']);
+    expect(Object.keys(result.analysis.entrypoints).sort()).toEqual(['.', './emulator', './hud', './package.json', './phaser', './protocol', './react', './relay', './relay/node', './sw', './sw.js', './vite']);
     // The JSON lists every problem; the esm-only profile leaves out the CommonJS resolutions (node10, node16 from CJS)
     // an ESM-only package cannot satisfy. Whatever remains is a real fault (a missing type, a wrong format).
     const ignored = new Set(['node10', 'node16-cjs']);
@@ -87,9 +88,10 @@ describe('the published package', { timeout: 60_000 }, () => {
     // Every .js has its .d.ts: nothing is typed by accident only.
     for (const js of paths.filter((path) => path.endsWith('.js'))) expect(paths, js).toContain(js.replace(/\.js$/, '.d.ts'));
     // Bounds that catch an accidental inclusion (a demo build, source maps or the tests each add well over 100 KB),
-    // not the growth of a feature: 151 KB packed and 477 KB unpacked with the service-worker entries (2026-11-22).
-    expect(packed.size).toBeLessThan(175_000);
-    expect(packed.unpackedSize).toBeLessThan(600_000);
+    // not the growth of a feature: 151 KB packed and 477 KB unpacked with the service-worker entries (2026-11-22);
+    // 199 KB packed and 618 KB unpacked with the relay's runtimes, auth and the HUD (2026-11-24).
+    expect(packed.size).toBeLessThan(250_000);
+    expect(packed.unpackedSize).toBeLessThan(750_000);
   });
 
   // The declarations as a consumer's strict project checks them with skipLibCheck false: each d.ts we ship must
@@ -119,6 +121,46 @@ describe('the published package', { timeout: 60_000 }, () => {
     });
     expect(pkg.keywords.length).toBeGreaterThan(3);
     expect(readFileSync(join(repo, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) 2026 quest-points contributors\n/);
+  });
+});
+
+// What `npm install quest-points` costs a game that only wants the SDK: the tarball installed into an empty project,
+// the way a user installs it (dependencies from the registry, optional peers left out).
+describe('installed into an empty project', { timeout: 180_000 }, () => {
+  let project: string;
+  beforeAll(async () => {
+    // Outside the stage: the type-check consumers link the repo's node_modules (redis included) into it, where Node's
+    // resolution from a project inside would find them.
+    project = await mkdtemp(join(tmpdir(), 'qp-consumer-'));
+    await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+    await run('npm', ['install', tarball, '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: project });
+  }, 180_000);
+  afterAll(async () => {
+    if (project) await rm(project, { recursive: true, force: true });
+  });
+
+  it('pulls at most 16 MB, and no Redis or Prometheus library: redis and prom-client are optional peers', async () => {
+    // 32 MB before (node-redis alone 15 MB); 8.2 MB after (2026-11-24); 14.2 MB with the Node relay's undici pool and
+    // pino log (issue 18; dependencies, not peers: startRelay uses them by default).
+    const { stdout } = await run('du', ['-sk', join(project, 'node_modules')]);
+    expect(Number(stdout.split('\t')[0]) * 1024).toBeLessThanOrEqual(16 * 1024 * 1024);
+    for (const heavy of ['redis', '@redis/client', 'prom-client', 'lru-cache']) expect(existsSync(join(project, 'node_modules', heavy)), heavy).toBe(false);
+  });
+
+  it('--redis without the redis package: one line naming what to install', async () => {
+    const env = { ...process.env, QP_API_KEY: 'k', QP_RELAY_SECRET: 'a-relay-secret-of-32-characters-at-least', QP_KEY_SECRET: 'a-key-secret-of-32-characters-at-least-0', QP_REDIS_URL: '' };
+    const failed = await run(join(project, 'node_modules/.bin/quest-points'), ['relay', '--upstream', 'http://127.0.0.1:9', '--port', '0', '--redis', 'redis://127.0.0.1:9'], { cwd: project, env, timeout: 20_000 })
+      .then(() => ({ code: 0, stderr: '' }), (error: { code: number; stderr: string }) => error);
+    expect(failed.code).not.toBe(0);
+    expect(failed.stderr).toMatch(/^quest-points relay: Sharing rate limits in Redis \(--redis, QP_REDIS_URL\) needs the "redis" package: npm install redis$/m);
+  });
+
+  it('the relay core loads without Node-only packages; createRedisCounterStore names redis when missing', async () => {
+    const script = `import('quest-points/relay').then((m) => console.log(typeof m.createRelay))
+      .then(() => import('quest-points/relay/node')).then((m) => m.createRedisCounterStore({ url: 'redis://127.0.0.1:9' }))
+      .catch((error) => console.log(error.name + ': ' + error.message))`;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: project });
+    expect(stdout).toBe('function\nConfigError: Sharing rate limits in Redis (--redis, QP_REDIS_URL) needs the "redis" package: npm install redis\n');
   });
 });
 

@@ -75,6 +75,26 @@ describe('POST /batch/points (fake upstream)', () => {
     ]);
   });
 
+  it("passes the service's Retry-After on by one rule, single route and batch alike, whatever the status", async () => {
+    // 409 passes through the single route; 500 becomes its 502; in a batch both are `retry`.
+    const byPoints: Record<number, () => Response> = {
+      4: () => error(409, 'in flight', { 'Retry-After': '5' }),
+      6: () => error(500, 'busy', { 'Retry-After': '6' }),
+    };
+    const { call } = fakeRelay({ upstream: { retries: 0 }, reply: (r) => byPoints[(r.body as { eventPoints: number }).eventPoints]!() });
+    const admin = await token({ sub: 'ops', role: 'admin' });
+    const batch = await call('POST', '/batch/points', { token: admin, body: { awards: [award('q', 'p4', 4), award('q', 'p6', 6)] } });
+    expect(batch.json.results.map(({ idempotencyKey, ...rest }: { idempotencyKey: string }) => rest)).toEqual([
+      { outcome: 'retry', reason: 'in_flight', status: 409, retryAfter: 5 },
+      { outcome: 'retry', reason: 'upstream_error', status: 500, retryAfter: 6 },
+    ]);
+    const single = (points: number) =>
+      call('POST', '/group-quests/q/points', { token: admin, body: { serviceUserId: `p${points}`, eventPoints: points }, headers: { IDEMPOTENCY_KEY: crypto.randomUUID() } });
+    const [four, six] = [await single(4), await single(6)];
+    expect([four.status, four.headers.get('retry-after')]).toEqual([409, '5']);
+    expect([six.status, six.headers.get('retry-after')]).toEqual([502, '6']);
+  });
+
   it('retries a 5xx inside a batch with the same key, then reports retry', async () => {
     const { call, seen } = fakeRelay({ upstream: { retries: 2 }, reply: () => error(500, 'boom') });
     const one = award('q', 'u1', 1);

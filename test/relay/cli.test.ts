@@ -183,6 +183,8 @@ describe('quest-points relay', () => {
     [['--headers-timeout', '9000', '--request-timeout', '1000'], 'quest-points relay: headersTimeoutMs must not exceed requestTimeoutMs'],
     [['--port', '70000'], 'quest-points relay: --port must be an integer from 0 to 65535'],
     [['--forwarded-header', 'x-real-ip'], 'quest-points relay: --forwarded-header must be x-forwarded-for or forwarded, got "x-real-ip"'],
+    [['--upstream-connections', '0'], 'quest-points relay: --upstream-connections must be a positive integer, got "0"'],
+    [['--log-level', 'loud'], 'quest-points relay: --log-level must be one of trace, debug, info, warn, error, fatal, silent, got "loud"'],
   ])('refuses %j with one line naming it, exit 2', async (flags, message) => {
     const out = await run(['relay', '--upstream', 'http://127.0.0.1:9', '--port', '0', ...flags], { QP_API_KEY: API_KEY, QP_RELAY_SECRET: SECRET, QP_KEY_SECRET: KEY_SECRET }).exited();
     expect(out.code).toBe(2);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { rateLimitSubject } from '../../src/relay/client-ip.js';
+import { forwardedFor, rateLimitSubject } from '../../src/relay/client-ip.js';
 import { OPEN_POLICY } from '../helpers/fixtures.js';
 import { fakeRelay, RELAY } from './helpers.js';
 
@@ -76,5 +76,19 @@ describe('per-IP limit over the Node socket and forwarded headers', () => {
     expect(await from(app, '10.0.0.2', { forwarded: 'for=;;;' })).toBe(401);
     expect(await from(app, '10.0.0.2', { forwarded: 'for=_hidden' })).toBe(401);
     expect(await from(app, '10.0.0.2', { forwarded: 'nonsense' })).toBe(429);
+  });
+});
+
+describe('forwardedFor (RFC 7239, parsed without Node)', () => {
+  it('reads each element\'s for=, quoted or not, and refuses what breaks the grammar', () => {
+    expect(forwardedFor('for=192.0.2.60;proto=http;by=203.0.113.43')).toEqual(['192.0.2.60']);
+    expect(forwardedFor('for="[2001:db8:cafe::17]:4711", for=198.51.100.17')).toEqual(['[2001:db8:cafe::17]:4711', '198.51.100.17']);
+    expect(forwardedFor('For="a\\"b,c";proto=https,proto=http')).toEqual(['a"b,c', '']);
+    for (const bad of ['for=;;;', 'nonsense', 'for=', 'for="unterminated', 'for=a,,for=b', 'for=a b']) expect(forwardedFor(bad), bad).toBeUndefined();
+  });
+
+  it('an address is taken only in its strict literal form', () => {
+    const cases: [string, string | null][] = [['127.1', null], ['0x7f.0.0.1', null], ['01.2.3.4', null], ['1.2.3.4:80', '1.2.3.4'], ['::ffff:1.2.3.4', '1.2.3.4'], ['fe80::1%eth0', 'fe80:0:0:0::/64'], ['[::1]:80', '0:0:0:0::/64']];
+    for (const [text, subject] of cases) expect(rateLimitSubject(text), text).toBe(subject);
   });
 });

@@ -34,6 +34,10 @@ describe('HTTP hygiene', () => {
     expect(preflight.status).toBe(403);
     const ok = await call('POST', '/group-quests/q/points', { token: t, headers: { origin: GAME }, body: { serviceUserId: 'u1', eventPoints: 1 } });
     expect([ok.status, ok.headers.get('access-control-allow-origin')]).toEqual([200, GAME]);
+    // The SDK reads these two from a cross-origin answer; Vary keeps a cache from mixing origins.
+    expect([ok.headers.get('access-control-expose-headers'), ok.headers.get('vary')]).toEqual(['Retry-After,X-Request-Id', 'Origin']);
+    const refused = await call('POST', '/group-quests/q/points', { token: t, headers: { origin: GAME }, body: { serviceUserId: 'u1', eventPoints: 'x' } });
+    expect([refused.status, refused.headers.get('access-control-allow-origin')]).toEqual([400, GAME]);
     expect(seen).toHaveLength(1);
   });
 

@@ -1,4 +1,4 @@
-import type { LogRecord, PlayerClaims, StartRelayOptions } from '../../src/relay/index.js';
+import type { LogRecord, PlayerClaims, StartRelayOptions } from '../../src/relay/node/index.js';
 import { API_KEY, SECRET, token } from '../helpers/fixtures.js';
 import { startStack } from '../helpers/stack.js';
 import { caller, type CallOptions } from './helpers.js';

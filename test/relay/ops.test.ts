@@ -2,7 +2,8 @@
 import { SignJWT } from 'jose';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
-import { startRelay, type RunningServer } from '../../src/relay/index.js';
+import { createPrometheusMetrics, startRelay, type RunningServer } from '../../src/relay/node/index.js';
+import type { AwardLabel, MetricsSink } from '../../src/relay/index.js';
 import { API_KEY, KEY_SECRET, SECRET, token } from '../helpers/fixtures.js';
 import { award, caller, fakeRelay, uuid } from './helpers.js';
 
@@ -58,7 +59,7 @@ describe('GET /healthz and /readyz', () => {
 describe('GET /metrics', () => {
   it('Prometheus text from the relay\'s own registry: awards by outcome, upstream latency, limiter refusals, in flight', async () => {
     const policy = { allowUnknownEvents: true, maxPointsPerAward: 10, rateLimits: { perPlayer: { limit: 2, windowSeconds: 60 } } };
-    const { call } = fakeRelay({ policy });
+    const { call } = fakeRelay({ policy, metrics: await createPrometheusMetrics() });
     const jwt = await token({ sub: 'm1' });
     const one = (points: number) => call('POST', '/group-quests/q1/points', { token: jwt, headers: { IDEMPOTENCY_KEY: uuid() }, body: { serviceUserId: 'm1', eventPoints: points } });
     await one(1);
@@ -77,17 +78,48 @@ describe('GET /metrics', () => {
     expect(text).toMatch(/qp_relay_requests_total\{status="2xx"\} 2/);
     // Its own registry: nothing from prom-client's global default metrics, and a second relay counts apart.
     expect(text).not.toContain('process_cpu');
-    const other = await fakeRelay().call('GET', '/metrics');
+    const other = await fakeRelay({ metrics: await createPrometheusMetrics() }).call('GET', '/metrics');
     expect(other.text).toContain('qp_relay_awards_total{outcome="ok"} 0');
   });
 
   it('with metricsToken, /metrics needs it as a bearer token', async () => {
-    const { call } = fakeRelay({ metricsToken: 'metrics-token-0123456789' });
+    const { call } = fakeRelay({ metricsToken: 'metrics-token-0123456789', metrics: await createPrometheusMetrics() });
     expect((await call('GET', '/metrics')).status).toBe(401);
     const wrong = await call('GET', '/metrics', { headers: { authorization: 'Bearer nope' } });
     expect([wrong.status, wrong.json]).toEqual([401, { success: false, message: 'metrics token invalid' }]);
     expect((await call('GET', '/metrics', { headers: { authorization: 'Bearer metrics-token-0123456789' } })).status).toBe(200);
     expect((await call('GET', '/healthz')).status).toBe(200);
+  });
+});
+
+describe('metrics sink', () => {
+  it('createRelay counts nothing by default: GET /metrics answers 404 saying why', async () => {
+    const res = await fakeRelay().call('GET', '/metrics');
+    expect([res.status, res.json]).toEqual([404, { success: false, message: 'no metrics on this relay: it was created without a Prometheus metrics sink' }]);
+  });
+
+  // Issue 21 bug 2: metrics.ts had a status table of its own that called 425 final ('rejected') while the batch
+  // result (the protocol's table) says retry. The label now comes from the batch result.
+  it('labels each award with its batch result outcome, whatever the service answered (425 is retry)', async () => {
+    const labels: AwardLabel[] = [];
+    const sink: MetricsSink = { award: (label) => labels.push(label), limited() {}, storeError() {}, request() {}, inFlight() {}, upstream() {} };
+    const statuses = [200, 400, 404, 408, 409, 422, 425, 429, 500, 503];
+    const { call } = fakeRelay({ metrics: sink, upstream: { retries: 0 }, reply: (request) => {
+      const status = Number((request.body as { eventPoints: number }).eventPoints);
+      return Response.json(status < 300 ? { success: true } : { success: false, message: 'no' }, { status });
+    } });
+    // An admin may award several players: one lane each, so every award is sent (none held behind a retry).
+    const jwt = await token({ sub: 'm1', role: 'admin' });
+    const batch = await call('POST', '/batch/points', { token: jwt, body: { awards: statuses.map((status) => award('q1', `m${status}`, status)) } });
+    expect(batch.status).toBe(200);
+    const outcomes = (batch.json.results as { outcome: string }[]).map((result) => result.outcome);
+    expect(outcomes[statuses.indexOf(425)]).toBe('retry');
+    expect(labels).toEqual(outcomes);
+    // The single route counts by the same rule.
+    labels.length = 0;
+    const single = await call('POST', '/group-quests/q1/points', { token: jwt, headers: { IDEMPOTENCY_KEY: uuid() }, body: { serviceUserId: 'm1', eventPoints: 425 } });
+    expect(single.status).toBe(425);
+    expect(labels).toEqual(['retry']);
   });
 });
 

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createAuth, type AuthOptions } from '../../src/relay/authenticate.js';
 import type { RelayEnv } from '../../src/relay/context.js';
 import { signPlayerToken } from '../../src/relay/index.js';
-import { createTokenCache, DEFAULT_TOKEN_CACHE_SIZE } from '../../src/relay/token-cache.js';
+import { createTokenCache, DEFAULT_TOKEN_CACHE_SIZE, MAX_CACHED_TOKEN_LENGTH } from '../../src/relay/token-cache.js';
 import { secretKey } from '../../src/relay/token.js';
 import { API_KEY, KEY_SECRET, OTHER_SECRET, SECRET, token } from '../helpers/fixtures.js';
 
@@ -67,6 +67,19 @@ describe('verified-token cache', () => {
     // An exp already past is never stored.
     cache.set(key, { sub: 'alice', role: 'player' }, seconds() - 1);
     expect(cache.stats().size).toBe(0);
+  });
+
+  it('is keyed by the token itself, and never holds one longer than MAX_CACHED_TOKEN_LENGTH', () => {
+    const cache = createTokenCache(10, 3600);
+    const jwt = 'header.payload.signature';
+    expect(cache.keyOf(jwt)).toBe(jwt);
+    cache.set(cache.keyOf(jwt), { sub: 'alice', role: 'player' }, seconds() + 600);
+    expect(cache.get(cache.keyOf(`${jwt}x`))).toBeUndefined();
+    expect(cache.get(cache.keyOf(jwt))?.claims.sub).toBe('alice');
+    const long = 'x'.repeat(MAX_CACHED_TOKEN_LENGTH + 1);
+    cache.set(cache.keyOf(long), { sub: 'bob', role: 'player' }, seconds() + 600);
+    expect(cache.get(cache.keyOf(long))).toBeUndefined();
+    expect(cache.stats().size).toBe(1);
   });
 
   it('never caches a failure: a token refused once is verified afresh next time', async () => {

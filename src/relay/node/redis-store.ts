@@ -1,10 +1,10 @@
-import { createClient, defineScript, type RedisClientType } from 'redis';
-import { ConfigError } from '../kit/index.js';
-import type { CounterStore } from './counter-store.js';
+import { ConfigError } from '../../kit/errors.js';
+import type { CounterStore } from '../counter-store.js';
+import { importPeer } from './peer.js';
 
 // One round trip, atomic: the first hit of a window sets its expiry; a key that somehow lost its expiry gets
 // one again (it would otherwise count forever). Answers [hits so far, ms until the window ends].
-const HIT = defineScript({
+const HIT_SCRIPT = {
   NUMBER_OF_KEYS: 1,
   SCRIPT: `local count = redis.call('INCR', KEYS[1])
 local ttl = redis.call('PTTL', KEYS[1])
@@ -13,12 +13,24 @@ if ttl < 0 then
   ttl = tonumber(ARGV[1])
 end
 return { count, ttl }`,
-  parseCommand(parser, key: string, windowMs: number) {
+  parseCommand(parser: { pushKey(key: string): void; push(value: string): void }, key: string, windowMs: number) {
     parser.pushKey(key);
     parser.push(String(Math.max(1, Math.ceil(windowMs))));
   },
   transformReply: undefined as unknown as () => [number, number],
-});
+};
+
+/** The few calls the store makes on a node-redis client (typed here: `redis` is an optional peer). */
+interface HitClient {
+  hit(key: string, windowMs: number): Promise<[number, number]>;
+  ping(): Promise<unknown>;
+  connect(): Promise<unknown>;
+  close(): Promise<unknown>;
+  destroy(): void;
+  on(event: string, listener: (...args: never[]) => void): unknown;
+  isReady: boolean;
+  isOpen: boolean;
+}
 
 export interface RedisCounterStoreOptions {
   /** redis://[user:pass@]host:port[/db] or rediss://; default process.env.QP_REDIS_URL. */
@@ -32,23 +44,25 @@ export interface RedisCounterStoreOptions {
 }
 
 /**
- * A CounterStore on Redis (node-redis): every relay instance pointed at the same Redis shares one counter per
- * key. Connects in the background and reconnects forever with backoff; while Redis is away, increment() fails at
- * once (no offline queue) and the relay applies its `onStoreError` ('open' or 'closed').
+ * A CounterStore on Redis (node-redis, an optional peer dependency: `npm install redis`; runs on Node, Bun and
+ * Deno): every relay instance pointed at the same Redis shares one counter per key. Connects in the background and
+ * reconnects forever with backoff; while Redis is away, increment() fails at once (no offline queue) and the relay
+ * applies its `onStoreError` ('open' or 'closed').
  */
-export function createRedisCounterStore(options: RedisCounterStoreOptions = {}): CounterStore {
+export async function createRedisCounterStore(options: RedisCounterStoreOptions = {}): Promise<CounterStore> {
   const url = options.url ?? globalThis.process?.env?.QP_REDIS_URL;
   if (!url) throw new ConfigError('redis', 'missing', 'Redis URL is required: pass `url` or set QP_REDIS_URL');
   if (!/^rediss?:\/\//.test(url)) throw new ConfigError('redis', 'invalid', 'Redis URL must start with redis:// or rediss://');
+  const { createClient, defineScript } = await importPeer('redis', () => import('redis'), 'Sharing rate limits in Redis (--redis, QP_REDIS_URL)');
   const prefix = options.prefix ?? '';
   const report = options.onConnectionError ?? ((message: string) => console.error(`quest-points relay: ${message}`));
   const client = createClient({
     url,
     disableOfflineQueue: true,
-    socket: { connectTimeout: 2_000, reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 2_000) },
+    socket: { connectTimeout: 2_000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2_000) },
     commandOptions: { timeout: options.commandTimeoutMs ?? 500 },
-    scripts: { hit: HIT },
-  }) as unknown as RedisClientType<Record<string, never>, Record<string, never>, { hit: typeof HIT }>;
+    scripts: { hit: defineScript(HIT_SCRIPT) },
+  }) as unknown as HitClient;
   // An 'error' event without a listener would crash the process; the URL may carry a password, never print it.
   let lastReport = '';
   client.on('error', (error: Error) => {

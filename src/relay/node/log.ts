@@ -1,0 +1,43 @@
+// The relay's access log on Node: pino on an asynchronous destination. A request's line goes into a buffer and
+// reaches stderr in large writes off the request's path; console.error (the default sink) is a synchronous write
+// per line. Same records as every sink: the core builds them, secrets already masked (context.ts), so this only
+// filters by level and serialises.
+import pino from 'pino';
+import { ConfigError } from '../../kit/index.js';
+import type { LogSink } from '../logger.js';
+
+/** pino's levels; the relay writes info (every request), warn (4xx, a store outage) and error (5xx, upstream failures). */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface PinoSinkOptions {
+  /** Lowest level written; default QP_LOG_LEVEL or 'info'. */
+  level?: LogLevel | undefined;
+  /** File descriptor or path; default 2 (stderr: stdout stays free for the CLI's own output). */
+  destination?: number | string;
+}
+
+export interface PinoSink {
+  sink: LogSink;
+  /** Writes out what is buffered; call before the process exits (pino also does on a normal exit). */
+  flush(): Promise<void>;
+}
+
+export function parseLogLevel(value: string | undefined, name = 'logLevel'): LogLevel | undefined {
+  if (value === undefined || (LOG_LEVELS as readonly string[]).includes(value)) return value as LogLevel | undefined;
+  throw new ConfigError(name, 'invalid', `${name} must be one of ${LOG_LEVELS.join(', ')}, got "${value}"`);
+}
+
+export function createPinoSink(options: PinoSinkOptions = {}): PinoSink {
+  const level = options.level ?? parseLogLevel(process.env.QP_LOG_LEVEL, 'QP_LOG_LEVEL') ?? 'info';
+  const destination = pino.destination({ dest: options.destination ?? 2, sync: false, minLength: 4096 });
+  // No pid/hostname, the record's own ISO time, the level as a word: the line the default sink writes.
+  const logger = pino({ level, base: null, timestamp: false, formatters: { level: (label) => ({ level: label }) } }, destination);
+  return {
+    sink: (record) => {
+      const { level: recordLevel, msg, ...fields } = record;
+      logger[recordLevel](fields, msg);
+    },
+    flush: () => new Promise<void>((resolve) => logger.flush(() => resolve())),
+  };
+}

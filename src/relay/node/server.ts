@@ -1,0 +1,105 @@
+import { isConfigError } from '../../kit/errors.js';
+import { startNodeServer, takeLimits, type RunningServer, type ServerLimits } from '../../kit/server.js';
+import { buildRelay, type RelayOptions } from '../app.js';
+import { jsonLinesToStderr } from '../logger.js';
+import type { MetricsSink } from '../metrics.js';
+import { createPinoSink, type LogLevel } from './log.js';
+import { createPrometheusMetrics } from './metrics.js';
+import { createPoolTransport, poolAvailable } from './pool.js';
+import { createRedisCounterStore } from './redis-store.js';
+
+export type { RunningServer };
+
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_PORT = 8788;
+
+export type StartRelayOptions = RelayOptions &
+  ServerLimits & {
+    host?: string;
+    port?: number;
+    /**
+     * Share rate limits between instances: a Redis URL (redis://host:6379); default process.env.QP_REDIS_URL.
+     * Needs the `redis` package (an optional peer dependency). Ignored when `rateLimitStore` is given.
+     */
+    redis?: string;
+    /**
+     * Where the relay counts what it does. Default: Prometheus (prom-client) when that package is installed, served
+     * at GET /metrics; without it, nothing is counted and /metrics answers 404 (said once in the log at start).
+     */
+    metrics?: MetricsSink;
+    /** Keep-alive connections to the service at once (undici pool); default QP_UPSTREAM_CONNECTIONS or 128. */
+    upstreamConnections?: number;
+    /** Lowest level of the JSON log written to stderr when no `logger` is given; default QP_LOG_LEVEL or 'info'. */
+    logLevel?: LogLevel;
+    /**
+     * close(): /readyz answers 503 and requests are still served this long before the relay stops accepting
+     * connections, so a load balancer's health check takes it out of rotation first; default 0. Closing a listening
+     * socket resets the connections still in its accept queue: a balancer that sent a request on one cannot tell
+     * whether the relay got it, and does not resend a POST.
+     */
+    drainDelayMs?: number;
+  };
+
+/**
+ * Serve the relay on Node (and on Bun or Deno through their node:http): port 0 picks a free port. Resolves once
+ * listening. close() is graceful: /readyz turns 503 (for drainDelayMs, requests are still served), no new connections
+ * are accepted, in-flight requests finish
+ * (up to shutdownGraceMs), keep-alive connections are closed, then the Redis connection the relay opened is released.
+ */
+export async function startRelay(options: StartRelayOptions = {}): Promise<RunningServer> {
+  const [limits, { host = DEFAULT_HOST, port = DEFAULT_PORT, redis, metrics, upstreamConnections, logLevel, drainDelayMs = 0, ...relayOptions }] = takeLimits(options);
+  // Node's adapters, unless the caller brought its own: an undici pool to the service, pino for the log.
+  const ownTransport = relayOptions.upstream?.fetch || relayOptions.upstream?.transport;
+  const pool = ownTransport || !poolAvailable ? undefined : createPoolTransport({ connections: upstreamConnections });
+  const pinoLog = relayOptions.logger ? undefined : createPinoSink({ level: logLevel });
+  const log = relayOptions.logger ?? pinoLog?.sink ?? jsonLinesToStderr;
+  const redisUrl = relayOptions.rateLimitStore ? undefined : (redis ?? process.env.QP_REDIS_URL);
+  let ownStore: Awaited<ReturnType<typeof createRedisCounterStore>> | undefined;
+  const dispose = async () => {
+    await Promise.all([ownStore?.close?.(), pool?.close(), pinoLog?.flush()]);
+  };
+  let relay: ReturnType<typeof buildRelay>;
+  let running: RunningServer;
+  try {
+    ownStore = redisUrl
+      ? await createRedisCounterStore({ url: redisUrl, onConnectionError: (msg) => log({ time: new Date().toISOString(), level: 'warn', msg }) })
+      : undefined;
+    const sink = metrics ?? (await defaultMetrics(log));
+    relay = buildRelay({
+      ...relayOptions,
+      ...(pool ? { upstream: { ...relayOptions.upstream, transport: pool.transport } } : {}),
+      logger: log,
+      ...(ownStore ? { rateLimitStore: ownStore } : {}),
+      ...(sink ? { metrics: sink } : {}),
+    });
+    running = await startNodeServer({ fetch: relay.app.fetch, host, port, ...limits });
+  } catch (error) {
+    // A relay that refuses to start leaves no connection behind.
+    await dispose();
+    throw error;
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    ...running,
+    close: () =>
+      (closing ??= (async () => {
+        relay.drain();
+        if (drainDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, drainDelayMs));
+        try {
+          await running.close();
+        } finally {
+          await dispose();
+        }
+      })()),
+  };
+}
+
+async function defaultMetrics(log: NonNullable<RelayOptions['logger']>): Promise<MetricsSink | undefined> {
+  try {
+    return await createPrometheusMetrics();
+  } catch (error) {
+    if (!isConfigError(error)) throw error;
+    log({ time: new Date().toISOString(), level: 'warn', msg: `${error.message}; until then GET /metrics answers 404` });
+    return undefined;
+  }
+}

@@ -1,0 +1,99 @@
+// The relay mounted under a path of the game's own server, as docs/relay.md "Deploying" shows it: Express 5,
+// Fastify 5, a Next.js App Router route handler (called as Next calls it: a Request in, a Response out, with the
+// route's params) and a Hono app. Each takes single awards and a batch to a real emulator, and the game's own
+// routes keep answering beside it.
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { Hono } from 'hono';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { createRelay, type RelayOptions } from '../../src/relay/index.js';
+import { toNodeListener } from '../../src/relay/node/index.js';
+import { API_KEY, KEY_SECRET, OPEN_POLICY, SECRET } from '../helpers/fixtures.js';
+import { awardsGoThrough, httpClient, type Client } from './harness.js';
+
+let emulator: RunningEmulator;
+const closers: (() => Promise<unknown>)[] = [];
+const options = (): RelayOptions => ({ upstream: { url: emulator.url, apiKey: API_KEY }, secret: SECRET, keySecret: KEY_SECRET, policy: OPEN_POLICY, logger: () => {} });
+
+beforeAll(async () => {
+  emulator = await startEmulator({ port: 0, apiKeys: [API_KEY] });
+});
+afterAll(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+  await emulator?.close();
+});
+
+/** The game's own route answers beside the relay, and the relay's own /healthz answers under the mount. */
+async function besideTheGame(game: Client, relay: Client): Promise<void> {
+  const own = await game('/api/health', { method: 'GET' });
+  expect([own.status, await own.json()]).toEqual([200, { game: 'ok' }]);
+  const health = await relay('/healthz', { method: 'GET' });
+  expect([health.status, await health.json()]).toEqual([200, { success: true, data: { status: 'ok' } }]);
+}
+
+describe('inside the game\'s own server', { timeout: 30_000 }, () => {
+  it('Express 5: app.use(path, toNodeListener(relay)), before any body parser', async () => {
+    const app = express();
+    app.use('/qp', toNodeListener(createRelay(options())));
+    app.use(express.json());
+    app.get('/api/health', (_req, res) => void res.json({ game: 'ok' }));
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    closers.push(() => new Promise((resolve) => server.close(resolve)));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    await awardsGoThrough(httpClient(`${base}/qp`));
+    await besideTheGame(httpClient(base), httpClient(`${base}/qp`));
+  });
+
+  it('Fastify 5: a plugin under the prefix that leaves the body unread and hands the raw request to the relay', async () => {
+    const app: FastifyInstance = Fastify();
+    const relay = toNodeListener(createRelay({ ...options(), basePath: '/qp' }));
+    await app.register(
+      async (scope) => {
+        // The relay reads and checks the body itself (size limit, JSON): Fastify must not consume it first.
+        scope.removeAllContentTypeParsers();
+        scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
+        scope.all('/*', (request, reply) => {
+          reply.hijack();
+          return relay(request.raw, reply.raw);
+        });
+      },
+      { prefix: '/qp' },
+    );
+    app.get('/api/health', async () => ({ game: 'ok' }));
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    closers.push(() => app.close());
+    const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    await awardsGoThrough(httpClient(`${base}/qp`));
+    await besideTheGame(httpClient(base), httpClient(`${base}/qp`));
+  });
+
+  it('Next.js App Router: app/api/qp/[...path]/route.ts exports the relay as GET, POST and OPTIONS', async () => {
+    // The route module as docs/relay.md writes it; Next calls an exported method with the Request and the route's
+    // context ({ params }), and sends the Response it returns.
+    const relay = createRelay({ ...options(), basePath: '/api/qp' });
+    const handler = (request: Request) => relay.fetch(request);
+    const route = { GET: handler, POST: handler, OPTIONS: handler };
+    const next: Client = async (path, init) => {
+      const request = new Request(`http://localhost:3000/api/qp${path}`, init);
+      const method = request.method as keyof typeof route;
+      const params = Promise.resolve({ path: path.split('?')[0]!.split('/').filter(Boolean) });
+      return (route[method] as (request: Request, context: { params: typeof params }) => Promise<Response>)(request, { params });
+    };
+    await awardsGoThrough(next);
+    const health = await next('/healthz', { method: 'GET' });
+    expect([health.status, await health.json()]).toEqual([200, { success: true, data: { status: 'ok' } }]);
+  });
+
+  it('Hono: app.all(path/*) hands the raw request (and the runtime\'s bindings) to a relay with that basePath', async () => {
+    const app = new Hono();
+    const relay = createRelay({ ...options(), basePath: '/qp' });
+    app.all('/qp/*', (c) => relay.fetch(c.req.raw, c.env));
+    app.get('/api/health', (c) => c.json({ game: 'ok' }));
+    const client = (prefix: string): Client => (path, init) => Promise.resolve(app.fetch(new Request(`http://game.test${prefix}${path}`, init)));
+    await awardsGoThrough(client('/qp'));
+    await besideTheGame(client(''), client('/qp'));
+  });
+});
