@@ -54,7 +54,7 @@ async function tokenShapes(): Promise<{ token: string; claims: PlayerClaims | nu
     { sub: 'u2', quests: ['q1'] },
     { sub: 'u3', quests: ['q2', 'q-not-in-policy'] },
     { sub: 'admin-1', role: 'admin' },
-    { sub: 'u1', email: 'u1@example.com', wallet: { chain: 'ethereum', address: '0x' + 'ab'.repeat(20) } },
+    { sub: 'u1', email: 'u1@example.com', wallet: { chain: 'ethereum', address: `0x${'ab'.repeat(20)}` } },
   ];
   const shapes: { token: string; claims: PlayerClaims | null }[] = [];
   for (const claims of valid) shapes.push({ token: await sign(claims), claims });
@@ -75,7 +75,7 @@ async function tokenShapes(): Promise<{ token: string; claims: PlayerClaims | nu
     'null',
     'a.b.c',
     'Bearer',
-    h + '.' + p + '.' + s + '.' + s,
+    `${h}.${p}.${s}.${s}`,
     'x'.repeat(10_000),
   ];
   for (const token of refused) shapes.push({ token, claims: null });
@@ -135,14 +135,14 @@ export async function runFuzz({ seed, requests }: { seed: number; requests: numb
     fc.tuple(segment(quest)).map(([q]) => `/group-quests/${q}/enrolled-users`),
     fc.constant('/users/identify'),
     fc.constant('/batch/points'),
-    fc.array(segment(hostile), { maxLength: 6 }).map((parts) => '/' + parts.join('/')),
+    fc.array(segment(hostile), { maxLength: 6 }).map((parts) => `/${parts.join('/')}`),
     fc.constantFrom('/group-quests/q1/points/../../users/identify', '/./group-quests/q1/points', '//group-quests//q1//points', '/GROUP-QUESTS/q1/points', '/group-quests/q1/points/'),
   );
   const queryValue = fc.oneof(fc.integer({ min: -5, max: 1000 }).map(String), fc.constantFrom('', '1e3', '0x10', 'NaN', '1.5', '-0', '99999999999999999999'), fc.string({ maxLength: 8 }));
   const query = fc.oneof(
     fc.constant(''),
-    fc.record({ offset: queryValue, limit: queryValue }, { requiredKeys: [] }).map((q) => '?' + new URLSearchParams(q as Record<string, string>).toString()),
-    fc.string({ maxLength: 30 }).map((s) => '?' + s),
+    fc.record({ offset: queryValue, limit: queryValue }, { requiredKeys: [] }).map((q) => `?${new URLSearchParams(q as Record<string, string>).toString()}`),
+    fc.string({ maxLength: 30 }).map((s) => `?${s}`),
   );
   const points = fc.oneof(
     fc.constantFrom(1, 5, 10, 3, -3, -1, 0, 0.5, 10.000001, 11, -4, 1e308, -1e308, 5e-324, 0.1),

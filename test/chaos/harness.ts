@@ -282,7 +282,7 @@ export async function runChaos(stack: Stack, browser: Browser, options: ChaosOpt
   // CHAOS_DUMP=<prefix>: everything a failed verdict needs to be traced award by award.
   if (process.env.CHAOS_DUMP)
     (await import('node:fs')).writeFileSync(
-      process.env.CHAOS_DUMP + sender + '.json',
+      `${process.env.CHAOS_DUMP}${sender}.json`,
       JSON.stringify({ requests, ledger: state.ledger, issued: [...issued.values()], workerLog: stack.workerLog }),
     );
   const faults: Record<string, number> = {};

@@ -64,7 +64,7 @@ function hostileText(rng: Rng): Bytes {
   }
 }
 
-const NUMBERS = ['1', '5', '-3', '0', '-0', '0.5', '1e308', '-1e308', '1e309', '-1e309', '5e-324', '9007199254740993', '1' + '0'.repeat(400), '-' + '9'.repeat(400), '1e-7', '10.000001', '0x10', 'NaN', 'Infinity', '1.', '.5', '+1', '"5"', 'null', 'true', '[]', '{}'];
+const NUMBERS = ['1', '5', '-3', '0', '-0', '0.5', '1e308', '-1e308', '1e309', '-1e309', '5e-324', '9007199254740993', `1${'0'.repeat(400)}`, `-${'9'.repeat(400)}`, '1e-7', '10.000001', '0x10', 'NaN', 'Infinity', '1.', '.5', '+1', '"5"', 'null', 'true', '[]', '{}'];
 
 /** A JSON value of one award field: a string with hostile bytes, or a number from the edges. */
 function fieldValue(rng: Rng, kind: 'string' | 'number'): Bytes {
@@ -93,7 +93,7 @@ function body(rng: Rng, path: string): Bytes {
   const roll = rng.int(0, 19);
   if (roll === 0) {
     const depth = rng.pick([100, 1_000, 10_000, 60_000]);
-    return rng.chance(0.5) ? b('['.repeat(depth) + ']'.repeat(depth)) : b('{"a":'.repeat(depth) + '1' + '}'.repeat(depth));
+    return rng.chance(0.5) ? b('['.repeat(depth) + ']'.repeat(depth)) : b(`${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`);
   }
   if (roll === 1) {
     const width = rng.pick([1_000, 5_000, 20_000]);
