@@ -56,7 +56,10 @@ export function createBalancer(ports: () => number[], state: (port: number) => R
     while (!stopped) {
       const list = ports();
       const answers = await Promise.all(list.map(ready));
-      list.forEach((port, i) => (answers[i] ? healthy.add(port) : healthy.delete(port)));
+      for (const [i, port] of list.entries()) {
+        if (answers[i]) healthy.add(port);
+        else healthy.delete(port);
+      }
       await new Promise((resolve) => setTimeout(resolve, HEALTH_CHECK_MS));
     }
   })();

@@ -92,12 +92,20 @@ export async function runChaos(stack: Stack, browser: Browser, options: ChaosOpt
 
   await context.exposeBinding('qpReport', ({ page }, message: PageReport) => {
     const tab = tabs.find((t) => t.page === page);
-    if (message.t === 'ready') return void (tab && (tab.ready = true));
-    if (message.t === 'degraded') return void degraded.push(`${((performance.now() - started) / 1000).toFixed(1)} s ${tab?.slot.id ?? '?'}: ${message.reason} (${message.message})`);
+    if (message.t === 'ready') {
+      if (tab) tab.ready = true;
+      return;
+    }
+    if (message.t === 'degraded') {
+      degraded.push(`${((performance.now() - started) / 1000).toFixed(1)} s ${tab?.slot.id ?? '?'}: ${message.reason} (${message.message})`);
+      return;
+    }
     const entry = issued.get(message.n);
     if (!entry) return;
-    if (message.t === 'accepted') (entry.accepted = true), (entry.key = message.key);
-    else if (message.t === 'answer') answers.set(message.n, [...(answers.get(message.n) ?? []), message.status]);
+    if (message.t === 'accepted') {
+      entry.accepted = true;
+      entry.key = message.key;
+    } else if (message.t === 'answer') answers.set(message.n, [...(answers.get(message.n) ?? []), message.status]);
   });
 
   const url = (slot: Tab['slot']) =>

@@ -86,9 +86,13 @@ export function judge(input: {
     const entries = entriesOf(it);
     // A key found with another description or user is not this award.
     const mine = entries.filter((e) => e.eventDescription === award.description && e.serviceUserId === it.user);
-    mine.forEach((e) => explained.add(e));
+    for (const e of mine) explained.add(e);
     if (mine.some((e) => e.eventPoints !== award.points)) v.problems.push(`${id}: applied with other points than ${award.points}`);
-    if (mine.length > 1) v.duplicated++, (v.extraApplications += mine.length - 1), v.duplicatedKeys.push(id);
+    if (mine.length > 1) {
+      v.duplicated++;
+      v.extraApplications += mine.length - 1;
+      v.duplicatedKeys.push(id);
+    }
     const forbidden = award.eventName === FORBIDDEN_EVENT;
     if (!it.accepted) {
       v.neverAccepted++;
@@ -104,7 +108,10 @@ export function judge(input: {
       continue;
     }
     const queued = stillQueued.has(it.key ?? '') || stillQueued.has(award.description);
-    if (!mine.length && !queued) v.lost++, v.lostKeys.push(id);
+    if (!mine.length && !queued) {
+      v.lost++;
+      v.lostKeys.push(id);
+    }
     if (sender === 'naive') {
       if ((answers.get(award.n) ?? []).some((s) => s >= 200 && s < 300)) v.acknowledged++;
     } else if (!deadByDescription.has(award.description) && !queued) v.acknowledged++;
@@ -113,10 +120,16 @@ export function judge(input: {
   const issuedDescriptions = new Map(issued.map((it) => [it.award.description, it]));
   for (const d of deadLetters) {
     const it = issuedDescriptions.get(d.description);
-    if (!it || it.award.eventName !== FORBIDDEN_EVENT) v.unexpectedDeadLetters++, v.problems.push(`${d.key}: dead-lettered (${d.status}) but not meant to be refused`);
+    if (!it || it.award.eventName !== FORBIDDEN_EVENT) {
+      v.unexpectedDeadLetters++;
+      v.problems.push(`${d.key}: dead-lettered (${d.status}) but not meant to be refused`);
+    }
   }
-  for (const e of ledger)
-    if (!explained.has(e)) v.foreign++, v.problems.push(`ledger entry ${e.idempotencyKey ?? e.eventDescription} matches no issued award`);
+  for (const e of ledger) {
+    if (explained.has(e)) continue;
+    v.foreign++;
+    v.problems.push(`ledger entry ${e.idempotencyKey ?? e.eventDescription} matches no issued award`);
+  }
 
   const actualTotal = new Map<string, number>();
   for (const e of ledger) actualTotal.set(e.serviceUserId, round((actualTotal.get(e.serviceUserId) ?? 0) + e.eventPoints));

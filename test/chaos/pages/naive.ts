@@ -31,7 +31,11 @@ async function replay(): Promise<void> {
       save(items);
       try {
         let status = await send(item);
-        if (status >= 500 || status === 429) report({ t: 'answer', n: item.n, status }), (status = await send(item));
+        // One retry of a retryable answer; the first answer is reported too.
+        if (status >= 500 || status === 429) {
+          report({ t: 'answer', n: item.n, status });
+          status = await send(item);
+        }
         report({ t: 'answer', n: item.n, status });
       } catch {
         save([item, ...load()]);
@@ -43,7 +47,13 @@ async function replay(): Promise<void> {
 }
 
 let timer: ReturnType<typeof setTimeout> | undefined;
-const soon = () => (timer ??= setTimeout(() => ((timer = undefined), void replay()), 50));
+const soon = () => {
+  if (timer !== undefined) return;
+  timer = setTimeout(() => {
+    timer = undefined;
+    void replay();
+  }, 50);
+};
 // A sync event comes on reconnect and then periodically; a 1 s timer stands in for the browser's schedule.
 addEventListener('online', soon);
 setInterval(soon, 1000);
