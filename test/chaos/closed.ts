@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import type { BrowserContext, Page } from 'playwright-core';
 import { upstreamKey } from '../helpers/fixtures.js';
 import { until } from '../helpers/until.js';
-import type { PlannedAward } from './pages/protocol.js';
+import type { ChaosGlobal, OursChaosPage, PlannedAward } from './pages/protocol.js';
 import type { Slot } from './plan.js';
 import { FORBIDDEN_EVENT, QUEST, type InFlight, type Stack } from './stack.js';
 import type { LedgerEntry } from './verdict.js';
@@ -78,7 +78,7 @@ export async function closedTabsPhase(input: PhaseInput): Promise<ClosedTabs> {
   // Queued offline, so each storage's pages asked for its sync tag; Chromium holds it while the context is offline.
   for (const storage of storages) {
     const tab = tabs.find((t) => t.slot.storage === storage)!;
-    const tags = () => tab.page.evaluate(() => (globalThis as any).chaos.syncTags() as Promise<string[]>);
+    const tags = () => tab.page.evaluate(() => (globalThis as ChaosGlobal<OursChaosPage>).chaos.syncTags());
     await until(async () => (await tags()).includes(`qp-${storage}`), `the sync tag qp-${storage} registered`, 10_000, 100);
   }
   for (const tab of tabs) {

@@ -1,5 +1,5 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import type { PageReport, PlannedAward } from './pages/protocol.js';
+import type { ChaosGlobal, OursChaosPage, PageReport, PlannedAward } from './pages/protocol.js';
 import { closedTabsPhase, type ClosedTabs } from './closed.js';
 import { chaosFaults, planChaos, planClosedTabs, SLOTS, type ChaosSize, type Sender } from './plan.js';
 import { createRng } from './rng.js';
@@ -152,7 +152,7 @@ export async function runChaos(stack: Stack, browser: Browser, options: ChaosOpt
   stack.events.on('start', countWorker);
   if (sender === 'ours') {
     const storages = [...new Set(SLOTS.map((s) => s.storage))].join(',');
-    await tabs[0]!.page.evaluate((u) => (globalThis as any).chaos.registerWorker(u), `/sw.js?storages=${storages}`);
+    await tabs[0]!.page.evaluate((u) => (globalThis as ChaosGlobal<OursChaosPage>).chaos.registerWorker(u), `/sw.js?storages=${storages}`);
   }
 
   /** A tab with an award request in flight (waiting up to timeoutMs for one), else undefined. */
@@ -199,7 +199,7 @@ export async function runChaos(stack: Stack, browser: Browser, options: ChaosOpt
     }
     for (const award of awards) issued.set(award.n, { award, user: tab.slot.user, storage: tab.slot.storage, tab: tab.slot.id, accepted: false });
     // A tab reloaded under this call loses the awards it had not made durable: "never accepted", counted apart.
-    await tab.page.evaluate((list) => (globalThis as any).chaos.issue(list), awards).catch(() => {});
+    await tab.page.evaluate((list) => (globalThis as ChaosGlobal).chaos.issue(list), awards).catch(() => {});
   }
 
   /** Playwright refuses the switch while one of the context's pages is being closed: try again. */
@@ -278,7 +278,7 @@ export async function runChaos(stack: Stack, browser: Browser, options: ChaosOpt
   log(`${sender}: drained at ${at()} (${left.length} left)`);
   const deadLetters = [];
   for (const tab of drainers)
-    deadLetters.push(...(await tab.page.evaluate(() => (globalThis as any).chaos.deadLetters() as Promise<{ key: string; description: string; status: number }[]>)));
+    deadLetters.push(...(await tab.page.evaluate(() => (globalThis as ChaosGlobal).chaos.deadLetters())));
   // Pages gone first: a batch whose page went away is still worked through by the relay; wait for that too.
   await context.close();
   await quiescent(stack);

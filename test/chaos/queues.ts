@@ -1,6 +1,7 @@
 // The end of a chaos run, seen from the pages: what is still queued, flushing until nothing is, and waiting for the
 // relay to finish what closed pages left in flight.
 import type { Page } from 'playwright-core';
+import type { ChaosGlobal } from './pages/protocol.js';
 import type { Stack } from './stack.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -8,7 +9,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Keys still queued in the storages of these pages (one page per storage name): IndexedDB and any rescue. */
 export async function stored(pages: Page[]): Promise<string[]> {
   const left: string[] = [];
-  for (const page of pages) left.push(...(await page.evaluate(() => (globalThis as any).chaos.stored() as Promise<string[]>)));
+  for (const page of pages) left.push(...(await page.evaluate(() => (globalThis as ChaosGlobal).chaos.stored())));
   return left;
 }
 
@@ -17,7 +18,7 @@ export async function drainPages(pages: Page[], timeoutMs: number, progress: (le
   let left = await stored(pages);
   for (let until = Date.now() + timeoutMs, n = 0; left.length > 0 && Date.now() < until; left = await stored(pages), n++) {
     if (n % 40 === 0) progress(left.length);
-    await Promise.all(pages.map((page) => page.evaluate(() => (globalThis as any).chaos.flush()).catch(() => {})));
+    await Promise.all(pages.map((page) => page.evaluate(() => (globalThis as ChaosGlobal).chaos.flush()).catch(() => {})));
     await sleep(250);
   }
   return left;

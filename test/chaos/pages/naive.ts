@@ -2,7 +2,7 @@
 // the queue before it is sent; a network error puts it back at the head (if the page is still there to do it).
 // A 5xx or 429 answer is resent once at once (the usual "retry once"), then the item is dropped; any other answer
 // ends it. No idempotency key; the spec's single-award route.
-import { pageParams, report, type PlannedAward } from './protocol.js';
+import { type ChaosGlobal, type ChaosPage, pageParams, report, type PlannedAward } from './protocol.js';
 
 const { slot, storage, user, quest, token } = pageParams();
 const queueKey = `naive:${storage}`;
@@ -59,7 +59,7 @@ addEventListener('online', soon);
 setInterval(soon, 1000);
 soon();
 
-(globalThis as any).chaos = {
+const chaos: ChaosPage = {
   issue(awards: PlannedAward[]) {
     save([...load(), ...awards]);
     for (const a of awards) report({ t: 'accepted', n: a.n });
@@ -71,4 +71,5 @@ soon();
   stored: async () => load().map((item) => item.description),
   deadLetters: async () => [],
 };
+(globalThis as ChaosGlobal).chaos = chaos;
 report({ t: 'ready' });

@@ -2,7 +2,7 @@
 import { createStore, keys } from 'idb-keyval';
 import { createQuestPoints, type AwardHandle } from '../../../src/client/index.js';
 import { backgroundSync } from '../../../src/sw/page.js';
-import { pageParams, report, type PlannedAward } from './protocol.js';
+import { type ChaosGlobal, type OursChaosPage, pageParams, report, type PlannedAward } from './protocol.js';
 
 const { slot, storage, user, quest, token } = pageParams();
 const qp = createQuestPoints({
@@ -25,7 +25,7 @@ async function confirmDurable(n: number, handle: AwardHandle) {
   if (await handle.persisted) report({ t: 'accepted', n, key: handle.idempotencyKey });
 }
 
-(globalThis as any).chaos = {
+const chaos: OursChaosPage = {
   issue(awards: PlannedAward[]) {
     for (const a of awards) {
       try {
@@ -57,4 +57,5 @@ async function confirmDurable(n: number, handle: AwardHandle) {
   },
   deadLetters: async () => (await qp.deadLetters()).map((d) => ({ key: d.idempotencyKey, description: d.eventDescription ?? '', status: d.status, message: d.message })),
 };
+(globalThis as ChaosGlobal).chaos = chaos;
 report({ t: 'ready' });

@@ -34,4 +34,38 @@ export function pageParams(): PageParams {
   return { slot: get('slot'), storage: get('storage'), user: get('user'), quest: get('quest'), token: get('token') };
 }
 
-export const report = (message: PageReport) => void (globalThis as any).qpReport?.(message).catch?.(() => {});
+/** A dead-lettered award as a page hands it to the harness. */
+export interface DeadLetterSummary {
+  key: string;
+  description: string;
+  status: number;
+  message?: string;
+}
+
+/** What each page puts on `globalThis.chaos` for the harness to call through page.evaluate. */
+export interface ChaosPage {
+  issue(awards: PlannedAward[]): void;
+  flush(): Promise<void>;
+  pending(): Promise<number>;
+  /** What is still queued: idempotency keys (ours) or descriptions (naive). */
+  stored(): Promise<string[]>;
+  deadLetters(): Promise<DeadLetterSummary[]>;
+}
+
+/** "Our" page besides: the page's service worker and its Background Sync tags. */
+export interface OursChaosPage extends ChaosPage {
+  syncTags(): Promise<string[]>;
+  registerWorker(url: string): Promise<void>;
+}
+
+/**
+ * The page's global as the harness and the pages see it. Code run through page.evaluate is sent as source text, so it
+ * cannot import a helper: it casts `globalThis as ChaosGlobal` itself (a type only, gone from the sent text).
+ */
+export type ChaosGlobal<P extends ChaosPage = ChaosPage> = typeof globalThis & {
+  chaos: P;
+  /** Exposed by the harness (context.exposeBinding); absent when a page is opened without it. */
+  qpReport?: (message: PageReport) => Promise<void>;
+};
+
+export const report = (message: PageReport) => void (globalThis as ChaosGlobal).qpReport?.(message).catch(() => {});
