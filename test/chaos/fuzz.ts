@@ -46,6 +46,13 @@ function encodeSegment(text: string): string {
 
 const b64 = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
 
+/** The body every refusal carries: { success: false, message: <text, not empty> }. */
+function isErrorBody(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const { success, message } = value as { success?: unknown; message?: unknown };
+  return success === false && typeof message === 'string' && message !== '';
+}
+
 /** Every token shape the fuzzer sends, with the claims a valid one carries (null: the relay must refuse it). */
 async function tokenShapes(): Promise<{ token: string; claims: PlayerClaims | null }[]> {
   const sign = (claims: PlayerClaims, ttl: string | number = '1h', secret = SECRET) => signPlayerToken(claims, { secret, ttl });
@@ -248,13 +255,13 @@ export async function runFuzz({ seed, requests }: { seed: number; requests: numb
       const text = await response.text();
       if (status >= 500) fail(`${status} for ${describe()}: ${text.slice(0, 200)}`);
       if (r.method !== 'HEAD' && !(r.method === 'OPTIONS' && status === 204)) {
-        let json: any;
+        let json: unknown;
         try {
           json = JSON.parse(text);
         } catch {
           fail(`${status} not JSON for ${describe()}: ${text.slice(0, 100)}`);
         }
-        if (json && status >= 400 && (json.success !== false || typeof json.message !== 'string' || !json.message))
+        if (json && status >= 400 && !isErrorBody(json))
           fail(`${status} error body not { success: false, message } for ${describe()}: ${text.slice(0, 100)}`);
       }
     } catch (error) {

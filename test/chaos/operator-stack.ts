@@ -61,7 +61,7 @@ export async function operatorStack(options: OperatorOptions & FrontParts): Prom
   options.setRelays(fleet.ports, fleet.state);
   const windows = watchWindows(fleet.redis.url, SLOTS.map((s) => s.user), perPlayer.windowSeconds * 1000);
 
-  async function admin(method: string, path: string, body?: unknown): Promise<any> {
+  async function admin(method: string, path: string, body?: unknown): Promise<unknown> {
     const response = await fetch(`${emulator.url}/__emulator/${path.replace(/^\//, '')}`, {
       method,
       ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),

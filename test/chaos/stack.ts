@@ -59,7 +59,8 @@ export interface Stack {
   balancer: Balancer;
   /** Set with StackOptions.operator: the relay fleet and Redis the operator's chaos acts on. */
   operator?: OperatorControls;
-  admin(method: string, path: string, body?: unknown): Promise<any>;
+  /** Emulator admin: the answer's data, as the caller knows it by the route. */
+  admin(method: string, path: string, body?: unknown): Promise<unknown>;
   setFaults(faults: FaultConfig): Promise<void>;
   token(sub: string): Promise<string>;
   close(): Promise<void>;
