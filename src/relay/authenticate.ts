@@ -166,5 +166,6 @@ function envSecrets(secret: TokenSecrets | undefined, env: Env): TokenSecrets | 
 function envJwks(env: Env): JwksOptions | undefined {
   if (!env.QP_JWKS_URL) return undefined;
   const audience = (env.QP_JWT_AUDIENCE ?? '').split(',').map((a) => a.trim()).filter(Boolean);
-  return { url: env.QP_JWKS_URL, issuer: env.QP_JWT_ISSUER ?? '', audience: audience.length === 1 ? audience[0]! : audience };
+  const single = audience.length === 1 ? audience[0] : undefined;
+  return { url: env.QP_JWKS_URL, issuer: env.QP_JWT_ISSUER ?? '', audience: single ?? audience };
 }

@@ -64,8 +64,6 @@ function shardOf(key: string, shards: number): number {
 export class RateLimitCounter {
   readonly #counters = createMemoryCounterStore();
 
-  constructor(_state?: unknown, _env?: unknown) {}
-
   async fetch(request: Request): Promise<Response> {
     const body = (await request.json().catch(() => null)) as { key?: unknown; windowMs?: unknown } | null;
     const key = body?.key;

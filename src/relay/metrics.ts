@@ -51,6 +51,7 @@ export interface RelayMetrics extends Omit<MetricsSink, 'award'> {
 }
 
 export function relayMetrics(sink: MetricsSink): RelayMetrics {
+  const expose = sink.expose?.bind(sink);
   return {
     award: (outcome, result) => sink.award(awardLabel(outcome, result)),
     limited: (limit) => sink.limited(limit),
@@ -58,7 +59,7 @@ export function relayMetrics(sink: MetricsSink): RelayMetrics {
     request: (status) => sink.request(status),
     inFlight: (delta) => sink.inFlight(delta),
     upstream: (method, result, seconds) => sink.upstream(method, result, seconds),
-    ...(sink.expose ? { expose: () => sink.expose!() } : {}),
+    ...(expose ? { expose } : {}),
   };
 }
 

@@ -74,8 +74,8 @@ export async function signPlayerToken(claims: PlayerClaims, options: SignOptions
     .setIssuedAt(Math.floor(Date.now() / 1000))
     .sign(secretKey(tokenSecrets(options.secret)[0]));
   // Checked on what was signed: jose parses the time span, and the relay would refuse anything longer anyway.
-  const signed = decodeJwt(token);
-  if (signed.exp! - signed.iat! > maxAge) {
+  const { exp: signedExp, iat: signedIat } = decodeJwt(token);
+  if (signedExp === undefined || signedIat === undefined || signedExp - signedIat > maxAge) {
     throw new RangeError(`ttl ${JSON.stringify(ttl)} is longer than maxTokenAgeSeconds ${maxAge}: the relay would refuse the token`);
   }
   return token;
