@@ -21,6 +21,7 @@ export {
   resolvePolicy,
   type EventRule,
   type RateLimitRule,
+  type RateLimits,
   type RelayPolicy,
   type ResolvedPolicy,
 } from './policy.js';
