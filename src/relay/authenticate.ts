@@ -20,6 +20,10 @@ import {
   type TokenSecrets,
 } from './token.js';
 
+/**
+ * The operator's own authentication (RelayOptions `authenticate`), in place of player tokens: the caller's claims
+ * from the request (a session cookie, say), or null for 401. The claims are checked like a token's.
+ */
 export type Authenticate = (request: Request) => Promise<PlayerClaims | null>;
 
 /** Who may call the relay, and the secret naming its upstream keys (RelayOptions). */

@@ -22,8 +22,11 @@ export interface MetricsText {
  * A sink without `expose` (the default `noMetrics`) means GET /metrics answers 404.
  */
 export interface MetricsSink {
+  /** One award answered, by its outcome. */
   award(label: AwardLabel): void;
+  /** One request refused by a rate limit, by the limit. */
   limited(limit: 'perPlayer' | 'perIp'): void;
+  /** One counter store failure, by what the relay did about it (let the request through, or 503). */
   storeError(behaviour: StoreErrorBehaviour): void;
   /** One HTTP answer, by its status. */
   request(status: number): void;

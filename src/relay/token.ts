@@ -8,6 +8,7 @@ import { PlayerClaimsSchema, type PlayerClaims, type VerifiedClaims } from './cl
 export const TOKEN_ALGORITHM = 'HS256';
 /** HS256 with a short secret can be brute-forced offline from one token. */
 export const SECRET_MIN_LENGTH = 32;
+/** signPlayerToken's lifetime when no `ttl` is given: a token mint is cheap, a leaked token lives briefly. */
 export const DEFAULT_TOKEN_TTL = '15m';
 /** The longest lifetime (exp - iat) the relay accepts by default: a leaked token dies within the hour. */
 export const DEFAULT_MAX_TOKEN_AGE_SECONDS = 3600;
@@ -17,6 +18,7 @@ export const CLOCK_TOLERANCE_SECONDS = 30;
 /** One token secret, or a list during a rotation: the first signs, every one verifies. */
 export type TokenSecrets = string | readonly string[];
 
+/** How signPlayerToken signs: with which secret, for how long. */
 export interface SignOptions {
   /** The relay's `secret`: a list signs with its first (the current) secret. */
   secret: TokenSecrets;
