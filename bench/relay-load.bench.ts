@@ -60,7 +60,10 @@ export async function runRelayLoadBench(
 ): Promise<{ rows: Row[]; environment: Record<string, string | number> }> {
   const dir = await mkdtemp(join(tmpdir(), 'qp-bench-relay-'));
   const owned: { close(): Promise<void> }[] = [];
-  const own = <T extends { close(): Promise<void> }>(server: T) => (owned.push(server), server);
+  const own = <T extends { close(): Promise<void> }>(server: T): T => {
+    owned.push(server);
+    return server;
+  };
   let redis: TestRedis | undefined;
   try {
     redis = await startRedis();

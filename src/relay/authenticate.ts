@@ -20,6 +20,10 @@ import {
   type TokenSecrets,
 } from './token.js';
 
+/**
+ * The operator's own authentication (RelayOptions `authenticate`), in place of player tokens: the caller's claims
+ * from the request (a session cookie, say), or null for 401. The claims are checked like a token's.
+ */
 export type Authenticate = (request: Request) => Promise<PlayerClaims | null>;
 
 /** Who may call the relay, and the secret naming its upstream keys (RelayOptions). */
@@ -166,5 +170,6 @@ function envSecrets(secret: TokenSecrets | undefined, env: Env): TokenSecrets | 
 function envJwks(env: Env): JwksOptions | undefined {
   if (!env.QP_JWKS_URL) return undefined;
   const audience = (env.QP_JWT_AUDIENCE ?? '').split(',').map((a) => a.trim()).filter(Boolean);
-  return { url: env.QP_JWKS_URL, issuer: env.QP_JWT_ISSUER ?? '', audience: audience.length === 1 ? audience[0]! : audience };
+  const single = audience.length === 1 ? audience[0] : undefined;
+  return { url: env.QP_JWKS_URL, issuer: env.QP_JWT_ISSUER ?? '', audience: single ?? audience };
 }

@@ -54,9 +54,8 @@ export function batchRoute(runtime: RelayRuntime): Hono<RelayEnv> {
     const results: (BatchResult | undefined)[] = new Array(keys.length);
     // A player's awards go one after the other, in request order; distinct players run side by side.
     const lanes = new Map<string, Lane>();
-    rawAwards.forEach((raw, index) => {
-      const idempotencyKey = keys[index]!;
-      const award = check(QueuedAwardSchema, raw);
+    keys.forEach((idempotencyKey, index) => {
+      const award = check(QueuedAwardSchema, rawAwards[index]);
       if (!award.ok) {
         results[index] = { idempotencyKey, outcome: 'rejected', status: 400, message: award.refusal.message };
         return;

@@ -45,7 +45,7 @@ const isIpLiteral = (text: string) => ipaddr.IPv4.isValidFourPartDecimal(text) |
 export function rateLimitSubject(text: string): string | null {
   let address = text.trim();
   const bracketed = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(address);
-  if (bracketed) address = bracketed[1]!;
+  if (bracketed?.[1] !== undefined) address = bracketed[1];
   else if (/^[\d.]+:\d{1,5}$/.test(address)) address = address.slice(0, address.lastIndexOf(':'));
   address = address.replace(/%[\w.-]+$/, '');
   // Strict first (ipaddr.process alone would take "127.1"); ipaddr.js then normalises what passed.
@@ -71,11 +71,12 @@ export function forwardedFor(header: string): string[] | undefined {
   const chain: string[] = [];
   let current = '';
   for (const [match, name, value] of header.matchAll(PAIRS)) {
+    // A match is either the comma or a pair, and a pair always captures both its groups.
     if (match === ',') {
       chain.push(current);
       current = '';
-    } else if (name!.toLowerCase() === 'for') {
-      current = value!.startsWith('"') ? value!.slice(1, -1).replace(/\\(.)/g, '$1') : value!;
+    } else if (name?.toLowerCase() === 'for' && value !== undefined) {
+      current = value.startsWith('"') ? value.slice(1, -1).replace(/\\(.)/g, '$1') : value;
     }
   }
   chain.push(current);

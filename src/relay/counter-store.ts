@@ -20,12 +20,15 @@ export interface CounterStore {
   close?(): Promise<void>;
 }
 
+/** One counted hit: the hits in the key's current window so far (this one included) and the ms until it ends. */
 export interface CounterHit {
   count: number;
   resetInMs: number;
 }
 
+/** Options of createMemoryCounterStore. */
 export interface MemoryCounterStoreOptions {
+  /** The clock, in ms (tests pass a fake one); default Date.now. */
   now?: () => number;
   /**
    * Most keys held at once; default 200 000. When full, the least recently counted key is dropped (its next
@@ -34,6 +37,7 @@ export interface MemoryCounterStoreOptions {
   maxKeys?: number;
 }
 
+/** The keys an in-memory counter store holds at most, by default (MemoryCounterStoreOptions `maxKeys`). */
 export const DEFAULT_MAX_KEYS = 200_000;
 
 /**

@@ -4,10 +4,16 @@ import { createMemoryCounterStore } from './counter-store.js';
 
 /** The part of a Durable Object namespace binding the store uses (typed here: no Workers types needed). */
 export interface DurableObjectNamespaceLike {
+  /** The id of the object with this name (the same name, the same object). */
   idFromName(name: string): unknown;
-  get(id: never): { fetch(input: string, init?: RequestInit): Promise<Response> };
+  /** A stub of the object with this id. */
+  get(id: never): {
+    /** A request to the object. */
+    fetch(input: string, init?: RequestInit): Promise<Response>;
+  };
 }
 
+/** Options of createDurableObjectCounterStore. */
 export interface DurableObjectCounterStoreOptions {
   /**
    * Counters are spread over this many objects by key (each object counts its keys in memory, one request at a
@@ -64,8 +70,7 @@ function shardOf(key: string, shards: number): number {
 export class RateLimitCounter {
   readonly #counters = createMemoryCounterStore();
 
-  constructor(_state?: unknown, _env?: unknown) {}
-
+  /** One hit: POST `{ key, windowMs }` answers the CounterHit, 400 for any other body (called by the store, not by players). */
   async fetch(request: Request): Promise<Response> {
     const body = (await request.json().catch(() => null)) as { key?: unknown; windowMs?: unknown } | null;
     const key = body?.key;

@@ -2,6 +2,7 @@
 // any runtime (Node, Bun, Deno, Cloudflare Workers, a framework's route). Imports nothing from Node: Node's server,
 // Prometheus and Redis are in quest-points/relay/node (src/relay/node/).
 export { createRelay, type RelayOptions } from './app.js';
+export type { RelayEnv } from './context.js';
 export {
   signPlayerToken,
   DEFAULT_MAX_TOKEN_AGE_SECONDS,
@@ -21,6 +22,7 @@ export {
   resolvePolicy,
   type EventRule,
   type RateLimitRule,
+  type RateLimits,
   type RelayPolicy,
   type ResolvedPolicy,
 } from './policy.js';
@@ -43,5 +45,5 @@ export type { StoreErrorBehaviour } from './rate-limit.js';
 export { OPS_PATHS } from './ops.js';
 export { ConfigError, type ConfigErrorCode } from '../kit/errors.js';
 export type { LogRecord, LogSink } from './logger.js';
-export type { UpstreamOptions } from './upstream.js';
+export type { UpstreamAnswer, UpstreamExchange, UpstreamOptions, UpstreamTransport } from './upstream.js';
 export { KEY_SECRET_MIN_LENGTH, upstreamIdempotencyKey } from './keys.js';

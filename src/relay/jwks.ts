@@ -5,9 +5,12 @@ import { checkVerifiedPayload, REQUIRED_CLAIMS, tokenErrorMessage, type TokenChe
 
 /** Asymmetric algorithms a provider may sign with: a public key can never be mistaken for an HMAC secret. */
 export const JWKS_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'] as const;
+/** One of JWKS_ALGORITHMS. */
 export type JwksAlgorithm = (typeof JWKS_ALGORITHMS)[number];
+/** The algorithms accepted when JwksOptions `algorithms` is not given. */
 export const DEFAULT_JWKS_ALGORITHMS: readonly JwksAlgorithm[] = ['RS256', 'ES256', 'EdDSA'];
 
+/** Tokens signed by the game's identity provider (Auth0, Clerk, Firebase...), verified against its published keys. */
 export interface JwksOptions {
   /** The provider's JSON Web Key Set, https (http only on loopback), e.g. https://example.auth0.com/.well-known/jwks.json. */
   url: string;

@@ -11,6 +11,7 @@ export interface LogRecord {
   msg: string;
 }
 
+/** Where the relay writes its log records (RelayOptions `logger`); default one JSON line per record on stderr. */
 export type LogSink = (record: LogRecord) => void;
 
 /** Default sink: one JSON line per record on stderr (stdout stays free for the CLI's own output). */

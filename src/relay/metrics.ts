@@ -22,8 +22,11 @@ export interface MetricsText {
  * A sink without `expose` (the default `noMetrics`) means GET /metrics answers 404.
  */
 export interface MetricsSink {
+  /** One award answered, by its outcome. */
   award(label: AwardLabel): void;
+  /** One request refused by a rate limit, by the limit. */
   limited(limit: 'perPlayer' | 'perIp'): void;
+  /** One counter store failure, by what the relay did about it (let the request through, or 503). */
   storeError(behaviour: StoreErrorBehaviour): void;
   /** One HTTP answer, by its status. */
   request(status: number): void;
@@ -51,6 +54,7 @@ export interface RelayMetrics extends Omit<MetricsSink, 'award'> {
 }
 
 export function relayMetrics(sink: MetricsSink): RelayMetrics {
+  const expose = sink.expose?.bind(sink);
   return {
     award: (outcome, result) => sink.award(awardLabel(outcome, result)),
     limited: (limit) => sink.limited(limit),
@@ -58,7 +62,7 @@ export function relayMetrics(sink: MetricsSink): RelayMetrics {
     request: (status) => sink.request(status),
     inFlight: (delta) => sink.inFlight(delta),
     upstream: (method, result, seconds) => sink.upstream(method, result, seconds),
-    ...(sink.expose ? { expose: () => sink.expose!() } : {}),
+    ...(expose ? { expose } : {}),
   };
 }
 

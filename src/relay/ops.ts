@@ -5,6 +5,7 @@ import { paths } from '../protocol/index.js';
 import type { RelayEnv, RelayRuntime } from './context.js';
 import { upstreamOutage } from './respond.js';
 
+/** The operations routes (no token needed): liveness, readiness (the service and the counter store), Prometheus text. */
 export const OPS_PATHS = { health: '/healthz', ready: '/readyz', metrics: '/metrics' } as const;
 
 /** How long /readyz waits for the service, and how long one answer is reused (it costs a call to the service). */

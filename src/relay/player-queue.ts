@@ -23,7 +23,9 @@ export function createPlayerQueue(maxPlayers = 10_000): PlayerQueue {
       const previous = tails.get(player);
       if (!previous && tails.size >= maxPlayers) return 'busy';
       let done!: () => void;
-      const mine = new Promise<void>((resolve) => (done = resolve));
+      const mine = new Promise<void>((resolve) => {
+        done = resolve;
+      });
       // The next caller waits for everything before it, this turn included, even if this one gives up early.
       const tail = (previous ?? Promise.resolve()).then(() => mine);
       tails.set(player, tail);
@@ -52,9 +54,10 @@ function waitFor(promise: Promise<void>, signal: AbortSignal | undefined): Promi
     if (signal.aborted) return resolve(false);
     const onAbort = () => resolve(false);
     signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(() => {
+    const onSettled = () => {
       signal.removeEventListener('abort', onAbort);
       resolve(true);
-    });
+    };
+    promise.then(onSettled, onSettled);
   });
 }

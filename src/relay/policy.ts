@@ -1,28 +1,51 @@
 import * as v from 'valibot';
+import type { ObjectInput, ObjectOutput } from '../protocol/infer.js';
 import { ConfigError } from '../kit/errors.js';
 import { DEFAULT_EVENT_NAME, formatIssues, POINTS_DECIMALS, QuestIdSchema } from '../protocol/index.js';
 
 const positive = v.pipe(v.number('must be a number'), v.finite('must be a finite number'), v.gtValue(0, 'must be greater than 0'));
 const positiveInteger = v.pipe(v.number('must be a number'), v.integer('must be an integer'), v.minValue(1, 'must be at least 1'));
 
-const EventRuleSchema = v.pipe(
-  v.strictObject(
-    {
-      /** The only amount this event may award (an award with another amount is refused, never rewritten). */
-      points: v.optional(v.pipe(v.number('must be a number'), v.finite('must be a finite number'))),
-      /** The most one award of this event may carry (for negative events: the largest magnitude). */
-      maxPoints: v.optional(positive),
-      /** Negative amounts (corrections, penalties) are refused unless this is true. */
-      allowNegative: v.optional(v.boolean('must be a boolean')),
-    },
-    'must be an object with points, maxPoints or allowNegative',
-  ),
-  v.check((rule) => rule.points === undefined || rule.maxPoints === undefined, 'must set points or maxPoints, not both'),
+/** One event's rule in a policy's `events`, before the check that it sets points or maxPoints, not both. */
+export const EventRuleEntriesSchema = v.strictObject(
+  {
+    /** The only amount this event may award (an award with another amount is refused, never rewritten). */
+    points: v.optional(v.pipe(v.number('must be a number'), v.finite('must be a finite number'))),
+    /** The most one award of this event may carry (for negative events: the largest magnitude). */
+    maxPoints: v.optional(positive),
+    /** Negative amounts (corrections, penalties) are refused unless this is true. */
+    allowNegative: v.optional(v.boolean('must be a boolean')),
+  },
+  'must be an object with points, maxPoints or allowNegative',
 );
 
-const RateLimitSchema = v.strictObject(
+// Interfaces over the schemas' entries (protocol/infer.ts), so that each key is documented once.
+// test/relay/policy.test.ts checks that every one of these is valibot's inferred type exactly.
+/** One event's rule: a fixed amount or a cap, and whether negative amounts are allowed. */
+export interface EventRule extends ObjectOutput<typeof EventRuleEntriesSchema> {}
+
+/** One event's rule in a policy's `events`. */
+export const EventRuleSchema = v.pipe(
+  EventRuleEntriesSchema,
+  // Typed with the interface: inferred, the check's type argument would declare the rule's keys a second time.
+  v.check<EventRule, string>((rule) => rule.points === undefined || rule.maxPoints === undefined, 'must set points or maxPoints, not both'),
+);
+
+/** One rate limit: at most `limit` hits in each fixed window of `windowSeconds`. */
+export const RateLimitSchema = v.strictObject(
   { limit: positiveInteger, windowSeconds: positive },
   'must be an object with limit and windowSeconds',
+);
+
+/** A policy's `rateLimits`. */
+export const RateLimitsSchema = v.strictObject(
+  {
+    /** Awards per player token `sub` (admins are exempt). */
+    perPlayer: v.optional(RateLimitSchema),
+    /** Requests per client IP, every route. */
+    perIp: v.optional(RateLimitSchema),
+  },
+  'must be an object with perPlayer and/or perIp',
 );
 
 /** The operator's award policy: what the browser may ask for. Unknown keys are refused so a typo cannot loosen it. */
@@ -30,32 +53,36 @@ export const RelayPolicySchema = v.strictObject(
   {
     /** Quests the relay serves at all; absent -> any quest. */
     quests: v.optional(v.array(QuestIdSchema, 'must be an array of quest ids')),
-    /** Rules per eventName; an award without eventName is the service's DefaultPointsEvent. */
     events: v.optional(v.record(v.string(), EventRuleSchema, 'must be an object of event rules'), {}),
     /** Events with no rule are refused unless this is true (they still obey the cap and sign rules). */
     allowUnknownEvents: v.optional(v.boolean('must be a boolean'), false),
     /** Cap on any single award's magnitude, whatever the event. */
     maxPointsPerAward: v.optional(positive),
-    rateLimits: v.optional(
-      v.strictObject(
-        {
-          /** Awards per player token `sub` (admins are exempt). */
-          perPlayer: v.optional(RateLimitSchema),
-          /** Requests per client IP, every route. */
-          perIp: v.optional(RateLimitSchema),
-        },
-        'must be an object with perPlayer and/or perIp',
-      ),
-      {},
-    ),
+    rateLimits: v.optional(RateLimitsSchema, {}),
   },
   'policy must be a JSON object',
 );
 
-export type RelayPolicy = v.InferInput<typeof RelayPolicySchema>;
-export type ResolvedPolicy = v.InferOutput<typeof RelayPolicySchema>;
-export type EventRule = v.InferOutput<typeof EventRuleSchema>;
-export type RateLimitRule = v.InferOutput<typeof RateLimitSchema>;
+// `events` and `rateLimits` are restated with the named interfaces: inferred, their rules' keys would be declared
+// twice again.
+/** One rate limit: at most `limit` hits in each fixed window of `windowSeconds`. */
+export interface RateLimitRule extends ObjectOutput<typeof RateLimitSchema> {}
+/** A policy's `rateLimits`: per player, per client IP, or both. */
+export interface RateLimits extends ObjectOutput<typeof RateLimitsSchema> {}
+/** The award policy as an operator writes it (RelayPolicySchema's input: every key optional). */
+export interface RelayPolicy extends Omit<ObjectInput<typeof RelayPolicySchema>, 'events' | 'rateLimits'> {
+  /** Rules per eventName; an award without eventName is the service's DefaultPointsEvent. Default: none. */
+  events?: Record<string, EventRule>;
+  /** Rate limits per player and per client IP. Default: none (DEFAULT_POLICY sets both). */
+  rateLimits?: RateLimits;
+}
+/** The award policy once resolvePolicy has checked it, its defaults filled in. */
+export interface ResolvedPolicy extends Omit<ObjectOutput<typeof RelayPolicySchema>, 'events' | 'rateLimits'> {
+  /** Rules per eventName; an award without eventName is the service's DefaultPointsEvent. */
+  events: Record<string, EventRule>;
+  /** Rate limits per player and per client IP (an empty object: none). */
+  rateLimits: RateLimits;
+}
 
 /**
  * The policy when the operator gives none: bounded and closed. Only the service's default event, 1 to 100

@@ -1,4 +1,4 @@
-import type { CounterStore } from './counter-store.js';
+import type { CounterHit, CounterStore } from './counter-store.js';
 import type { LogSink } from './logger.js';
 import type { RelayMetrics } from './metrics.js';
 import type { RateLimitRule, Refusal } from './policy.js';
@@ -25,7 +25,7 @@ export async function checkRateLimit(
   subject: string,
 ): Promise<Refusal | null> {
   if (!rule) return null;
-  let hit;
+  let hit: CounterHit;
   try {
     hit = await limiter.store.increment(`qp:rl:${name}:${subject}`, rule.windowSeconds * 1000);
   } catch (error) {

@@ -60,7 +60,7 @@ export function createTokenCache(size: number, maxTokenAgeSeconds: number): Toke
     },
     verifyOnce<T>(key: string, verify: () => Promise<T>): Promise<T> {
       const running = entries ? (inFlight.get(key) as Promise<T> | undefined) : undefined;
-      if (running) {
+      if (running !== undefined) {
         stats.hits++;
         return running;
       }

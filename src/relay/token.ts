@@ -8,6 +8,7 @@ import { PlayerClaimsSchema, type PlayerClaims, type VerifiedClaims } from './cl
 export const TOKEN_ALGORITHM = 'HS256';
 /** HS256 with a short secret can be brute-forced offline from one token. */
 export const SECRET_MIN_LENGTH = 32;
+/** signPlayerToken's lifetime when no `ttl` is given: a token mint is cheap, a leaked token lives briefly. */
 export const DEFAULT_TOKEN_TTL = '15m';
 /** The longest lifetime (exp - iat) the relay accepts by default: a leaked token dies within the hour. */
 export const DEFAULT_MAX_TOKEN_AGE_SECONDS = 3600;
@@ -17,6 +18,7 @@ export const CLOCK_TOLERANCE_SECONDS = 30;
 /** One token secret, or a list during a rotation: the first signs, every one verifies. */
 export type TokenSecrets = string | readonly string[];
 
+/** How signPlayerToken signs: with which secret, for how long. */
 export interface SignOptions {
   /** The relay's `secret`: a list signs with its first (the current) secret. */
   secret: TokenSecrets;
@@ -74,8 +76,8 @@ export async function signPlayerToken(claims: PlayerClaims, options: SignOptions
     .setIssuedAt(Math.floor(Date.now() / 1000))
     .sign(secretKey(tokenSecrets(options.secret)[0]));
   // Checked on what was signed: jose parses the time span, and the relay would refuse anything longer anyway.
-  const signed = decodeJwt(token);
-  if (signed.exp! - signed.iat! > maxAge) {
+  const { exp: signedExp, iat: signedIat } = decodeJwt(token);
+  if (signedExp === undefined || signedIat === undefined || signedExp - signedIat > maxAge) {
     throw new RangeError(`ttl ${JSON.stringify(ttl)} is longer than maxTokenAgeSeconds ${maxAge}: the relay would refuse the token`);
   }
   return token;

@@ -29,6 +29,7 @@ export interface UpstreamAnswer {
  */
 export type UpstreamTransport = (exchange: UpstreamExchange) => Promise<UpstreamAnswer>;
 
+/** How the relay reaches the Quest Points Service (RelayOptions `upstream`). */
 export interface UpstreamOptions {
   /** Base URL of the Quest Points Service; default process.env.QP_UPSTREAM_URL. */
   url?: string;

@@ -50,7 +50,7 @@ describe('POST /batch/points (fake upstream)', () => {
     ]);
     // Every award sent went with its player's key; the refused and the held-back ones were never sent.
     const sent = [awards[0], awards[1], awards[2], awards[4], awards[7]].map((a) => upstreamKey('u1', a!.idempotencyKey));
-    expect(seen.map((r) => r.headers['idempotency_key'])).toEqual(sent);
+    expect(seen.map((r) => r.headers.idempotency_key)).toEqual(sent);
   });
 
   it('classifies each retry answer of the service on its own (one player per award)', async () => {
@@ -101,7 +101,7 @@ describe('POST /batch/points (fake upstream)', () => {
     const res = await call('POST', '/batch/points', { token: await token({ sub: 'u1' }), body: { awards: [one] } });
     expect(res.json.results).toEqual([{ idempotencyKey: one.idempotencyKey, outcome: 'retry', reason: 'upstream_error', status: 500 }]);
     const sent = upstreamKey('u1', one.idempotencyKey);
-    expect(seen.map((r) => r.headers['idempotency_key'])).toEqual([sent, sent, sent]);
+    expect(seen.map((r) => r.headers.idempotency_key)).toEqual([sent, sent, sent]);
   });
 
   it('turns per-player rate-limit refusals into retry with retryAfter', async () => {

@@ -143,7 +143,12 @@ describe('rate limits', () => {
 
   it('shares limits through a pluggable counter store', async () => {
     const keys: string[] = [];
-    const store = { increment: async (key: string) => (keys.push(key), { count: 99, resetInMs: 1500 }) };
+    const store = {
+      increment: async (key: string) => {
+        keys.push(key);
+        return { count: 99, resetInMs: 1500 };
+      },
+    };
     const { call } = fakeRelay({ policy: limited, rateLimitStore: store });
     const res = await call('GET', '/x');
     expect([res.status, res.headers.get('retry-after')]).toEqual([429, '2']);

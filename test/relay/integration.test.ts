@@ -147,7 +147,7 @@ describe('batches against the emulator', () => {
     const gina = await lb.mint({ sub: 'gina' });
     const awards = [award('eq', 'gina', 1), award('eq', 'gina', 2)];
     await lb.admin('PUT', '/faults', { errorRate: 1, errorStatuses: [503], retryAfterSeconds: 3, seed: 7 });
-    let res;
+    let res: Awaited<ReturnType<Loopback['relay']['call']>>;
     try {
       res = await lb.relay.call('POST', '/batch/points', { token: gina, body: { awards } });
     } finally {

@@ -82,7 +82,10 @@ describe('the per-player queue', () => {
     quitter.abort();
     expect(await gaveUp).toBe('cancelled');
     let third = false;
-    const next = queue.acquire('p').then((turn) => ((third = true), turn));
+    const next = queue.acquire('p').then((turn) => {
+      third = true;
+      return turn;
+    });
     // The queue is promises only (no timer): once the microtask queue is empty, a turn handed out wrongly would have been.
     await new Promise((resolve) => setImmediate(resolve));
     expect(third).toBe(false); // still behind the running turn

@@ -1,9 +1,29 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { DEFAULT_POLICY, resolvePolicy } from '../../src/relay/index.js';
-import { checkPolicyPoints, checkPolicyQuest } from '../../src/relay/policy.js';
+import type * as v from 'valibot';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import {
+  DEFAULT_POLICY,
+  resolvePolicy,
+  type EventRule,
+  type PlayerClaims,
+  type PlayerClaimsSchema,
+  type RateLimitRule,
+  type RateLimits,
+  type RelayPolicy,
+  type RelayPolicySchema,
+  type ResolvedPolicy,
+  type VerifiedClaims,
+} from '../../src/relay/index.js';
+import {
+  checkPolicyPoints,
+  checkPolicyQuest,
+  type EventRuleEntriesSchema,
+  type EventRuleSchema,
+  type RateLimitSchema,
+  type RateLimitsSchema,
+} from '../../src/relay/policy.js';
 
 const policy = resolvePolicy({
   quests: ['q1'],
@@ -82,5 +102,25 @@ describe('award policy', () => {
     expect(() => resolvePolicy(join(dir, 'missing.json'))).toThrow(/cannot be read \(ENOENT\)/);
     writeFileSync(bad, JSON.stringify({ events: { coin: { maxPoints: 'ten' } } }));
     expect(() => resolvePolicy(bad)).toThrow(`policy file ${bad}: events.coin.maxPoints must be a number`);
+  });
+});
+
+// The relay's documented interfaces (one declaration per key for TypeDoc) must stay valibot's inferred types exactly;
+// checked by the type checker (npm run typecheck), not at run time.
+describe('the policy and claims types are the schemas\' inferred types', () => {
+  it('for the policy and its rules', () => {
+    expectTypeOf<RelayPolicy>().toEqualTypeOf<v.InferInput<typeof RelayPolicySchema>>();
+    expectTypeOf<ResolvedPolicy>().toEqualTypeOf<v.InferOutput<typeof RelayPolicySchema>>();
+    expectTypeOf<EventRule>().toEqualTypeOf<v.InferOutput<typeof EventRuleEntriesSchema>>();
+    expectTypeOf<EventRule>().toEqualTypeOf<v.InferOutput<typeof EventRuleSchema>>();
+    expectTypeOf<RateLimitRule>().toEqualTypeOf<v.InferOutput<typeof RateLimitSchema>>();
+    expectTypeOf<RateLimits>().toEqualTypeOf<v.InferOutput<typeof RateLimitsSchema>>();
+    // and input and output differ where valibot's do, so the checks above can fail
+    expectTypeOf<RelayPolicy>().not.toEqualTypeOf<ResolvedPolicy>();
+  });
+  it('for the claims', () => {
+    expectTypeOf<PlayerClaims>().toEqualTypeOf<v.InferInput<typeof PlayerClaimsSchema>>();
+    expectTypeOf<VerifiedClaims>().toEqualTypeOf<v.InferOutput<typeof PlayerClaimsSchema>>();
+    expectTypeOf<PlayerClaims>().not.toEqualTypeOf<VerifiedClaims>();
   });
 });

@@ -19,12 +19,12 @@ describe('relay routes (fake upstream)', () => {
       url: 'http://service.test/v1/group-quests/q1/points',
       body: { serviceUserId: 'u1', eventPoints: 5, eventName: 'coin', eventDescription: 'd' },
     });
-    expect(seen[0]!.headers['api_key']).toBe(API_KEY);
+    expect(seen[0]!.headers.api_key).toBe(API_KEY);
     // The service sees the key scoped to the player (keys.ts), the same for any spelling of the client's key.
-    expect(seen[0]!.headers['idempotency_key']).toBe(upstreamKey('u1', key));
+    expect(seen[0]!.headers.idempotency_key).toBe(upstreamKey('u1', key));
     expect(upstreamKey('u1', key)).toBe(upstreamKey('u1', key.toLowerCase()));
     expect(upstreamKey('u1', key)).not.toBe(upstreamKey('u2', key));
-    expect(seen[0]!.headers['authorization']).toBeUndefined();
+    expect(seen[0]!.headers.authorization).toBeUndefined();
     expect(seen[0]!.headers['x-request-id']).toBe(res.headers.get('x-request-id'));
   });
 
@@ -32,7 +32,7 @@ describe('relay routes (fake upstream)', () => {
     const { call, seen } = fakeRelay();
     await call('POST', '/group-quests/q1/points', { token: await token({ sub: 'u1' }), body: { serviceUserId: 'u1', eventPoints: 1 } });
     expect(seen[0]!.body).toEqual({ serviceUserId: 'u1', eventPoints: 1 });
-    expect(seen[0]!.headers['idempotency_key']).toBeUndefined();
+    expect(seen[0]!.headers.idempotency_key).toBeUndefined();
   });
 
   it('re-encodes every path segment: an id never changes the upstream path', async () => {

@@ -50,7 +50,9 @@ describe('one status policy, every status 400-599', () => {
       const chunk = STATUSES.slice(i, i + 100);
       const res = await call('POST', '/batch/points', { token: admin, body: { awards: chunk.map((s) => award('q', `p${s}`, s)) } });
       expect(res.status).toBe(200);
-      chunk.forEach((s, n) => (outcomes[s] = res.json.results[n].outcome));
+      chunk.forEach((s, n) => {
+        outcomes[s] = res.json.results[n].outcome;
+      });
     }
     expect(outcomes).toEqual(Object.fromEntries(STATUSES.map((s) => [s, expected(s)])));
   });

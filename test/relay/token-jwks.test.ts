@@ -30,7 +30,7 @@ async function providerKey(alg: ProviderKey['alg'], kid: string): Promise<Provid
 /** The provider: its published key set (replaceable, as at a key rotation) and how often it was fetched. */
 async function startJwksServer(keys: ProviderKey[]) {
   const state = { keys, fetches: 0 };
-  const server: Server = createServer((request, response) => {
+  const server: Server = createServer((_request, response) => {
     state.fetches++;
     response.writeHead(200, { 'content-type': 'application/json' });
     response.end(JSON.stringify({ keys: state.keys.map((k) => k.jwk) }));

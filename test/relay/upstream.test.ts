@@ -20,7 +20,7 @@ describe('upstream: retries and outages', () => {
     const res = await awardOnce(call, key);
     expect(res.status).toBe(200);
     const sent = upstreamKey('u1', key);
-    expect(seen.map((r) => r.headers['idempotency_key'])).toEqual([sent, sent, sent]);
+    expect(seen.map((r) => r.headers.idempotency_key)).toEqual([sent, sent, sent]);
   });
 
   it('retries a network error, a bounded number of times, then answers 502 naming the cause', async () => {
@@ -57,7 +57,7 @@ describe('upstream: retries and outages', () => {
     for (const [reply, status, message] of cases) {
       const { call } = fakeRelay({
         upstream: { retries: 0, timeoutMs: 50 },
-        reply: (r) =>
+        reply: () =>
           reply === 'hang'
             ? new Promise<Response>(() => {})
             : reply === 'text'

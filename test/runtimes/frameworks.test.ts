@@ -51,7 +51,7 @@ describe('inside the game\'s own server', { timeout: 30_000 }, () => {
     const app: FastifyInstance = Fastify();
     const relay = toNodeListener(createRelay({ ...options(), basePath: '/qp' }));
     await app.register(
-      async (scope) => {
+      (scope, _options, registered) => {
         // The relay reads and checks the body itself (size limit, JSON): Fastify must not consume it first.
         scope.removeAllContentTypeParsers();
         scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
@@ -59,6 +59,7 @@ describe('inside the game\'s own server', { timeout: 30_000 }, () => {
           reply.hijack();
           return relay(request.raw, reply.raw);
         });
+        registered();
       },
       { prefix: '/qp' },
     );

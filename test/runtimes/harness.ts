@@ -58,7 +58,8 @@ async function stopChild(child: ChildProcess): Promise<void> {
   clearTimeout(kill);
 }
 
-type Answer = { status: number; json: any };
+/** The parts of the service's answers these checks read (a single award, a batch, a total). */
+type Answer = { status: number; json: { success?: boolean; results?: unknown; data?: { totalPoints?: number } } };
 
 /** How a test reaches a relay: a path and a RequestInit in, an answer out (a URL over HTTP, or a Worker's fetch). */
 export type Client = (path: string, init: RequestInit) => Promise<{ status: number; json(): Promise<unknown> }>;
@@ -71,7 +72,7 @@ async function call(client: Client, method: string, path: string, jwt: string, b
     headers: { authorization: `Bearer ${jwt}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  return { status: response.status, json: await response.json() };
+  return { status: response.status, json: (await response.json()) as Answer['json'] };
 }
 
 export const playerToken = (sub: string) => signPlayerToken({ sub }, { secret: SECRET, ttl: '5m' });

@@ -3,6 +3,7 @@ import { getRequestListener } from '@hono/node-server';
 
 /** Anything with a Web-standard fetch: the relay createRelay returns. */
 export interface FetchHandler {
+  /** Answer one request. */
   fetch(request: Request, env?: unknown): Response | Promise<Response>;
 }
 

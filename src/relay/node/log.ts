@@ -8,6 +8,7 @@ import type { LogSink } from '../logger.js';
 
 /** pino's levels; the relay writes info (every request), warn (4xx, a store outage) and error (5xx, upstream failures). */
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+/** One of pino's levels (LOG_LEVELS): the lowest written. */
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface PinoSinkOptions {

@@ -46,7 +46,7 @@ export function createPoolTransport(options: PoolTransportOptions = {}): PoolTra
     return { status: answer.statusCode, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, text };
   };
   function originOf(url: string): string {
-    for (const origin of origins) if (url.startsWith(origin + '/')) return origin;
+    for (const origin of origins) if (url.startsWith(`${origin}/`)) return origin;
     const parsed = new URL(url);
     if (origins.size < 8) origins.add(parsed.origin);
     return parsed.origin;

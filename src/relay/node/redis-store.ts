@@ -32,6 +32,7 @@ interface HitClient {
   isOpen: boolean;
 }
 
+/** Options of createRedisCounterStore. */
 export interface RedisCounterStoreOptions {
   /** redis://[user:pass@]host:port[/db] or rediss://; default process.env.QP_REDIS_URL. */
   url?: string;

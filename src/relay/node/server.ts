@@ -10,12 +10,17 @@ import { createRedisCounterStore } from './redis-store.js';
 
 export type { RunningServer };
 
+/** The address startRelay binds by default: loopback only (put it behind your proxy, or pass host '0.0.0.0'). */
 export const DEFAULT_HOST = '127.0.0.1';
+/** The port startRelay listens on by default. */
 export const DEFAULT_PORT = 8788;
 
+/** startRelay's options: the relay's own (RelayOptions), the HTTP server's limits, and the Node adapters'. */
 export type StartRelayOptions = RelayOptions &
   ServerLimits & {
+    /** Address to bind; default DEFAULT_HOST (127.0.0.1). */
     host?: string;
+    /** Port to listen on, 0 for a free one; default DEFAULT_PORT (8788). */
     port?: number;
     /**
      * Share rate limits between instances: a Redis URL (redis://host:6379); default process.env.QP_REDIS_URL.
