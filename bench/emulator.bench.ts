@@ -52,7 +52,8 @@ export async function runEmulatorBench(): Promise<Record<string, number | string
   const echo = new Hono().post('/p', async (c) => c.json({ success: true, got: (await c.req.json()) !== null }));
   const echoPerSec = await rate(
     AWARDS,
-    () => new Request('http://x/p', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"serviceUserId":"u","eventPoints":1.5}' }),
+    () =>
+      new Request('http://x/p', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"serviceUserId":"u","eventPoints":1.5}' }),
     echo.fetch,
   );
 

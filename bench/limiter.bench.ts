@@ -42,7 +42,10 @@ export async function rssAfterPlayers(players: number) {
     keySecret: KEY_SECRET,
     logger: () => undefined,
     upstream: { url: 'http://service.bench', apiKey: 'bench-api-key-0123456789', fetch: async () => Response.json({ success: true }) },
-    policy: { allowUnknownEvents: true, rateLimits: { perPlayer: { limit: 60, windowSeconds: 60 }, perIp: { limit: 10_000_000, windowSeconds: 60 } } },
+    policy: {
+      allowUnknownEvents: true,
+      rateLimits: { perPlayer: { limit: 60, windowSeconds: 60 }, perIp: { limit: 10_000_000, windowSeconds: 60 } },
+    },
   });
   gc?.();
   const before = process.memoryUsage();

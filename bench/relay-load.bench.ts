@@ -34,8 +34,34 @@ export interface LoadSizes {
   memoryPlayers: number;
 }
 
-export const FULL_LOAD: LoadSizes = { singles: 16_000, players: 1_000, concurrency: 32, batches: 80, batchConcurrency: 4, rounds: 2, openLoopSeconds: 8, scalePlayers: 2_000, scaleAwardsEach: 5, scaleConcurrency: 200, latencyMs: 50, memoryPlayers: 100_000 };
-export const QUICK_LOAD: LoadSizes = { singles: 40, players: 10, concurrency: 4, batches: 2, batchConcurrency: 2, rounds: 1, openLoopSeconds: 0.5, scalePlayers: 10, scaleAwardsEach: 2, scaleConcurrency: 8, latencyMs: 5, memoryPlayers: 100 };
+export const FULL_LOAD: LoadSizes = {
+  singles: 16_000,
+  players: 1_000,
+  concurrency: 32,
+  batches: 80,
+  batchConcurrency: 4,
+  rounds: 2,
+  openLoopSeconds: 8,
+  scalePlayers: 2_000,
+  scaleAwardsEach: 5,
+  scaleConcurrency: 200,
+  latencyMs: 50,
+  memoryPlayers: 100_000,
+};
+export const QUICK_LOAD: LoadSizes = {
+  singles: 40,
+  players: 10,
+  concurrency: 4,
+  batches: 2,
+  batchConcurrency: 2,
+  rounds: 1,
+  openLoopSeconds: 0.5,
+  scalePlayers: 10,
+  scaleAwardsEach: 2,
+  scaleConcurrency: 8,
+  latencyMs: 5,
+  memoryPlayers: 100,
+};
 
 const policy = (perPlayer: number): RelayPolicy => ({
   allowUnknownEvents: true,
@@ -49,7 +75,11 @@ async function startRelayProcess(dir: string, upstream: string, perPlayer: numbe
   await writeFile(file, JSON.stringify(policy(perPlayer)));
   // QP_BENCH_PROFILE_DIR=dir: each relay writes a V8 CPU profile there when it stops (where its time goes).
   const profile = process.env.QP_BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.QP_BENCH_PROFILE_DIR}`] : [];
-  return spawnServer(['src/cli.ts', 'relay', '--port', '0', '--upstream', upstream, '--policy', file, ...(redis ? ['--redis', redis] : [])], { QP_API_KEY: API_KEY, QP_RELAY_SECRET: SECRET, QP_KEY_SECRET: KEY_SECRET }, profile);
+  return spawnServer(
+    ['src/cli.ts', 'relay', '--port', '0', '--upstream', upstream, '--policy', file, ...(redis ? ['--redis', redis] : [])],
+    { QP_API_KEY: API_KEY, QP_RELAY_SECRET: SECRET, QP_KEY_SECRET: KEY_SECRET },
+    profile,
+  );
 }
 
 /** `figures: ['3']` runs figure 3 alone (no Redis relay, no scale-out or memory run): what a profile of the relay wants. */
@@ -85,8 +115,26 @@ export async function runRelayLoadBench(
       const r = three.singles.get('relay')!;
       const rr = three.singles.get('redis')!;
       rows.push(
-        row({ section: '4', figure: 'Redis store vs memory store: cost per award (1 / awards/s, same load)', unit: 'µs', ours: 1e6 / rr.perSecond, baseline: 1e6 / r.perSecond, ratio: r.perSecond / rr.perSecond, target: '<= 1.15x', pass: r.perSecond / rr.perSecond <= 1.15, note: `${Math.round(rr.perSecond)} against ${Math.round(r.perSecond)} awards/s; p99 ${rr.p99Ms.toFixed(2)} against ${r.p99Ms.toFixed(2)} ms` }),
-        row({ section: '4', figure: 'Redis store vs memory store: relay CPU per award', unit: 'µs', ours: rr.cpuUsPerAward, baseline: r.cpuUsPerAward, ratio: rr.cpuUsPerAward / r.cpuUsPerAward, target: 'info' }),
+        row({
+          section: '4',
+          figure: 'Redis store vs memory store: cost per award (1 / awards/s, same load)',
+          unit: 'µs',
+          ours: 1e6 / rr.perSecond,
+          baseline: 1e6 / r.perSecond,
+          ratio: r.perSecond / rr.perSecond,
+          target: '<= 1.15x',
+          pass: r.perSecond / rr.perSecond <= 1.15,
+          note: `${Math.round(rr.perSecond)} against ${Math.round(r.perSecond)} awards/s; p99 ${rr.p99Ms.toFixed(2)} against ${r.p99Ms.toFixed(2)} ms`,
+        }),
+        row({
+          section: '4',
+          figure: 'Redis store vs memory store: relay CPU per award',
+          unit: 'µs',
+          ours: rr.cpuUsPerAward,
+          baseline: r.cpuUsPerAward,
+          ratio: rr.cpuUsPerAward / r.cpuUsPerAward,
+          target: 'info',
+        }),
         ...scale,
       );
     }
@@ -94,7 +142,13 @@ export async function runRelayLoadBench(
       log(`relay memory after ${sizes.memoryPlayers.toLocaleString('en-US')} players`);
       rows.push(...(await memoryFigures(sizes, dir, own)));
     }
-    return { rows, environment: { relayTopology: 'emulator, relays, bare proxy, redis-server: each its own process, unpinned, sharing the 2 cores with the load generator (bench process)' } };
+    return {
+      rows,
+      environment: {
+        relayTopology:
+          'emulator, relays, bare proxy, redis-server: each its own process, unpinned, sharing the 2 cores with the load generator (bench process)',
+      },
+    };
   } finally {
     await Promise.all(owned.map((s) => s.close()));
     await redis?.stop();
@@ -105,7 +159,10 @@ export async function runRelayLoadBench(
 /** Figure 4, second half: the same load through one relay, then round-robin over two sharing one Redis. */
 async function scaleOut(sizes: LoadSizes, dir: string, redis: TestRedis, own: <T extends { close(): Promise<void> }>(s: T) => T): Promise<Row[]> {
   const emulator = own(await spawnEmulator(API_KEY, { faults: { latencyMs: sizes.latencyMs } }));
-  const [a, b] = await Promise.all([startRelayProcess(dir, emulator.url, sizes.scaleAwardsEach, redis.url).then(own), startRelayProcess(dir, emulator.url, sizes.scaleAwardsEach, redis.url).then(own)]);
+  const [a, b] = await Promise.all([
+    startRelayProcess(dir, emulator.url, sizes.scaleAwardsEach, redis.url).then(own),
+    startRelayProcess(dir, emulator.url, sizes.scaleAwardsEach, redis.url).then(own),
+  ]);
   const P = sizes.scalePlayers;
   const run = async (prefix: string, relays: ChildServer[]) => {
     const jwt = await tokens(prefix, P);
@@ -136,24 +193,73 @@ async function scaleOut(sizes: LoadSizes, dir: string, redis: TestRedis, own: <T
       loadGenerator: cores((own.user + own.system) / 1000),
     };
     // Past the limit: one more award per player on each relay; every one must be refused (429).
-    const over = await runLoad({ count: P * relays.length, concurrency: sizes.scaleConcurrency, okStatus: 429, make: (i) => make(P * sizes.scaleAwardsEach + i) });
+    const over = await runLoad({
+      count: P * relays.length,
+      concurrency: sizes.scaleConcurrency,
+      okStatus: 429,
+      make: (i) => make(P * sizes.scaleAwardsEach + i),
+    });
     const delivered = await (emulator as EmulatorProcess).delivered(QUEST);
     return { main, commands, redisCpu, over, delivered, usage };
   };
   // Warm-up, untimed, on both relays: neither JIT is cold when timed (its own players, within their limit).
   const warmPlayers = Math.min(200, P);
   const warm = await tokens('w', warmPlayers);
-  await runLoad({ count: warmPlayers * sizes.scaleAwardsEach, concurrency: sizes.scaleConcurrency, make: (i) => single([a, b][i % 2]!.url, warm[i % warmPlayers]!, `w${i % warmPlayers}`, false) });
+  await runLoad({
+    count: warmPlayers * sizes.scaleAwardsEach,
+    concurrency: sizes.scaleConcurrency,
+    make: (i) => single([a, b][i % 2]!.url, warm[i % warmPlayers]!, `w${i % warmPlayers}`, false),
+  });
   const single1 = await run('one', [a]);
   const two = await run('two', [a, b]);
   const expected = P * sizes.scaleAwardsEach;
-  const exact = single1.main.notOk === 0 && single1.over.notOk === 0 && two.main.notOk === 0 && two.over.notOk === 0 && two.delivered === 2 * expected + warmPlayers * sizes.scaleAwardsEach;
+  const exact =
+    single1.main.notOk === 0 &&
+    single1.over.notOk === 0 &&
+    two.main.notOk === 0 &&
+    two.over.notOk === 0 &&
+    two.delivered === 2 * expected + warmPlayers * sizes.scaleAwardsEach;
   const conc = `${P.toLocaleString('en-US')} players x ${sizes.scaleAwardsEach}, ${sizes.scaleConcurrency} in flight, emulator +${sizes.latencyMs} ms`;
   return [
-    row({ section: '4', figure: `two relays on one Redis vs one: awards/s (${conc})`, unit: 'awards/s', ours: two.main.perSecond, baseline: single1.main.perSecond, ratio: two.main.perSecond / single1.main.perSecond, target: '>= 1.3x', pass: two.main.perSecond / single1.main.perSecond >= 1.3, note: `no process pinned; all share the machine's ${cpus().length} cores. cores busy (CPU s per s) with one relay: ${describe(single1.usage)}; with two: ${describe(two.usage)}` }),
-    row({ section: '4', figure: 'two relays vs one: p99 latency', unit: 'ms', ours: Number(two.main.p99Ms.toFixed(1)), baseline: Number(single1.main.p99Ms.toFixed(1)), target: 'info', note: `p50 ${two.main.p50Ms.toFixed(1)} against ${single1.main.p50Ms.toFixed(1)} ms` }),
-    row({ section: '4', figure: 'Redis round trips per award, two relays (one relay as baseline; INFO commandstats)', unit: '', ours: two.commands.roundTrips / expected, baseline: single1.commands.roundTrips / expected, target: 'info', note: `Redis operations per award (script commands included) ${(two.commands.operations / expected).toFixed(2)}; redis-server CPU ${((two.redisCpu * 1000) / expected).toFixed(1)} µs per award (two relays), ${((single1.redisCpu * 1000) / expected).toFixed(1)} µs (one)` }),
-    row({ section: '4', figure: `shared limit (${sizes.scaleAwardsEach} per player) held exactly over two relays`, unit: 'refused', ours: two.over.statuses[429] ?? 0, baseline: P * 2, target: 'every award past the limit refused, every one below delivered', pass: exact, note: `ledger ${two.delivered.toLocaleString('en-US')} of ${(2 * expected + warmPlayers * sizes.scaleAwardsEach).toLocaleString('en-US')} expected (warm-up included); one relay refused ${single1.over.statuses[429] ?? 0} of ${P}` }),
+    row({
+      section: '4',
+      figure: `two relays on one Redis vs one: awards/s (${conc})`,
+      unit: 'awards/s',
+      ours: two.main.perSecond,
+      baseline: single1.main.perSecond,
+      ratio: two.main.perSecond / single1.main.perSecond,
+      target: '>= 1.3x',
+      pass: two.main.perSecond / single1.main.perSecond >= 1.3,
+      note: `no process pinned; all share the machine's ${cpus().length} cores. cores busy (CPU s per s) with one relay: ${describe(single1.usage)}; with two: ${describe(two.usage)}`,
+    }),
+    row({
+      section: '4',
+      figure: 'two relays vs one: p99 latency',
+      unit: 'ms',
+      ours: Number(two.main.p99Ms.toFixed(1)),
+      baseline: Number(single1.main.p99Ms.toFixed(1)),
+      target: 'info',
+      note: `p50 ${two.main.p50Ms.toFixed(1)} against ${single1.main.p50Ms.toFixed(1)} ms`,
+    }),
+    row({
+      section: '4',
+      figure: 'Redis round trips per award, two relays (one relay as baseline; INFO commandstats)',
+      unit: '',
+      ours: two.commands.roundTrips / expected,
+      baseline: single1.commands.roundTrips / expected,
+      target: 'info',
+      note: `Redis operations per award (script commands included) ${(two.commands.operations / expected).toFixed(2)}; redis-server CPU ${((two.redisCpu * 1000) / expected).toFixed(1)} µs per award (two relays), ${((single1.redisCpu * 1000) / expected).toFixed(1)} µs (one)`,
+    }),
+    row({
+      section: '4',
+      figure: `shared limit (${sizes.scaleAwardsEach} per player) held exactly over two relays`,
+      unit: 'refused',
+      ours: two.over.statuses[429] ?? 0,
+      baseline: P * 2,
+      target: 'every award past the limit refused, every one below delivered',
+      pass: exact,
+      note: `ledger ${two.delivered.toLocaleString('en-US')} of ${(2 * expected + warmPlayers * sizes.scaleAwardsEach).toLocaleString('en-US')} expected (warm-up included); one relay refused ${single1.over.statuses[429] ?? 0} of ${P}`,
+    }),
   ];
 }
 
@@ -182,8 +288,23 @@ async function memoryFigures(sizes: LoadSizes, dir: string, own: <T extends { cl
   const emulatorAfter = await emulator.rss();
   const mb = (b: number) => b / 2 ** 20;
   return [
-    row({ section: '5', figure: `relay RSS after ${N.toLocaleString('en-US')} distinct players (memory limiter)`, unit: 'MB', ours: mb(relayAfter), baseline: mb(relayBefore), target: 'bounded (LRU cap 200,000 counter keys)', note: `${sent.toLocaleString('en-US')} awards; +${mb(relayAfter - relayBefore).toFixed(1)} MB, ${((relayAfter - relayBefore) / N).toFixed(0)} B per player` }),
-    row({ section: '5', figure: 'emulator RSS per stored award (ledger entry + idempotency entry)', unit: 'B', ours: (emulatorAfter - emulatorBefore) / N, target: 'info', note: `emulator RSS ${mb(emulatorBefore).toFixed(0)} -> ${mb(emulatorAfter).toFixed(0)} MB` }),
+    row({
+      section: '5',
+      figure: `relay RSS after ${N.toLocaleString('en-US')} distinct players (memory limiter)`,
+      unit: 'MB',
+      ours: mb(relayAfter),
+      baseline: mb(relayBefore),
+      target: 'bounded (LRU cap 200,000 counter keys)',
+      note: `${sent.toLocaleString('en-US')} awards; +${mb(relayAfter - relayBefore).toFixed(1)} MB, ${((relayAfter - relayBefore) / N).toFixed(0)} B per player`,
+    }),
+    row({
+      section: '5',
+      figure: 'emulator RSS per stored award (ledger entry + idempotency entry)',
+      unit: 'B',
+      ours: (emulatorAfter - emulatorBefore) / N,
+      target: 'info',
+      note: `emulator RSS ${mb(emulatorBefore).toFixed(0)} -> ${mb(emulatorAfter).toFixed(0)} MB`,
+    }),
   ];
 }
 

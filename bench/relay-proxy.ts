@@ -17,7 +17,10 @@ export interface Measured {
 }
 
 /** Runs each contender's load in turns (`rounds`), summing the results; CPU ms of each contender's process too. */
-export async function inTurns(rounds: number, contenders: { name: string; server: ChildServer; load: (round: number) => Promise<LoadResult> }[]): Promise<Map<string, Measured>> {
+export async function inTurns(
+  rounds: number,
+  contenders: { name: string; server: ChildServer; load: (round: number) => Promise<LoadResult> }[],
+): Promise<Map<string, Measured>> {
   const totals = new Map(contenders.map((c) => [c.name, { results: [] as LoadResult[], cpuMs: 0 }]));
   for (let r = 0; r < rounds; r++)
     for (const c of contenders) {
@@ -34,7 +37,16 @@ export async function inTurns(rounds: number, contenders: { name: string; server
       const notOk = results.reduce((a, r) => a + r.notOk, 0);
       if (notOk) throw new Error(`${name}: ${notOk} awards not delivered: ${results.flatMap((r) => r.failures).join(' | ')}`);
       // Percentiles of the rounds' percentiles would not be percentiles: take the worst round's (rounds are equal-sized).
-      return [name, { perSecond: units / (ms / 1000), p50Ms: Math.max(...results.map((r) => r.p50Ms)), p99Ms: Math.max(...results.map((r) => r.p99Ms)), cpuUsPerAward: (cpuMs * 1000) / units, awards: units }];
+      return [
+        name,
+        {
+          perSecond: units / (ms / 1000),
+          p50Ms: Math.max(...results.map((r) => r.p50Ms)),
+          p99Ms: Math.max(...results.map((r) => r.p99Ms)),
+          cpuUsPerAward: (cpuMs * 1000) / units,
+          awards: units,
+        },
+      ];
     }),
   );
 }
@@ -54,11 +66,14 @@ export async function relayVsProxy(
   const perRound = Math.ceil(sizes.singles / sizes.rounds);
   const make = (server: ChildServer, viaProxy: boolean, round: number) => (i: number) =>
     single(server.url, playerTokens[(i + round) % sizes.players]!, `p${(i + round) % sizes.players}`, viaProxy);
-  const singles = (server: ChildServer, viaProxy: boolean, count = perRound) => (round: number) =>
-    runLoad({ count, concurrency: sizes.concurrency, make: make(server, viaProxy, round) });
+  const singles =
+    (server: ChildServer, viaProxy: boolean, count = perRound) =>
+    (round: number) =>
+      runLoad({ count, concurrency: sizes.concurrency, make: make(server, viaProxy, round) });
   const relays = relayRedis ? [relay, relayRedis] : [relay];
   // Warm-up: each server's JIT sees the path before timing.
-  for (const [server, viaProxy] of [[proxy, true], ...relays.map((r) => [r, false] as const)] as const) await singles(server, viaProxy, Math.min(perRound, 1_000))(0);
+  for (const [server, viaProxy] of [[proxy, true], ...relays.map((r) => [r, false] as const)] as const)
+    await singles(server, viaProxy, Math.min(perRound, 1_000))(0);
 
   log('relay vs bare proxy: single awards, closed loop');
   const one = await inTurns(sizes.rounds, [
@@ -75,8 +90,10 @@ export async function relayVsProxy(
   ]);
   log('relay vs bare proxy: 100-award batches');
   const perRoundBatches = Math.ceil(sizes.batches / sizes.rounds);
-  const batches = (server: ChildServer, count = perRoundBatches) => (round: number) =>
-    runLoad({ count, concurrency: sizes.batchConcurrency, units: 100, make: (i) => batch(server.url, admin, (i + round) * 100, sizes.players) });
+  const batches =
+    (server: ChildServer, count = perRoundBatches) =>
+    (round: number) =>
+      runLoad({ count, concurrency: sizes.batchConcurrency, units: 100, make: (i) => batch(server.url, admin, (i + round) * 100, sizes.players) });
   for (const server of [proxy, relay]) await batches(server, Math.min(perRoundBatches, 4))(0);
   const hundred = await inTurns(sizes.rounds, [
     { name: 'proxy', server: proxy, load: batches(proxy) },
@@ -85,7 +102,10 @@ export async function relayVsProxy(
   return { rows: figureRows(sizes, { one, open, hundred, rate }), singles: one };
 }
 
-function figureRows(sizes: LoadSizes, m: { one: Map<string, Measured>; open: Map<string, Measured>; hundred: Map<string, Measured>; rate: number }): Row[] {
+function figureRows(
+  sizes: LoadSizes,
+  m: { one: Map<string, Measured>; open: Map<string, Measured>; hundred: Map<string, Measured>; rate: number },
+): Row[] {
   const [p, r] = [m.one.get('proxy')!, m.one.get('relay')!];
   const [op, or] = [m.open.get('proxy')!, m.open.get('relay')!];
   const [bp, br] = [m.hundred.get('proxy')!, m.hundred.get('relay')!];
@@ -94,12 +114,75 @@ function figureRows(sizes: LoadSizes, m: { one: Map<string, Measured>; open: Map
   const us = (v: number) => v.toFixed(0);
   const cpuNote = (a: Measured, b: Measured) => `relay process CPU ${us(a.cpuUsPerAward)} µs per award, proxy ${us(b.cpuUsPerAward)} µs`;
   return [
-    row({ section: '3', figure: `relay vs bare proxy: single awards/s (${conc})`, unit: 'awards/s', ours: r.perSecond, baseline: p.perSecond, ratio: r.perSecond / p.perSecond, target: '>= 0.7x', pass: r.perSecond / p.perSecond >= 0.7, note: `${cpuNote(r, p)}; closed-loop p50 ${r.p50Ms.toFixed(1)} against ${p.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} against ${p.p99Ms.toFixed(1)} ms` }),
-    row({ section: '3', figure: 'relay vs bare proxy: single award process CPU per award', unit: 'µs', ours: r.cpuUsPerAward, baseline: p.cpuUsPerAward, ratio: r.cpuUsPerAward / p.cpuUsPerAward, target: '<= 2.5x', pass: r.cpuUsPerAward / p.cpuUsPerAward <= 2.5, note: `at half load (open loop): relay ${us(or.cpuUsPerAward)} µs, proxy ${us(op.cpuUsPerAward)} µs` }),
-    row({ section: '3', figure: 'relay vs bare proxy: single award p50 latency', unit: 'ms', ours: ms(or.p50Ms), baseline: ms(op.p50Ms), target: 'info (open loop, as p99)' }),
-    row({ section: '3', figure: 'relay vs bare proxy: single award p99 latency', unit: 'ms', ours: ms(or.p99Ms), baseline: ms(op.p99Ms), target: 'added <= +5 ms', pass: or.p99Ms - op.p99Ms <= 5, note: `open loop at ${m.rate} awards/s (half the proxy's capacity), ${Math.round(or.awards).toLocaleString('en-US')} awards each; added p50 ${(or.p50Ms - op.p50Ms).toFixed(2)} ms, added p99 ${(or.p99Ms - op.p99Ms).toFixed(2)} ms` }),
-    row({ section: '3', figure: `relay vs bare proxy: 100-award batches, awards/s (${sizes.batchConcurrency} in flight, admin, 100 players each)`, unit: 'awards/s', ours: br.perSecond, baseline: bp.perSecond, ratio: br.perSecond / bp.perSecond, target: '>= 0.7x', pass: br.perSecond / bp.perSecond >= 0.7, note: cpuNote(br, bp) }),
-    row({ section: '3', figure: 'relay vs bare proxy: 100-award batch process CPU per award', unit: 'µs', ours: br.cpuUsPerAward, baseline: bp.cpuUsPerAward, ratio: br.cpuUsPerAward / bp.cpuUsPerAward, target: '<= 2x', pass: br.cpuUsPerAward / bp.cpuUsPerAward <= 2 }),
-    row({ section: '3', figure: 'relay vs bare proxy: 100-award batch p99 latency', unit: 'ms', ours: ms(br.p99Ms), baseline: ms(bp.p99Ms), target: 'info (closed loop)', note: `p50 ${br.p50Ms.toFixed(1)} against ${bp.p50Ms.toFixed(1)} ms` }),
+    row({
+      section: '3',
+      figure: `relay vs bare proxy: single awards/s (${conc})`,
+      unit: 'awards/s',
+      ours: r.perSecond,
+      baseline: p.perSecond,
+      ratio: r.perSecond / p.perSecond,
+      target: '>= 0.7x',
+      pass: r.perSecond / p.perSecond >= 0.7,
+      note: `${cpuNote(r, p)}; closed-loop p50 ${r.p50Ms.toFixed(1)} against ${p.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} against ${p.p99Ms.toFixed(1)} ms`,
+    }),
+    row({
+      section: '3',
+      figure: 'relay vs bare proxy: single award process CPU per award',
+      unit: 'µs',
+      ours: r.cpuUsPerAward,
+      baseline: p.cpuUsPerAward,
+      ratio: r.cpuUsPerAward / p.cpuUsPerAward,
+      target: '<= 2.5x',
+      pass: r.cpuUsPerAward / p.cpuUsPerAward <= 2.5,
+      note: `at half load (open loop): relay ${us(or.cpuUsPerAward)} µs, proxy ${us(op.cpuUsPerAward)} µs`,
+    }),
+    row({
+      section: '3',
+      figure: 'relay vs bare proxy: single award p50 latency',
+      unit: 'ms',
+      ours: ms(or.p50Ms),
+      baseline: ms(op.p50Ms),
+      target: 'info (open loop, as p99)',
+    }),
+    row({
+      section: '3',
+      figure: 'relay vs bare proxy: single award p99 latency',
+      unit: 'ms',
+      ours: ms(or.p99Ms),
+      baseline: ms(op.p99Ms),
+      target: 'added <= +5 ms',
+      pass: or.p99Ms - op.p99Ms <= 5,
+      note: `open loop at ${m.rate} awards/s (half the proxy's capacity), ${Math.round(or.awards).toLocaleString('en-US')} awards each; added p50 ${(or.p50Ms - op.p50Ms).toFixed(2)} ms, added p99 ${(or.p99Ms - op.p99Ms).toFixed(2)} ms`,
+    }),
+    row({
+      section: '3',
+      figure: `relay vs bare proxy: 100-award batches, awards/s (${sizes.batchConcurrency} in flight, admin, 100 players each)`,
+      unit: 'awards/s',
+      ours: br.perSecond,
+      baseline: bp.perSecond,
+      ratio: br.perSecond / bp.perSecond,
+      target: '>= 0.7x',
+      pass: br.perSecond / bp.perSecond >= 0.7,
+      note: cpuNote(br, bp),
+    }),
+    row({
+      section: '3',
+      figure: 'relay vs bare proxy: 100-award batch process CPU per award',
+      unit: 'µs',
+      ours: br.cpuUsPerAward,
+      baseline: bp.cpuUsPerAward,
+      ratio: br.cpuUsPerAward / bp.cpuUsPerAward,
+      target: '<= 2x',
+      pass: br.cpuUsPerAward / bp.cpuUsPerAward <= 2,
+    }),
+    row({
+      section: '3',
+      figure: 'relay vs bare proxy: 100-award batch p99 latency',
+      unit: 'ms',
+      ours: ms(br.p99Ms),
+      baseline: ms(bp.p99Ms),
+      target: 'info (closed loop)',
+      note: `p50 ${br.p50Ms.toFixed(1)} against ${bp.p50Ms.toFixed(1)} ms`,
+    }),
   ];
 }

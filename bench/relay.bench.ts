@@ -68,7 +68,9 @@ async function measure(serviceUrl: string): Promise<Record<string, number | stri
   );
   const viaRelay = await freshRelay();
   const relayPerSec = await perSecond(AWARDS, 1, async (i) =>
-    viaRelay.fetch(post(`http://relay.local${paths.points('bench')}`, { authorization: `Bearer ${tokenOf(i)}`, IDEMPOTENCY_KEY: crypto.randomUUID() }, award(i))),
+    viaRelay.fetch(
+      post(`http://relay.local${paths.points('bench')}`, { authorization: `Bearer ${tokenOf(i)}`, IDEMPOTENCY_KEY: crypto.randomUUID() }, award(i)),
+    ),
   );
 
   // 100-award batches: one player (one lane, in order) and an admin over 100 users (8 lanes at once).

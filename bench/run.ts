@@ -46,10 +46,25 @@ export const QUICK: BrowserSizes = { queued: [0, 100, 1_000], samples: 100, perT
  * smallest of those three.
  */
 export const PEERS: { name: string; entry: string; full: boolean; note: string }[] = [
-  { name: 'workbox-background-sync Queue', entry: `export { Queue } from 'workbox-background-sync';`, full: false, note: 'a request queue for a service worker, not an SDK' },
+  {
+    name: 'workbox-background-sync Queue',
+    entry: `export { Queue } from 'workbox-background-sync';`,
+    full: false,
+    note: 'a request queue for a service worker, not an SDK',
+  },
   { name: 'gameanalytics', entry: `export { GameAnalytics } from 'gameanalytics';`, full: true, note: 'the GameAnalytics JS SDK' },
-  { name: '@segment/analytics-next', entry: `export { AnalyticsBrowser } from '@segment/analytics-next';`, full: true, note: 'AnalyticsBrowser, its lazy chunks included' },
-  { name: '@sentry/browser + offline transport', entry: `export { init, makeBrowserOfflineTransport, makeFetchTransport } from '@sentry/browser';`, full: true, note: 'init with makeBrowserOfflineTransport(makeFetchTransport)' },
+  {
+    name: '@segment/analytics-next',
+    entry: `export { AnalyticsBrowser } from '@segment/analytics-next';`,
+    full: true,
+    note: 'AnalyticsBrowser, its lazy chunks included',
+  },
+  {
+    name: '@sentry/browser + offline transport',
+    entry: `export { init, makeBrowserOfflineTransport, makeFetchTransport } from '@sentry/browser';`,
+    full: true,
+    note: 'init with makeBrowserOfflineTransport(makeFetchTransport)',
+  },
 ];
 
 const version = (name: string) => (createRequire(import.meta.url)(`${name.split(' ')[0]}/package.json`) as { version: string }).version;
@@ -61,14 +76,51 @@ async function bundleRows(): Promise<Row[]> {
   const peers = [];
   for (const peer of PEERS) peers.push({ ...peer, size: await measureBundle({ contents: peer.entry }) });
   const smallest = peers.filter((p) => p.full).sort((a, b) => a.size.gzip - b.size.gzip)[0]!;
-  const shares = Object.entries(sdk.packages).map(([name, bytes]) => `${name} ${bytes.toLocaleString('en-US')}`).join(', ');
+  const shares = Object.entries(sdk.packages)
+    .map(([name, bytes]) => `${name} ${bytes.toLocaleString('en-US')}`)
+    .join(', ');
   return [
-    row({ section: '1', figure: 'quest-points (SDK entry, all dependencies) min+gzip vs target', unit: 'B', ours: sdk.gzip, baseline: SDK_TARGET_BYTES, ratio: sdk.gzip / SDK_TARGET_BYTES, target: '<= 14 KB target', pass: sdk.gzip <= SDK_TARGET_BYTES, note: `${sdk.min.toLocaleString('en-US')} B minified; minified bytes by package: ${shares}` }),
-    row({ section: '1', figure: `quest-points vs the smallest full SDK (${smallest.name})`, unit: 'B', ours: sdk.gzip, baseline: smallest.size.gzip, ratio: sdk.gzip / smallest.size.gzip, target: '<= 0.6x', pass: sdk.gzip / smallest.size.gzip <= 0.6 }),
+    row({
+      section: '1',
+      figure: 'quest-points (SDK entry, all dependencies) min+gzip vs target',
+      unit: 'B',
+      ours: sdk.gzip,
+      baseline: SDK_TARGET_BYTES,
+      ratio: sdk.gzip / SDK_TARGET_BYTES,
+      target: '<= 14 KB target',
+      pass: sdk.gzip <= SDK_TARGET_BYTES,
+      note: `${sdk.min.toLocaleString('en-US')} B minified; minified bytes by package: ${shares}`,
+    }),
+    row({
+      section: '1',
+      figure: `quest-points vs the smallest full SDK (${smallest.name})`,
+      unit: 'B',
+      ours: sdk.gzip,
+      baseline: smallest.size.gzip,
+      ratio: sdk.gzip / smallest.size.gzip,
+      target: '<= 0.6x',
+      pass: sdk.gzip / smallest.size.gzip <= 0.6,
+    }),
     ...peers.map((p) =>
-      row({ section: '1', figure: `peer: ${p.name} ${version(p.name)} min+gzip`, unit: 'B', ours: sdk.gzip, baseline: p.size.gzip, ratio: sdk.gzip / p.size.gzip, target: 'info', note: `${p.note}; ${p.size.min.toLocaleString('en-US')} B minified` }),
+      row({
+        section: '1',
+        figure: `peer: ${p.name} ${version(p.name)} min+gzip`,
+        unit: 'B',
+        ours: sdk.gzip,
+        baseline: p.size.gzip,
+        ratio: sdk.gzip / p.size.gzip,
+        target: 'info',
+        note: `${p.note}; ${p.size.min.toLocaleString('en-US')} B minified`,
+      }),
     ),
-    row({ section: '1', figure: 'quest-points/phaser min+gzip (phaser external)', unit: 'B', ours: phaser.gzip, target: 'info', note: `${phaser.min} B minified` }),
+    row({
+      section: '1',
+      figure: 'quest-points/phaser min+gzip (phaser external)',
+      unit: 'B',
+      ours: phaser.gzip,
+      target: 'info',
+      note: `${phaser.min} B minified`,
+    }),
   ];
 }
 
@@ -102,10 +154,21 @@ export async function faceRows(faces: readonly FaceBench[], skipped: string[]): 
       skipped.push(`${face.name}: ${(error as Error).message}`);
       continue;
     }
-    const notes = Object.entries(results).filter(([, v]) => typeof v !== 'number').map(([k, v]) => `${k}: ${String(v)}`);
+    const notes = Object.entries(results)
+      .filter(([, v]) => typeof v !== 'number')
+      .map(([k, v]) => `${k}: ${String(v)}`);
     const numbers = Object.entries(results).filter((entry): entry is [string, number] => typeof entry[1] === 'number' && Number.isFinite(entry[1]));
     for (const [i, [figure, value]] of numbers.entries()) {
-      rows.push(row({ section: '8', figure: `${face.name}: ${figure}`, unit: '', ours: value, target: 'info', ...(i === 0 && notes.length ? { note: notes.join('; ') } : {}) }));
+      rows.push(
+        row({
+          section: '8',
+          figure: `${face.name}: ${figure}`,
+          unit: '',
+          ours: value,
+          target: 'info',
+          ...(i === 0 && notes.length ? { note: notes.join('; ') } : {}),
+        }),
+      );
     }
   }
   return rows;
@@ -116,7 +179,13 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   const report: BenchReport = {
     date: new Date().toISOString(),
     quick,
-    machine: { cpus: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, platform: `${process.platform} ${process.arch}`, loadAverageAtStart: Number(loadavg()[0]!.toFixed(2)) },
+    machine: {
+      cpus: cpus().length,
+      memoryGiB: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+      platform: `${process.platform} ${process.arch}`,
+      loadAverageAtStart: Number(loadavg()[0]!.toFixed(2)),
+    },
     environment: {},
     rows: [],
     skipped: [],
@@ -151,7 +220,10 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
 }
 
 function parseArgs(argv: string[]): BenchOptions {
-  const only = argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+  const only = argv
+    .find((a) => a.startsWith('--only='))
+    ?.slice('--only='.length)
+    .split(',');
   const unknown = only?.filter((s) => !(SECTIONS as readonly string[]).includes(s));
   if (unknown?.length) throw new Error(`--only: unknown section ${unknown.join(', ')} (sections: ${SECTIONS.join(', ')})`);
   return { quick: argv.includes('--quick') || process.env.QP_BENCH_QUICK === '1', ...(only ? { only: only as Section[] } : {}) };

@@ -22,7 +22,11 @@ export async function runBurstBench(awards = 10_000, repeats = 5): Promise<Burst
     const page = await browser.newPage();
     await page.goto(server.url);
     await page.waitForFunction(() => 'qpBench' in globalThis);
-    const call = <T>(name: string, arg?: unknown) => page.evaluate(([n, a]) => (globalThis as unknown as { qpBench: Record<string, (arg: unknown) => unknown> }).qpBench[n]!(a), [name, arg] as const) as Promise<T>;
+    const call = <T>(name: string, arg?: unknown) =>
+      page.evaluate(([n, a]) => (globalThis as unknown as { qpBench: Record<string, (arg: unknown) => unknown> }).qpBench[n]!(a), [
+        name,
+        arg,
+      ] as const) as Promise<T>;
     await call('configure', { token: server.token, serviceUserId: BENCH_PLAYER });
     const ours: number[] = [];
     const floor: number[] = [];

@@ -20,4 +20,7 @@ await build({
   logLevel: 'warning',
 });
 // The script exports nothing; its declaration says so (every published .js has its .d.ts).
-await writeFile(join(dist, 'sw/worker.d.ts'), '// quest-points/sw.js: a module service worker, configured by its URL query. It exports nothing.\nexport {};\n');
+await writeFile(
+  join(dist, 'sw/worker.d.ts'),
+  '// quest-points/sw.js: a module service worker, configured by its URL query. It exports nothing.\nexport {};\n',
+);

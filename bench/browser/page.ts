@@ -16,17 +16,19 @@ export type PageBench = typeof bench;
 let setup: PageSetup = { token: '', serviceUserId: '' };
 /** The offline switch: while true the SDK's fetch fails as a dropped network does, so awards stay queued. */
 let offline = false;
-const gatedFetch: typeof fetch = (input, init) => (offline ? Promise.reject(new TypeError('Failed to fetch (bench offline switch)')) : fetch(input, init));
+const gatedFetch: typeof fetch = (input, init) =>
+  offline ? Promise.reject(new TypeError('Failed to fetch (bench offline switch)')) : fetch(input, init);
 
 /** Yield to the event loop (a task, not a microtask), without setTimeout's 4 ms clamp. */
-const nextTask = () => new Promise<void>((resolve) => {
-  const { port1, port2 } = new MessageChannel();
-  port1.onmessage = () => {
-    port1.close();
-    resolve();
-  };
-  port2.postMessage(null);
-});
+const nextTask = () =>
+  new Promise<void>((resolve) => {
+    const { port1, port2 } = new MessageChannel();
+    port1.onmessage = () => {
+      port1.close();
+      resolve();
+    };
+    port2.postMessage(null);
+  });
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 const awardInput = (i: number): AwardInput => ({ eventPoints: 1, eventName: 'Bench', eventDescription: `bench award ${i}` });
@@ -138,7 +140,15 @@ async function setCost({ samples, perTask }: { samples: number; perTask: number 
 
 let seq = 0;
 function record(i: number, questId: string): PendingAward {
-  return { questId, serviceUserId: setup.serviceUserId, ...awardInput(i), eventName: 'Bench', idempotencyKey: crypto.randomUUID(), queuedAt: Date.now(), seq: ++seq };
+  return {
+    questId,
+    serviceUserId: setup.serviceUserId,
+    ...awardInput(i),
+    eventName: 'Bench',
+    idempotencyKey: crypto.randomUUID(),
+    queuedAt: Date.now(),
+    seq: ++seq,
+  };
 }
 
 /** Clients kept from the burst for the drain: their outboxes hold the burst's awards. */
@@ -190,7 +200,10 @@ async function floorBurst({ count, questId, label }: { count: number; questId: s
   await countOf(db);
   const started = performance.now();
   const records = Array.from({ length: count }, (_, i) => record(i, questId));
-  await setMany(records.map((rec) => [rec.idempotencyKey, rec]), storeOf(db));
+  await setMany(
+    records.map((rec) => [rec.idempotencyKey, rec]),
+    storeOf(db),
+  );
   const durable = await durableAt(db, count);
   return { ms: durable - started };
 }

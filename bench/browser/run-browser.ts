@@ -36,10 +36,10 @@ const us = (ms: number) => ms * 1000;
 
 /** Calls one of the page's phases and returns its result. */
 function call<K extends keyof PageBench>(page: Page, name: K, arg?: Parameters<PageBench[K]>[0]): Promise<Awaited<ReturnType<PageBench[K]>>> {
-  return page.evaluate(
-    ([n, a]) => ((globalThis as unknown as { qpBench: Record<string, (arg: unknown) => unknown> }).qpBench[n]!)(a),
-    [name, arg] as const,
-  ) as Promise<Awaited<ReturnType<PageBench[K]>>>;
+  return page.evaluate(([n, a]) => (globalThis as unknown as { qpBench: Record<string, (arg: unknown) => unknown> }).qpBench[n]!(a), [
+    name,
+    arg,
+  ] as const) as Promise<Awaited<ReturnType<PageBench[K]>>>;
 }
 
 export async function runBrowserBench(sizes: BrowserSizes, log: (line: string) => void = () => {}): Promise<BrowserReport> {
@@ -73,8 +73,25 @@ export async function runBrowserBench(sizes: BrowserSizes, log: (line: string) =
       const note = `mean ${us(times.reduce((a, b) => a + b, 0) / times.length).toFixed(1)} µs over ${times.length} calls; baseline: one idb-keyval set() call`;
       const label = `${queued.toLocaleString('en-US')} queued`;
       rows.push(
-        row({ section: '6', figure: `award() median, ${label}`, unit: 'µs', ours: level.median, baseline: setMedian, target: `<= ${AWARD_MEDIAN_US} µs`, pass: level.median <= AWARD_MEDIAN_US, note }),
-        row({ section: '6', figure: `award() p99, ${label}`, unit: 'µs', ours: level.p99, baseline: setP99, target: `<= ${AWARD_P99_US} µs`, pass: level.p99 <= AWARD_P99_US }),
+        row({
+          section: '6',
+          figure: `award() median, ${label}`,
+          unit: 'µs',
+          ours: level.median,
+          baseline: setMedian,
+          target: `<= ${AWARD_MEDIAN_US} µs`,
+          pass: level.median <= AWARD_MEDIAN_US,
+          note,
+        }),
+        row({
+          section: '6',
+          figure: `award() p99, ${label}`,
+          unit: 'µs',
+          ours: level.p99,
+          baseline: setP99,
+          target: `<= ${AWARD_P99_US} µs`,
+          pass: level.p99 <= AWARD_P99_US,
+        }),
       );
     }
 
@@ -135,8 +152,10 @@ export async function runBrowserBench(sizes: BrowserSizes, log: (line: string) =
     const after = await call(page, 'floorDrain', { count: sizes.burst - half, questId: 'bench-floor-drain', batch: BATCH_MAX_AWARDS });
     // Delivered means applied by the service, once: the emulator's ledger is the proof, not the client's word.
     const deliveredOurs = await server.delivered('bench-drain');
-    if (deliveredOurs !== sizes.burst || drained.dead) throw new Error(`drain delivered ${deliveredOurs} of ${sizes.burst} (dead letters: ${drained.dead})`);
-    if ((await server.delivered('bench-floor-drain')) !== sizes.burst || before.failed || after.failed) throw new Error(`floor drain: ${before.failed + after.failed} awards not ok`);
+    if (deliveredOurs !== sizes.burst || drained.dead)
+      throw new Error(`drain delivered ${deliveredOurs} of ${sizes.burst} (dead letters: ${drained.dead})`);
+    if ((await server.delivered('bench-floor-drain')) !== sizes.burst || before.failed || after.failed)
+      throw new Error(`floor drain: ${before.failed + after.failed} awards not ok`);
     const oursRate = sizes.burst / (drained.ms / 1000);
     const floorRate = sizes.burst / ((before.ms + after.ms) / 1000);
     rows.push(
@@ -174,7 +193,14 @@ export async function runBrowserBench(sizes: BrowserSizes, log: (line: string) =
         pass: over(busy.deltas) <= over(idle.deltas) + allowance,
         note: `${busy.deltas.length} frames with the SDK, ${idle.deltas.length} without`,
       }),
-      row({ section: '7', figure: 'frame delta p99', unit: 'ms', ours: percentile(busy.deltas, 99), baseline: percentile(idle.deltas, 99), target: 'info' }),
+      row({
+        section: '7',
+        figure: 'frame delta p99',
+        unit: 'ms',
+        ours: percentile(busy.deltas, 99),
+        baseline: percentile(idle.deltas, 99),
+        target: 'info',
+      }),
     );
     environment.framesWithSdk = busy.deltas.length;
     environment.framesWithout = idle.deltas.length;

@@ -53,7 +53,14 @@ export async function startBenchServer(): Promise<BenchServer> {
 
   function proxy(req: IncomingMessage, res: ServerResponse) {
     const upstream = request(
-      { host: relayAddress.hostname, port: relayAddress.port, method: req.method, path: req.url!.slice('/api'.length) || '/', headers: req.headers, agent },
+      {
+        host: relayAddress.hostname,
+        port: relayAddress.port,
+        method: req.method,
+        path: req.url!.slice('/api'.length) || '/',
+        headers: req.headers,
+        agent,
+      },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);

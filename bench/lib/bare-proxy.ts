@@ -16,10 +16,23 @@ interface Answer {
   headers: IncomingMessage['headers'];
 }
 
-function forward(method: string, path: string, headers: Record<string, string | string[] | undefined>, body: Buffer, retried = false): Promise<Answer> {
+function forward(
+  method: string,
+  path: string,
+  headers: Record<string, string | string[] | undefined>,
+  body: Buffer,
+  retried = false,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: upstream.hostname, port: upstream.port, method, path, agent, headers: { ...headers, host: upstream.host, api_key: apiKey, 'content-length': String(body.length) } },
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method,
+        path,
+        agent,
+        headers: { ...headers, host: upstream.host, api_key: apiKey, 'content-length': String(body.length) },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -61,7 +74,12 @@ const server = createServer(async (req, res) => {
       const results = await Promise.all(
         awards.map(({ questId, idempotencyKey, ...award }) =>
           limit(async () => {
-            const answer = await forward('POST', `/group-quests/${encodeURIComponent(questId)}/points`, { 'content-type': 'application/json', idempotency_key: idempotencyKey }, Buffer.from(JSON.stringify(award)));
+            const answer = await forward(
+              'POST',
+              `/group-quests/${encodeURIComponent(questId)}/points`,
+              { 'content-type': 'application/json', idempotency_key: idempotencyKey },
+              Buffer.from(JSON.stringify(award)),
+            );
             return { idempotencyKey, outcome: answer.status === 200 ? 'ok' : 'retry', status: answer.status };
           }),
         ),

@@ -30,7 +30,14 @@ function send(req: LoadRequest, agent: Agent, retried = false): Promise<{ status
   const url = new URL(req.path, req.url);
   return new Promise((resolve, reject) => {
     const r = request(
-      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent, headers: { ...req.headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(req.body)) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        agent,
+        headers: { ...req.headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(req.body)) },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -105,11 +112,26 @@ export async function runOpenLoop(options: { rate: number; count: number; units?
     agent.destroy();
   }
   const ms = performance.now() - started;
-  return { requests: count, ms, perSecond: (count * units) / (ms / 1000), p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), statuses: seen.statuses, failures: seen.failures, notOk: seen.notOk() };
+  return {
+    requests: count,
+    ms,
+    perSecond: (count * units) / (ms / 1000),
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+    statuses: seen.statuses,
+    failures: seen.failures,
+    notOk: seen.notOk(),
+  };
 }
 
 /** Sends requests 0..count-1 (`make(i)`), `concurrency` at a time. `units`: awards per request. */
-export async function runLoad(options: { count: number; concurrency: number; units?: number; make: (i: number) => LoadRequest; okStatus?: number }): Promise<LoadResult> {
+export async function runLoad(options: {
+  count: number;
+  concurrency: number;
+  units?: number;
+  make: (i: number) => LoadRequest;
+  okStatus?: number;
+}): Promise<LoadResult> {
   const { count, concurrency, units = 1, make, okStatus = 200 } = options;
   // Connections of its own, closed at the end: one never sits idle between phases for a server to reset.
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
@@ -132,5 +154,14 @@ export async function runLoad(options: { count: number; concurrency: number; uni
     agent.destroy();
   }
   const ms = performance.now() - started;
-  return { requests: count, ms, perSecond: (count * units) / (ms / 1000), p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), statuses: seen.statuses, failures: seen.failures, notOk: seen.notOk() };
+  return {
+    requests: count,
+    ms,
+    perSecond: (count * units) / (ms / 1000),
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+    statuses: seen.statuses,
+    failures: seen.failures,
+    notOk: seen.notOk(),
+  };
 }

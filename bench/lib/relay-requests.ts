@@ -17,10 +17,21 @@ export const adminToken = () => signPlayerToken({ sub: 'ops', role: 'admin' }, {
 export function single(url: string, token: string, serviceUserId: string, viaProxy: boolean): LoadRequest {
   const body = JSON.stringify({ serviceUserId, eventPoints: 1, eventName: 'Bench' });
   // The proxy adds the API key itself; the token it is handed is simply not used.
-  return { url, path: paths.points(QUEST), headers: { [viaProxy ? 'x-unused' : 'authorization']: `Bearer ${token}`, IDEMPOTENCY_KEY: crypto.randomUUID() }, body };
+  return {
+    url,
+    path: paths.points(QUEST),
+    headers: { [viaProxy ? 'x-unused' : 'authorization']: `Bearer ${token}`, IDEMPOTENCY_KEY: crypto.randomUUID() },
+    body,
+  };
 }
 
 export function batch(url: string, admin: string, offset: number, players: number): LoadRequest {
-  const awards: QueuedAward[] = Array.from({ length: 100 }, (_, k) => ({ questId: QUEST, idempotencyKey: crypto.randomUUID(), serviceUserId: `p${(offset + k) % players}`, eventPoints: 1, eventName: 'Bench' }));
+  const awards: QueuedAward[] = Array.from({ length: 100 }, (_, k) => ({
+    questId: QUEST,
+    idempotencyKey: crypto.randomUUID(),
+    serviceUserId: `p${(offset + k) % players}`,
+    eventPoints: 1,
+    eventName: 'Bench',
+  }));
   return { url, path: paths.batch(), headers: { authorization: `Bearer ${admin}` }, body: JSON.stringify({ awards }) };
 }

@@ -41,9 +41,21 @@ const show = (value: number | null, unit = '') => (value === null ? '—' : `${v
 /** The table as fixed-width text for the terminal. */
 export function formatTable(rows: readonly Row[]): string {
   const header = ['#', 'figure', 'ours', 'baseline', 'ratio', 'target', 'verdict'];
-  const lines = rows.map((r) => [r.section, r.figure, show(r.ours, r.unit), show(r.baseline, r.unit), r.ratio === null ? '—' : `${r.ratio}x`, r.target, r.verdict]);
+  const lines = rows.map((r) => [
+    r.section,
+    r.figure,
+    show(r.ours, r.unit),
+    show(r.baseline, r.unit),
+    r.ratio === null ? '—' : `${r.ratio}x`,
+    r.target,
+    r.verdict,
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
-  const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const fmt = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [fmt(header), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(fmt), ...notes(rows, '')].join('\n');
 }
 
@@ -59,8 +71,9 @@ export function formatMarkdown(rows: readonly Row[]): string {
   return [
     '| # | figure | ours | baseline | ratio | target | verdict |',
     '|---|---|---:|---:|---:|---|---|',
-    ...rows.map((r) =>
-      `| ${r.section} | ${esc(r.figure)} | ${show(r.ours, r.unit)} | ${show(r.baseline, r.unit)} | ${r.ratio === null ? '—' : `${r.ratio}x`} | ${esc(r.target)} | ${r.verdict} |`,
+    ...rows.map(
+      (r) =>
+        `| ${r.section} | ${esc(r.figure)} | ${show(r.ours, r.unit)} | ${show(r.baseline, r.unit)} | ${r.ratio === null ? '—' : `${r.ratio}x`} | ${esc(r.target)} | ${r.verdict} |`,
     ),
     ...notes(rows, '- '),
   ].join('\n');

@@ -81,7 +81,8 @@ onSubmit('award-form', 'award-result', async () => {
   void refreshQueue();
   const outcome = await handle.settled;
   if (outcome.outcome === 'sent') show('award-result', `Awarded (key ${outcome.idempotencyKey})`, 'ok');
-  else if (outcome.outcome === 'rejected') show('award-result', `Refused ${outcome.deadLetter.status}: ${outcome.deadLetter.message} (kept as a dead letter)`, 'bad');
+  else if (outcome.outcome === 'rejected')
+    show('award-result', `Refused ${outcome.deadLetter.status}: ${outcome.deadLetter.message} (kept as a dead letter)`, 'bad');
   else show('award-result', 'The client closed before an answer; the award stays queued');
 });
 
@@ -89,7 +90,11 @@ onSubmit('award-form', 'award-result', async () => {
 onSubmit('points-form', 'points-result', async () => {
   const view = await client.fetchPoints(quest(), value('points-user'));
   const pending = view.pendingPoints ? `, ${formatPoints(view.pendingPoints)} pending` : '';
-  show('points-result', `Total ${formatPoints(view.totalPoints)} points (${formatPoints(view.confirmedPoints)} confirmed${pending}); ${view.history.length} events`, 'ok');
+  show(
+    'points-result',
+    `Total ${formatPoints(view.totalPoints)} points (${formatPoints(view.confirmedPoints)} confirmed${pending}); ${view.history.length} events`,
+    'ok',
+  );
   byId('points-result').dataset.total = String(view.totalPoints);
   // Pending awards (still in the outbox) first, marked, then the confirmed history; both newest first.
   byId('history-rows').replaceChildren(
@@ -126,14 +131,21 @@ async function loadPage(nextOffset: number) {
   const users = first.done ? [] : first.value;
   offset = nextOffset;
   byId('enrolled-rows').replaceChildren(...users.map((user, i) => row([String(offset + i + 1), user.serviceUserId, user.email ?? '—'])));
-  show('enrolled-result', users.length ? `Users ${offset + 1}–${offset + users.length}` : offset ? 'No more users' : 'Nobody is enrolled yet', users.length ? 'ok' : '');
+  show(
+    'enrolled-result',
+    users.length ? `Users ${offset + 1}–${offset + users.length}` : offset ? 'No more users' : 'Nobody is enrolled yet',
+    users.length ? 'ok' : '',
+  );
   byId<HTMLButtonElement>('enrolled-prev').disabled = offset === 0;
   byId<HTMLButtonElement>('enrolled-next').disabled = users.length < limit;
 }
 onSubmit('enrolled-form', 'enrolled-result', () => loadPage(0));
 const limitNow = () => Number(byId<HTMLInputElement>('enrolled-limit').value) || 5;
 byId('enrolled-next').addEventListener('click', () => void loadPage(offset + limitNow()).catch((e) => show('enrolled-result', errorText(e), 'bad')));
-byId('enrolled-prev').addEventListener('click', () => void loadPage(Math.max(0, offset - limitNow())).catch((e) => show('enrolled-result', errorText(e), 'bad')));
+byId('enrolled-prev').addEventListener(
+  'click',
+  () => void loadPage(Math.max(0, offset - limitNow())).catch((e) => show('enrolled-result', errorText(e), 'bad')),
+);
 byId('seed').addEventListener('click', () => {
   const ids = Array.from({ length: 12 }, (_, i) => `seed-player-${String(i + 1).padStart(2, '0')}`);
   emulatorAdmin

@@ -28,6 +28,8 @@ export const emulatorAdmin = {
   getFaults: () => admin<FaultConfig>('GET', '/faults'),
   setFaults: (faults: FaultConfig) => admin<FaultConfig>('PUT', '/faults', faults),
   reset: () => admin<unknown>('POST', '/reset'),
-  seed: (body: { users?: { serviceUserId?: string; email?: string }[]; enrollments?: { questId: string; serviceUserId: string; points?: number }[] }) =>
-    admin<unknown>('POST', '/seed', body),
+  seed: (body: {
+    users?: { serviceUserId?: string; email?: string }[];
+    enrollments?: { questId: string; serviceUserId: string; points?: number }[];
+  }) => admin<unknown>('POST', '/seed', body),
 };

@@ -20,7 +20,11 @@ const game = startCoinGame(byId<HTMLCanvasElement>('stage'), {
   autoplay: params.has('autoplay'),
   onCatch(coin) {
     // The SDK persists the award with its idempotency key before anything goes on the wire.
-    client.award({ eventPoints: coin.value, eventName: coin.value > 1 ? 'gem_caught' : 'coin_caught', eventDescription: `Caught a ${coin.value > 1 ? 'gem' : 'coin'} worth ${coin.value}` });
+    client.award({
+      eventPoints: coin.value,
+      eventName: coin.value > 1 ? 'gem_caught' : 'coin_caught',
+      eventDescription: `Caught a ${coin.value > 1 ? 'gem' : 'coin'} worth ${coin.value}`,
+    });
     caught.dataset.value = String(Number(caught.dataset.value) + 1);
     caught.textContent = caught.dataset.value;
   },

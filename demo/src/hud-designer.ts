@@ -83,7 +83,9 @@ const contrast = (a: string, b: string) => {
 };
 
 function update() {
-  const css = changed.size ? `quest-points-hud {\n${[...changed].map(([name, value]) => `  ${name}: ${value};`).join('\n')}\n}\n` : '/* the defaults: nothing to add */\n';
+  const css = changed.size
+    ? `quest-points-hud {\n${[...changed].map(([name, value]) => `  ${name}: ${value};`).join('\n')}\n}\n`
+    : '/* the defaults: nothing to add */\n';
   styleTag.textContent = changed.size ? css : '';
   byId<HTMLTextAreaElement>('css-output').value = css;
   byId<HTMLTextAreaElement>('strings-output').value = Object.keys(words).length
@@ -117,9 +119,13 @@ byId('reset').addEventListener('click', () => {
   update();
 });
 byId('every-state').addEventListener('click', () => preview.showEveryState());
-byId('award-one').addEventListener('click', () => preview.award(10, 'Quest step', byId<HTMLInputElement>('preview-offline').checked ? 'saved' : 'confirmed'));
+byId('award-one').addEventListener('click', () =>
+  preview.award(10, 'Quest step', byId<HTMLInputElement>('preview-offline').checked ? 'saved' : 'confirmed'),
+);
 byId<HTMLInputElement>('preview-offline').addEventListener('change', (event) => preview.setOnline(!(event.target as HTMLInputElement).checked));
-byId<HTMLSelectElement>('hud-position').addEventListener('change', (event) => hud.setAttribute('position', (event.target as HTMLSelectElement).value));
+byId<HTMLSelectElement>('hud-position').addEventListener('change', (event) =>
+  hud.setAttribute('position', (event.target as HTMLSelectElement).value),
+);
 
 async function copy(id: string, what: string) {
   const area = byId<HTMLTextAreaElement>(id);
@@ -145,7 +151,7 @@ ctx.fillStyle = '#0e1a2b';
 ctx.fillRect(0, 0, 480, 640);
 for (let i = 0; i < 40; i++) {
   ctx.beginPath();
-  ctx.arc((i * 97) % 460 + 10, (i * 151) % 600 + 20, i % 5 ? 11 : 13, 0, Math.PI * 2);
+  ctx.arc(((i * 97) % 460) + 10, ((i * 151) % 600) + 20, i % 5 ? 11 : 13, 0, Math.PI * 2);
   ctx.fillStyle = i % 5 ? '#fcc419' : '#63e6be';
   ctx.fill();
 }

@@ -59,14 +59,28 @@ export function createPreviewClient() {
     const sum = (state: HistoryEntry['state']) => history.filter((e) => e.state === state).reduce((total, e) => total + e.eventPoints, 0);
     const [confirmedPoints, sentPoints, pendingPoints] = [sum('confirmed'), sum('sent'), sum('pending')];
     return {
-      questId: 'preview', serviceUserId: 'designer', totalPoints: confirmedPoints + sentPoints + pendingPoints, confirmedPoints, sentPoints, pendingPoints,
-      history, pending: [], confirmedAt: Date.now(), stale: false,
+      questId: 'preview',
+      serviceUserId: 'designer',
+      totalPoints: confirmedPoints + sentPoints + pendingPoints,
+      confirmedPoints,
+      sentPoints,
+      pendingPoints,
+      history,
+      pending: [],
+      confirmedAt: Date.now(),
+      stale: false,
     };
   }
   const publish = () => scripted.setView(makeView());
 
   function entry(award: PendingAward, state: HistoryEntry['state']): HistoryEntry {
-    const base = { createdAt: new Date().toISOString(), eventPoints: award.eventPoints, eventName: award.eventName ?? '', eventDescription: award.eventDescription ?? '', state };
+    const base = {
+      createdAt: new Date().toISOString(),
+      eventPoints: award.eventPoints,
+      eventName: award.eventName ?? '',
+      eventDescription: award.eventDescription ?? '',
+      state,
+    };
     return state === 'confirmed' ? base : { ...base, idempotencyKey: award.idempotencyKey };
   }
   function replace(award: PendingAward, state: HistoryEntry['state']) {
@@ -81,8 +95,14 @@ export function createPreviewClient() {
   function award(points: number, description: string, end: 'sending' | 'saved' | 'sent' | 'confirmed' | 'rejected') {
     seq += 1;
     const award: PendingAward = {
-      questId: 'preview', serviceUserId: 'designer', eventPoints: points, eventName: description.toLowerCase().replace(/\W+/g, '_'),
-      eventDescription: description, idempotencyKey: `preview-${seq}`, queuedAt: Date.now(), seq,
+      questId: 'preview',
+      serviceUserId: 'designer',
+      eventPoints: points,
+      eventName: description.toLowerCase().replace(/\W+/g, '_'),
+      eventDescription: description,
+      idempotencyKey: `preview-${seq}`,
+      queuedAt: Date.now(),
+      seq,
     };
     const offline = end === 'saved';
     if (offline) setSnapshot({ online: false });
@@ -95,7 +115,9 @@ export function createPreviewClient() {
     }
     if (end === 'rejected') {
       history = history.filter((e) => e.idempotencyKey !== award.idempotencyKey);
-      emitter.emit('award:rejected', { deadLetter: { ...award, status: 422, message: 'more points than the policy allows', rejectedAt: Date.now() } });
+      emitter.emit('award:rejected', {
+        deadLetter: { ...award, status: 422, message: 'more points than the policy allows', rejectedAt: Date.now() },
+      });
       setSnapshot({ deadLetterCount: scripted.snapshot().deadLetterCount + 1 });
       publish();
     }

@@ -57,7 +57,12 @@ class CatchScene extends Phaser.Scene {
   /** A "+N" that rises from the catch point and fades: the game's own feedback, drawn in the scene. */
   private floatPoints(x: number, y: number, points: number) {
     const text = this.add
-      .text(x, y, `+${formatPoints(points)}`, { fontFamily: 'system-ui, sans-serif', fontSize: points > 1 ? '26px' : '20px', fontStyle: 'bold', color: points > 1 ? '#63e6be' : '#fcc419' })
+      .text(x, y, `+${formatPoints(points)}`, {
+        fontFamily: 'system-ui, sans-serif',
+        fontSize: points > 1 ? '26px' : '20px',
+        fontStyle: 'bold',
+        color: points > 1 ? '#63e6be' : '#fcc419',
+      })
       .setOrigin(0.5, 1)
       .setStroke('#0e1a2b', 4);
     this.floats.push(text);
@@ -100,7 +105,11 @@ class CatchScene extends Phaser.Scene {
       coin.y += (coin.getData('speed') as number) * dt;
       if (before < this.basket.y && coin.y >= this.basket.y && Math.abs(coin.x - this.basket.x) <= 58) {
         const value = coin.getData('value') as number;
-        this.questPoints.award({ eventPoints: value, eventName: value > 1 ? 'gem_caught' : 'coin_caught', eventDescription: 'Caught in the Phaser scene' });
+        this.questPoints.award({
+          eventPoints: value,
+          eventName: value > 1 ? 'gem_caught' : 'coin_caught',
+          eventDescription: 'Caught in the Phaser scene',
+        });
         this.floatPoints(coin.x, this.basket.y - 16, value);
         this.caught += 1;
         const caught = byId('hud-caught');

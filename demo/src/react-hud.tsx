@@ -13,10 +13,17 @@ function Total() {
   const view = usePoints();
   return (
     <section className="panel" aria-labelledby="total-title">
-      <h2 id="total-title">Quest points <small>(player <code>{player}</code>)</small></h2>
+      <h2 id="total-title">
+        Quest points{' '}
+        <small>
+          (player <code>{player}</code>)
+        </small>
+      </h2>
       <p className="big" aria-live="polite" aria-atomic="true">
         <span className="visually-hidden">Total points: </span>
-        <span id="react-total" data-value={view.totalPoints}>{formatPoints(view.totalPoints)}</span>
+        <span id="react-total" data-value={view.totalPoints}>
+          {formatPoints(view.totalPoints)}
+        </span>
       </p>
       <p id="react-parts" className={view.pendingPoints || view.sentPoints ? 'pending' : ''}>
         {formatPoints(view.confirmedPoints)} confirmed · {formatPoints(view.sentPoints)} sent · {formatPoints(view.pendingPoints)} pending
@@ -27,8 +34,8 @@ function Total() {
       <ol className="events" id="react-history" aria-label="Last 8 awards, newest first">
         {view.history.slice(0, 8).map((entry, i) => (
           <li key={entry.idempotencyKey ?? `${entry.createdAt}#${i}`} data-state={entry.state}>
-            <span className={`badge ${entry.state === 'confirmed' ? 'online' : 'pending'}`}>{entry.state}</span>{' '}
-            {entry.eventName} +{formatPoints(entry.eventPoints)}
+            <span className={`badge ${entry.state === 'confirmed' ? 'online' : 'pending'}`}>{entry.state}</span> {entry.eventName} +
+            {formatPoints(entry.eventPoints)}
           </li>
         ))}
       </ol>
@@ -40,8 +47,12 @@ function Awards() {
   const client = useQuestPoints();
   return (
     <div className="row">
-      <button type="button" onClick={() => client.award({ eventPoints: 1, eventName: 'coin' })}>Award a coin (+1)</button>
-      <button type="button" onClick={() => client.award({ eventPoints: 5, eventName: 'gem' })}>Award a gem (+5)</button>
+      <button type="button" onClick={() => client.award({ eventPoints: 1, eventName: 'coin' })}>
+        Award a coin (+1)
+      </button>
+      <button type="button" onClick={() => client.award({ eventPoints: 5, eventName: 'gem' })}>
+        Award a gem (+5)
+      </button>
     </div>
   );
 }
@@ -59,7 +70,9 @@ function Status({ offlineSwitch }: { offlineSwitch: OfflineSwitch }) {
           </span>
         </dd>
         <dt>Pending awards</dt>
-        <dd id="react-queue" data-value={status.queueSize}>{status.queueSize}</dd>
+        <dd id="react-queue" data-value={status.queueSize}>
+          {status.queueSize}
+        </dd>
         <dt>Dead letters</dt>
         <dd>{status.deadLetterCount}</dd>
         <dt>Storage</dt>
@@ -69,8 +82,8 @@ function Status({ offlineSwitch }: { offlineSwitch: OfflineSwitch }) {
       </dl>
       <label className="switch">
         {/* biome-ignore lint/a11y/useAriaPropsForRole: a native checkbox exposes its checked state as aria-checked (HTML-AAM); an aria-checked here could only disagree with it */}
-        <input type="checkbox" role="switch" defaultChecked={offlineSwitch.offline} onChange={(e) => offlineSwitch.set(e.currentTarget.checked)} /> Offline
-        switch (fail every request)
+        <input type="checkbox" role="switch" defaultChecked={offlineSwitch.offline} onChange={(e) => offlineSwitch.set(e.currentTarget.checked)} />{' '}
+        Offline switch (fail every request)
       </label>
     </aside>
   );

@@ -26,7 +26,9 @@ export function devToken(claims: { sub: string; role?: 'player' | 'admin' }): ()
   return () =>
     getToken().catch((error: Error) => {
       // A static host (a deployed `vite build`) answers index.html or 404 here: say what serves dev tokens.
-      throw new Error(`dev token: ${error.message}; dev tokens are served only by \`vite\` or \`vite preview\` with the quest-points/vite plugin, or by \`npx quest-points dev\``);
+      throw new Error(
+        `dev token: ${error.message}; dev tokens are served only by \`vite\` or \`vite preview\` with the quest-points/vite plugin, or by \`npx quest-points dev\``,
+      );
     });
 }
 

@@ -32,7 +32,14 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
   const layout = storageLayout(storageName);
   const { idb, missing } = chooseStorage(options.storage);
   const kv = <T>(name: string): KV<T> => (idb ? idbKV<T>(name) : memoryKV<T>());
-  const state: ClientState = { online: true, deadLetterCount: 0, authRequired: false, storage: idb ? 'indexeddb' : 'memory', closed: false, loaded: false };
+  const state: ClientState = {
+    online: true,
+    deadLetterCount: 0,
+    authRequired: false,
+    storage: idb ? 'indexeddb' : 'memory',
+    closed: false,
+    loaded: false,
+  };
   const events = new QuestPointsEmitter();
   const transport = createTransport(options);
   const cache = kv<CacheRecord>(layout.cache);
@@ -46,7 +53,8 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
     rescue: idb ? createRescue(layout.rescue) : undefined,
   });
   const live = createLive(outbox.pendingOf, historyLimit);
-  const own = options.questId !== undefined && options.serviceUserId !== undefined ? pairOf(parseIds(options.questId, options.serviceUserId)) : undefined;
+  const own =
+    options.questId !== undefined && options.serviceUserId !== undefined ? pairOf(parseIds(options.questId, options.serviceUserId)) : undefined;
   const notifier = createNotifier({ events, live, own, queueSize: () => outbox.mirror.size, status: () => shown(state) });
   const requests = createRequests(transport, cache, (online) => session.setOnline(online));
   const reads = createReads({ live, cache, fetch: requests.summary, changed: notifier.changed, post: tabs.post });
@@ -59,7 +67,16 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
     settle: (head, results) => session.settle(head, results),
   });
   const session = createSession({
-    state, events, outbox, notifier, reads, tabs, flusher, transport, own, pollIntervalMs,
+    state,
+    events,
+    outbox,
+    notifier,
+    reads,
+    tabs,
+    flusher,
+    transport,
+    own,
+    pollIntervalMs,
     requestSync: () => options.backgroundSync?.(),
   });
   if (missing) queueMicrotask(() => session.degrade('unavailable'));

@@ -93,7 +93,8 @@ export function createFlusher(deps: FlusherDeps) {
   /** `force` ignores backoff and the auth pause: flush(), `online`, a visible tab, the retry timer. */
   function run(force: boolean): Promise<FlushResult> {
     if (stopped) return Promise.resolve({ outcome: 'closed' });
-    if (!force && Date.now() < wait.at) return Promise.resolve({ outcome: 'retry', at: wait.at, delayMs: wait.at - Date.now(), attempt: wait.attempt, retrying: [] });
+    if (!force && Date.now() < wait.at)
+      return Promise.resolve({ outcome: 'retry', at: wait.at, delayMs: wait.at - Date.now(), attempt: wait.attempt, retrying: [] });
     // A trigger during a flush (even while its lock is being released) runs once more right after it, forced only
     // if a forced trigger asked: the flush that just ended may have set a backoff that the others must respect.
     if (flushing) {

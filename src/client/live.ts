@@ -179,7 +179,11 @@ export function createLive(pendingOf: (pair: string) => PendingAward[], historyL
     /** Another tab's accepted read, with the keys it absorbed. */
     adopt(pair: string, summary: PointsSummary, absorbed: string[]): string[] | undefined {
       const sent = state(pair).sent;
-      return settleWith(pair, summary, absorbed.filter((key) => sent.has(key)));
+      return settleWith(
+        pair,
+        summary,
+        absorbed.filter((key) => sent.has(key)),
+      );
     },
     /** A read failed: the base (if any) is now stale. */
     failRead(pair: string) {

@@ -27,7 +27,10 @@ export function createFlushLock(name: string, lease?: KV<Lease>, waitMs = 0): (f
         mine = !old || old.until < Date.now() || old.owner === me;
         return old && !mine ? old : { owner: me, until };
       })
-      .then(() => mine, () => false);
+      .then(
+        () => mine,
+        () => false,
+      );
   };
   return async (fn) => {
     if (!(await claim(Date.now() + LEASE_MS))) return;

@@ -113,7 +113,12 @@ export function createOutbox({ queue, dead, degraded: onDegraded, committed, dur
       if (rescued) stash();
       // The other tabs hear of them in a task of their own: cloning a burst's records for BroadcastChannel (tens of
       // ms for 10,000) must not hold up the page's own work, such as `persisted` and what waits on it.
-      if (committed) setTimeout(committed, 0, batch.map(([, v]) => v));
+      if (committed)
+        setTimeout(
+          committed,
+          0,
+          batch.map(([, v]) => v),
+        );
       return taken ? ok : false;
     }) as Promise<boolean>;
   }

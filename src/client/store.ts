@@ -42,7 +42,10 @@ function openStores(dbName: string): { plain: UseStore; committing: UseStore } {
     db ??= new Promise<IDBDatabase>((resolve, reject) => {
       const request = indexedDB.open(dbName);
       request.onupgradeneeded = () => request.result.createObjectStore(STORE);
-      const timer = setTimeout(() => reject(Object.assign(new Error(`IndexedDB open blocked for ${OPEN_BLOCKED_MS / 1000} s`), { name: 'BlockedError' })), OPEN_BLOCKED_MS);
+      const timer = setTimeout(
+        () => reject(Object.assign(new Error(`IndexedDB open blocked for ${OPEN_BLOCKED_MS / 1000} s`), { name: 'BlockedError' })),
+        OPEN_BLOCKED_MS,
+      );
       promisifyRequest(request).then(
         (opened) => {
           clearTimeout(timer);

@@ -33,7 +33,7 @@ export interface DeadLetter extends PendingAward {
  * was closed first; the award stays queued and is sent by the next client on this storage name.
  */
 export type AwardOutcome =
-  | { outcome: 'sent'; idempotencyKey: string; /** @deprecated Use `outcome`; removed in 0.3. */ status: 'sent' }
+  | { outcome: 'sent'; idempotencyKey: string /** @deprecated Use `outcome`; removed in 0.3. */; status: 'sent' }
   | {
       outcome: 'rejected';
       idempotencyKey: string;
@@ -45,7 +45,7 @@ export type AwardOutcome =
       /** @deprecated Use `deadLetter.message`; removed in 0.3. */
       message: string;
     }
-  | { outcome: 'closed'; idempotencyKey: string; /** @deprecated Use `outcome`; removed in 0.3. */ status: 'closed' };
+  | { outcome: 'closed'; idempotencyKey: string /** @deprecated Use `outcome`; removed in 0.3. */; status: 'closed' };
 
 /** What award() returns at once: the award's idempotency key, when it is durable, and how it ended. */
 export interface AwardHandle {

@@ -68,8 +68,13 @@ export function createDevServer(options: DevServerOptions = {}): DevServer {
 
   const mintToken = (claims: Partial<DevTokenClaims> = {}) =>
     signPlayerToken(
-      { sub: claims.sub ?? 'dev-player', role: claims.role ?? 'player', ...(claims.email ? { email: claims.email } : {}),
-        ...(claims.wallet ? { wallet: claims.wallet } : {}), ...(claims.quests ? { quests: claims.quests } : {}) },
+      {
+        sub: claims.sub ?? 'dev-player',
+        role: claims.role ?? 'player',
+        ...(claims.email ? { email: claims.email } : {}),
+        ...(claims.wallet ? { wallet: claims.wallet } : {}),
+        ...(claims.quests ? { quests: claims.quests } : {}),
+      },
       { secret, ttl: DEV_TOKEN_TTL_SECONDS },
     );
 
@@ -80,17 +85,22 @@ export function createDevServer(options: DevServerOptions = {}): DevServer {
   app.use('*', async (c, next) => {
     // Behind the Node adapter the URL's host is the Host header; a bare Request has only its URL.
     const host = c.req.header('host');
-    if (!isLoopbackHost(new URL(c.req.url).hostname) || (host !== undefined && !isLoopbackHost(hostOfHeader(host)))) return fail(403, 'Host header must name a loopback host (localhost, 127.0.0.1 or [::1]) in dev mode');
+    if (!isLoopbackHost(new URL(c.req.url).hostname) || (host !== undefined && !isLoopbackHost(hostOfHeader(host))))
+      return fail(403, 'Host header must name a loopback host (localhost, 127.0.0.1 or [::1]) in dev mode');
     await next();
   });
   // A game on its own dev server (another port) calls us cross-origin. Dev CORS policy, enforced here for every
   // face: any page served from this machine may call, any other origin is refused outright.
   app.use('*', async (c, next) => {
     const origin = c.req.header('origin');
-    if (origin !== undefined && !isLoopbackOrigin(origin)) return fail(403, `origin ${JSON.stringify(origin)} is refused: dev mode serves pages from loopback origins only`);
+    if (origin !== undefined && !isLoopbackOrigin(origin))
+      return fail(403, `origin ${JSON.stringify(origin)} is refused: dev mode serves pages from loopback origins only`);
     await next();
   });
-  app.use('*', cors({ origin: (origin) => (isLoopbackOrigin(origin) ? origin : null), exposeHeaders: ['Retry-After', REQUEST_ID_HEADER], maxAge: 600 }));
+  app.use(
+    '*',
+    cors({ origin: (origin) => (isLoopbackOrigin(origin) ? origin : null), exposeHeaders: ['Retry-After', REQUEST_ID_HEADER], maxAge: 600 }),
+  );
 
   // Token minting and the emulator's admin routes (reset, state, faults) answer this machine only, whatever the bind
   // address: the socket's address, never a header (X-Forwarded-For is whatever the caller wants it to be). No socket

@@ -35,7 +35,13 @@ export function buildEmulator(options: EmulatorOptions = {}): {
     if (options.admin && c.req.path.startsWith(`${ADMIN_PREFIX}/`)) return next();
     const url = c.req.url;
     const pathStart = url.indexOf('/', url.indexOf('//') + 2);
-    const entry: RequestLogEntry = { seq: core.log.nextSeq(), at: new Date(core.now()).toISOString(), method: c.req.method, path: url.slice(pathStart), status: 0 };
+    const entry: RequestLogEntry = {
+      seq: core.log.nextSeq(),
+      at: new Date(core.now()).toISOString(),
+      method: c.req.method,
+      path: url.slice(pathStart),
+      status: 0,
+    };
     c.set('log', entry);
     try {
       await next();

@@ -45,9 +45,7 @@ export const awardHandler = (core: Core) => async (c: Context<EmulatorEnv>) => {
     eventDescription: body.value.eventDescription ?? '',
   };
 
-  const claim = key
-    ? core.idempotency.claim(await scopeOf(c.var.apiKey), key, JSON.stringify(['award', questId, award]))
-    : null;
+  const claim = key ? core.idempotency.claim(await scopeOf(c.var.apiKey), key, JSON.stringify(['award', questId, award])) : null;
   if (claim?.kind === 'mismatch') {
     return fail(422, `${IDEMPOTENCY_KEY_HEADER} was already used with a different request; use a new key for a new award`);
   }

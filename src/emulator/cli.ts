@@ -59,7 +59,10 @@ function durationMs(text: string): number | undefined {
 
 /** The flags that map onto EmulatorOptions beyond host, port, mode, keys and admin. */
 function parseTuning(values: {
-  chain?: string[] | undefined; 'idempotency-ttl'?: string | undefined; faults?: string | undefined; 'request-log-size'?: string | undefined;
+  chain?: string[] | undefined;
+  'idempotency-ttl'?: string | undefined;
+  faults?: string | undefined;
+  'request-log-size'?: string | undefined;
 }): Pick<EmulatorCliOptions, 'chains' | 'idempotencyTtlMs' | 'faults' | 'requestLogSize'> | { error: string } {
   const chains: string[] = [];
   for (const chain of values.chain ?? []) {
@@ -90,7 +93,8 @@ function parseTuning(values: {
   let requestLogSize: number | undefined;
   if (values['request-log-size'] !== undefined) {
     requestLogSize = Number(values['request-log-size']);
-    if (!/^\d{1,7}$/.test(values['request-log-size']) || requestLogSize < 1) return { error: '--request-log-size must be an integer from 1 to 9999999' };
+    if (!/^\d{1,7}$/.test(values['request-log-size']) || requestLogSize < 1)
+      return { error: '--request-log-size must be an integer from 1 to 9999999' };
   }
   return { chains: chains.length ? chains : undefined, idempotencyTtlMs, faults, requestLogSize };
 }
@@ -125,7 +129,10 @@ export function parseEmulatorArgs(argv: string[], env: NodeJS.ProcessEnv = proce
   }
   if (values.mode !== 'stateful' && values.mode !== 'sandbox') return { error: "--mode must be 'stateful' or 'sandbox'" };
   if (values.host.trim() === '') return { error: '--host must not be empty' };
-  const fromEnv = (env.QP_API_KEY ?? '').split(',').map((key) => key.trim()).filter(Boolean);
+  const fromEnv = (env.QP_API_KEY ?? '')
+    .split(',')
+    .map((key) => key.trim())
+    .filter(Boolean);
   const apiKeys = [...(values['api-key'] ?? []), ...fromEnv];
   if (apiKeys.some((key) => key.trim() === '')) return { error: '--api-key must not be empty' };
   const tuning = parseTuning(values);

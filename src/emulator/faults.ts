@@ -26,10 +26,7 @@ export const FaultConfigSchema = v.strictObject(
     errorRate: v.optional(rate),
     /** The statuses errorRate draws from, uniformly; default all three. */
     errorStatuses: v.optional(
-      v.pipe(
-        v.array(v.picklist([500, 503, 429], 'must be 500, 503 or 429'), 'must be an array'),
-        v.minLength(1, 'must hold at least one status'),
-      ),
+      v.pipe(v.array(v.picklist([500, 503, 429], 'must be 500, 503 or 429'), 'must be an array'), v.minLength(1, 'must hold at least one status')),
     ),
     /** Retry-After, in seconds, of an injected 429 (and 503); default 1. */
     retryAfterSeconds: v.optional(v.pipe(v.number('must be a number'), v.integer('must be an integer'), v.minValue(0, 'must be at least 0'))),

@@ -18,10 +18,7 @@ export type Parsed<T> = { ok: true; value: T } | { ok: false; response: Response
  * The request body as JSON. POSTs must say `Content-Type: application/json` (400 naming the header otherwise:
  * clients treat 400 as final, and a wrong content type is a client bug). Size is enforced by bodyLimit first.
  */
-export async function readJson(
-  c: Context,
-  { requireJsonType = true, maxBytes = BODY_LIMIT_BYTES } = {},
-): Promise<Parsed<unknown>> {
+export async function readJson(c: Context, { requireJsonType = true, maxBytes = BODY_LIMIT_BYTES } = {}): Promise<Parsed<unknown>> {
   if (requireJsonType && !JSON_CONTENT_TYPE.test(c.req.header('content-type') ?? '')) {
     return { ok: false, response: fail(400, 'Content-Type header must be application/json') };
   }

@@ -92,9 +92,9 @@ const scopes = new Map<string, Promise<string>>();
 export function scopeOf(apiKey: string): Promise<string> {
   let scope = scopes.get(apiKey);
   if (!scope) {
-    scope = crypto.subtle.digest('SHA-256', new TextEncoder().encode(apiKey)).then((digest) =>
-      Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join(''),
-    );
+    scope = crypto.subtle
+      .digest('SHA-256', new TextEncoder().encode(apiKey))
+      .then((digest) => Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join(''));
     scopes.set(apiKey, scope);
   }
   return scope;

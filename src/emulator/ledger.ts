@@ -90,7 +90,9 @@ export type Ledger = ReturnType<typeof createLedger>;
 // createdAt is our own ISO string (no characters to escape); names and descriptions are client text.
 const encoder = new TextEncoder();
 const eventJson = (e: NewEvent) =>
-  encoder.encode(`{"createdAt":"${e.createdAt}","eventPoints":${JSON.stringify(fromMicro(e.micro))},"eventName":${JSON.stringify(e.eventName)},"eventDescription":${JSON.stringify(e.eventDescription)}}`);
+  encoder.encode(
+    `{"createdAt":"${e.createdAt}","eventPoints":${JSON.stringify(fromMicro(e.micro))},"eventName":${JSON.stringify(e.eventName)},"eventDescription":${JSON.stringify(e.eventDescription)}}`,
+  );
 
 /** `{"success":true,"data":{"totalPoints":…,"history":[…]}}` newest first, as UTF-8: one allocation, one copy per event. */
 export function pointsResponseBytes(account: Account | undefined): Uint8Array<ArrayBuffer> {

@@ -96,7 +96,6 @@ export const enrolledUsersHandler =
     }
     const nextPage = offset + limit < total ? paths.enrolledUsers(questId, { limit, offset: offset + limit }) : null;
     // Past the end, "previous" is the last page that has items.
-    const previousPage =
-      offset > 0 ? paths.enrolledUsers(questId, { limit, offset: Math.max(0, Math.min(offset, total) - limit) }) : null;
+    const previousPage = offset > 0 ? paths.enrolledUsers(questId, { limit, offset: Math.max(0, Math.min(offset, total) - limit) }) : null;
     return jsonText(JSON.stringify({ success: true, data, pagination: { limit, offset, nextPage, previousPage } }));
   };

@@ -1,5 +1,14 @@
 import * as v from 'valibot';
-import { type ObjectInput, EmailSchema, EventDescriptionSchema, EventNameSchema, EventPointsSchema, IdSchema, IdempotencyKeySchema, WalletSchema } from '../protocol/index.js';
+import {
+  type ObjectInput,
+  EmailSchema,
+  EventDescriptionSchema,
+  EventNameSchema,
+  EventPointsSchema,
+  IdSchema,
+  IdempotencyKeySchema,
+  WalletSchema,
+} from '../protocol/index.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { Ledger } from './ledger.js';
 import { fromMicro, toMicro } from './micro-points.js';
@@ -25,10 +34,7 @@ export const EmulatorStateSchema = v.object(
       [],
     ),
     /** In enrollment order per quest. */
-    enrollments: v.optional(
-      v.array(v.object({ questId: IdSchema, serviceUserId: IdSchema, enrolledAt: timestamp }), 'must be an array'),
-      [],
-    ),
+    enrollments: v.optional(v.array(v.object({ questId: IdSchema, serviceUserId: IdSchema, enrolledAt: timestamp }), 'must be an array'), []),
     /** Every applied award, oldest first, with the IDEMPOTENCY_KEY it was applied under (or null). */
     ledger: v.optional(
       v.array(

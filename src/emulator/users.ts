@@ -60,9 +60,7 @@ export function createUserDirectory() {
 
   function create(input: IdentityInput): UserRecord {
     const identity =
-      input.email !== undefined
-        ? `email:${normaliseEmail(input.email)}`
-        : `wallet:${input.wallet ? walletKey(normaliseWallet(input.wallet)) : ''}`;
+      input.email !== undefined ? `email:${normaliseEmail(input.email)}` : `wallet:${input.wallet ? walletKey(normaliseWallet(input.wallet)) : ''}`;
     const user = ensure(derivedId(identity));
     link(user, input);
     return user;

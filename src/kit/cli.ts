@@ -8,12 +8,19 @@ type WithHelp<T extends FlagOptions> = T & { help: { type: 'boolean'; short: str
  * The values parseArgs gives for these options. Named, so the declarations keep this alias: inferred, tsc inlined
  * node's internal type parameters into cli.d.ts, which fails a consumer that checks libraries (skipLibCheck false).
  */
-export type ParsedFlags<T extends FlagOptions> = ReturnType<typeof parseArgs<{ args: string[]; options: WithHelp<T>; strict: true; allowPositionals: false }>>['values'];
+export type ParsedFlags<T extends FlagOptions> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: WithHelp<T>; strict: true; allowPositionals: false }>
+>['values'];
 
 /** Strict flags (node:util parseArgs) plus -h/--help; an unknown flag or a stray word is a ConfigError (`invalid`). */
 export function parseFlags<T extends FlagOptions>(argv: string[], options: T): ParsedFlags<T> {
   try {
-    return parseArgs({ args: argv, options: { ...options, help: { type: 'boolean', short: 'h', default: false } }, strict: true, allowPositionals: false }).values;
+    return parseArgs({
+      args: argv,
+      options: { ...options, help: { type: 'boolean', short: 'h', default: false } },
+      strict: true,
+      allowPositionals: false,
+    }).values;
   } catch (error) {
     throw new ConfigError('argv', 'invalid', (error as Error).message);
   }

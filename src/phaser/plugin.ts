@@ -1,4 +1,12 @@
-import { createQuestPoints, type AwardHandle, type AwardInput, type QuestPoints, type QuestPointsEvents, type QuestPointsOptions, type Snapshot } from '../client/index.js';
+import {
+  createQuestPoints,
+  type AwardHandle,
+  type AwardInput,
+  type QuestPoints,
+  type QuestPointsEvents,
+  type QuestPointsOptions,
+  type Snapshot,
+} from '../client/index.js';
 import { registerClient } from './registry.js';
 import { bindScene, type SceneLike } from './scene-binding.js';
 

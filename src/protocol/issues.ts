@@ -1,8 +1,7 @@
 import * as v from 'valibot';
 
 /** The rule an issue states. A missing key reports the key's own schema failing on undefined: say "is required". */
-export const ruleOf = (issue: v.BaseIssue<unknown>): string =>
-  issue.input === undefined && issue.kind === 'schema' ? 'is required' : issue.message;
+export const ruleOf = (issue: v.BaseIssue<unknown>): string => (issue.input === undefined && issue.kind === 'schema' ? 'is required' : issue.message);
 
 /** "wallet.chain must be a string": the dotted path of the first issue, then its rule. */
 export function formatIssues(issues: readonly v.BaseIssue<unknown>[]): string {

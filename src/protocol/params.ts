@@ -17,11 +17,7 @@ export type QuestUserParams = v.InferOutput<typeof QuestUserParamsSchema>;
 
 /** A query integer: absent -> the default; present -> decimal digits only (no sign, no fraction, no blanks). */
 const queryInteger = (fallback: number) =>
-  v.pipe(
-    v.optional(v.string('must be a string'), String(fallback)),
-    v.regex(/^\d{1,9}$/, 'must be a non-negative integer'),
-    v.transform(Number),
-  );
+  v.pipe(v.optional(v.string('must be a string'), String(fallback)), v.regex(/^\d{1,9}$/, 'must be a non-negative integer'), v.transform(Number));
 
 /** GET /group-quests/{questId}/enrolled-users — query. limit is clamped to PAGE_LIMIT_MAX, the applied value reported. */
 export const PageQuerySchema = v.object({
@@ -37,7 +33,4 @@ export const PageQuerySchema = v.object({
 export type PageQuery = v.InferOutput<typeof PageQuerySchema>;
 
 /** IDEMPOTENCY_KEY: a UUID (any version), compared case-insensitively. */
-export const IdempotencyKeySchema = v.pipe(
-  v.string('must be a string'),
-  v.uuid('must be a UUID such as 3f2b8c1e-6d4a-4c8e-9b1a-2f6e5d4c3b2a'),
-);
+export const IdempotencyKeySchema = v.pipe(v.string('must be a string'), v.uuid('must be a UUID such as 3f2b8c1e-6d4a-4c8e-9b1a-2f6e5d4c3b2a'));

@@ -12,8 +12,7 @@ export const paths = {
   /** POST: a user's id from an e-mail or a wallet. */
   identify: () => '/users/identify',
   /** GET: whether a user is enrolled in a quest, and their points there. */
-  enrollment: (questId: string, serviceUserId: string) =>
-    `/group-quests/${seg(questId)}/enrolled-users/${seg(serviceUserId)}`,
+  enrollment: (questId: string, serviceUserId: string) => `/group-quests/${seg(questId)}/enrolled-users/${seg(serviceUserId)}`,
   /** GET: one page of a quest's enrolled users; `limit` and `offset` go in the query only when given. */
   enrolledUsers: (questId: string, page?: { limit?: number; offset?: number }) => {
     const query = new URLSearchParams();

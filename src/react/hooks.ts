@@ -69,6 +69,9 @@ export function usePoints(questId?: string, serviceUserId?: string): PointsView 
 /** online, queueSize, deadLetterCount, authRequired and storage; the component renders only when one changes. */
 export function useQuestPointsStatus(): QuestPointsStatus {
   const client = useClient('useQuestPointsStatus()');
-  const [subscribe, getSnapshot] = useMemo(() => [subscribeTo(client), selector(() => statusOf(client.getSnapshot()), sameStatus)] as const, [client]);
+  const [subscribe, getSnapshot] = useMemo(
+    () => [subscribeTo(client), selector(() => statusOf(client.getSnapshot()), sameStatus)] as const,
+    [client],
+  );
   return useSyncExternalStore(subscribe, getSnapshot, getSnapshot);
 }

@@ -46,7 +46,11 @@ export function sameView(a: PointsView, b: PointsView): boolean {
 }
 
 export const sameStatus = (a: QuestPointsStatus, b: QuestPointsStatus) =>
-  a.online === b.online && a.queueSize === b.queueSize && a.deadLetterCount === b.deadLetterCount && a.authRequired === b.authRequired && a.storage === b.storage;
+  a.online === b.online &&
+  a.queueSize === b.queueSize &&
+  a.deadLetterCount === b.deadLetterCount &&
+  a.authRequired === b.authRequired &&
+  a.storage === b.storage;
 
 export const statusOf = ({ online, queueSize, deadLetterCount, authRequired, storage }: Snapshot): QuestPointsStatus => ({
   online,

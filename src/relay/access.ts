@@ -30,7 +30,7 @@ export function checkListAccess(claims: VerifiedClaims): Refusal | null {
 export function checkIdentifyAccess(claims: VerifiedClaims, body: { email?: string; wallet?: Wallet }): Refusal | null {
   if (claims.role === 'admin') return null;
   if (body.email !== undefined) {
-    if (claims.email === undefined) return forbidden("email: the token carries no email, so it may identify none");
+    if (claims.email === undefined) return forbidden('email: the token carries no email, so it may identify none');
     if (normaliseEmail(body.email) !== normaliseEmail(claims.email)) {
       return forbidden("email is not the token's email: a player identifies only itself");
     }

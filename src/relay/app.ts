@@ -152,9 +152,7 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
   app.route('/', serviceRoutes(runtime));
   app.route('/', batchRoute(runtime));
 
-  app.notFound((c) =>
-    fail(c, { status: 404, message: redactFor(runtime, c, `no route ${c.req.method} ${new URL(c.req.url).pathname}`) }),
-  );
+  app.notFound((c) => fail(c, { status: 404, message: redactFor(runtime, c, `no route ${c.req.method} ${new URL(c.req.url).pathname}`) }));
   app.onError((error, c) => {
     // Hono's own middlewares (bearer auth on /metrics) answer by throwing a ready response.
     if (error instanceof HTTPException) return error.getResponse();

@@ -161,7 +161,11 @@ const toList = (secret: TokenSecrets | undefined): string[] => (secret === undef
 function envSecrets(secret: TokenSecrets | undefined, env: Env): TokenSecrets | undefined {
   if (secret !== undefined) return secret;
   if (env.QP_RELAY_SECRET_PREVIOUS && !env.QP_RELAY_SECRET) {
-    throw new ConfigError('QP_RELAY_SECRET', 'missing', 'QP_RELAY_SECRET_PREVIOUS is set without QP_RELAY_SECRET: the current secret signs, the previous one only verifies');
+    throw new ConfigError(
+      'QP_RELAY_SECRET',
+      'missing',
+      'QP_RELAY_SECRET_PREVIOUS is set without QP_RELAY_SECRET: the current secret signs, the previous one only verifies',
+    );
   }
   if (!env.QP_RELAY_SECRET) return undefined;
   return env.QP_RELAY_SECRET_PREVIOUS ? [env.QP_RELAY_SECRET, env.QP_RELAY_SECRET_PREVIOUS] : env.QP_RELAY_SECRET;
@@ -169,7 +173,10 @@ function envSecrets(secret: TokenSecrets | undefined, env: Env): TokenSecrets | 
 
 function envJwks(env: Env): JwksOptions | undefined {
   if (!env.QP_JWKS_URL) return undefined;
-  const audience = (env.QP_JWT_AUDIENCE ?? '').split(',').map((a) => a.trim()).filter(Boolean);
+  const audience = (env.QP_JWT_AUDIENCE ?? '')
+    .split(',')
+    .map((a) => a.trim())
+    .filter(Boolean);
   const single = audience.length === 1 ? audience[0] : undefined;
   return { url: env.QP_JWKS_URL, issuer: env.QP_JWT_ISSUER ?? '', audience: single ?? audience };
 }

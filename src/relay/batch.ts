@@ -72,9 +72,7 @@ export function batchRoute(runtime: RelayRuntime): Hono<RelayEnv> {
     const deadline = awardDeadline(runtime, c);
     const { signal } = deadline;
     const limit = pLimit(runtime.batchConcurrency);
-    const work = Promise.all(
-      [...lanes].map(([player, lane]) => limit(() => runLane(runtime, { claims, requestId, player, lane, results, signal }))),
-    );
+    const work = Promise.all([...lanes].map(([player, lane]) => limit(() => runLane(runtime, { claims, requestId, player, lane, results, signal }))));
     await untilAborted(work, signal);
     deadline.dispose();
     // Not sent, or not answered, by the deadline (or the client left): nothing final is known, send it again later.

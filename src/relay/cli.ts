@@ -87,24 +87,48 @@ export async function relayCommand(argv: string[]): Promise<void> {
     if (values.help) return void console.log(RELAY_USAGE);
     const env = process.env;
     const port = parsePort(values.port);
-    if (!env.QP_API_KEY) throw new ConfigError('QP_API_KEY', 'missing', 'QP_API_KEY is not set: the relay needs the service API key in its environment');
+    if (!env.QP_API_KEY)
+      throw new ConfigError('QP_API_KEY', 'missing', 'QP_API_KEY is not set: the relay needs the service API key in its environment');
     if (!env.QP_KEY_SECRET) throw new ConfigError('QP_KEY_SECRET', 'missing', MISSING_KEY_SECRET);
     const jwksUrl = values['jwks-url'] ?? env.QP_JWKS_URL;
     if (!env.QP_RELAY_SECRET && !jwksUrl) {
-      throw new ConfigError('QP_RELAY_SECRET', 'missing', 'QP_RELAY_SECRET is not set: the relay needs a token secret in its environment (or --jwks-url)');
+      throw new ConfigError(
+        'QP_RELAY_SECRET',
+        'missing',
+        'QP_RELAY_SECRET is not set: the relay needs a token secret in its environment (or --jwks-url)',
+      );
     }
-    const audience = (values['jwt-audience'] ?? env.QP_JWT_AUDIENCE ?? '').split(',').map((a) => a.trim()).filter(Boolean);
+    const audience = (values['jwt-audience'] ?? env.QP_JWT_AUDIENCE ?? '')
+      .split(',')
+      .map((a) => a.trim())
+      .filter(Boolean);
     const jwks = jwksUrl ? { url: jwksUrl, issuer: values['jwt-issuer'] ?? env.QP_JWT_ISSUER ?? '', audience } : undefined;
     const tokenCacheSize = values['token-cache-size'] ?? env.QP_TOKEN_CACHE_SIZE;
     if (tokenCacheSize !== undefined && !/^\d{1,9}$/.test(tokenCacheSize)) {
-      throw new ConfigError('--token-cache-size', 'invalid', `--token-cache-size must be a whole number (0 turns the cache off), got "${tokenCacheSize}"`);
+      throw new ConfigError(
+        '--token-cache-size',
+        'invalid',
+        `--token-cache-size must be a whole number (0 turns the cache off), got "${tokenCacheSize}"`,
+      );
     }
     const upstreamUrl = values.upstream ?? env.QP_UPSTREAM_URL;
     if (!upstreamUrl) throw new ConfigError('--upstream', 'missing', '--upstream URL (or QP_UPSTREAM_URL) is required');
-    type NumberFlag = 'max-token-age' | 'headers-timeout' | 'request-timeout' | 'max-connections' | 'deadline' | 'shutdown-grace' | 'upstream-connections' | 'drain-delay';
+    type NumberFlag =
+      | 'max-token-age'
+      | 'headers-timeout'
+      | 'request-timeout'
+      | 'max-connections'
+      | 'deadline'
+      | 'shutdown-grace'
+      | 'upstream-connections'
+      | 'drain-delay';
     const number = (flag: NumberFlag, variable: string) => parsePositiveInteger(values[flag] ?? env[variable], `--${flag}`);
     const trustProxy = parsePositiveInteger(values['trust-proxy'] ?? env.QP_TRUST_PROXY, '--trust-proxy');
-    const forwardedHeader = oneOf<ForwardedHeader>(values['forwarded-header'] ?? env.QP_FORWARDED_HEADER, ['x-forwarded-for', 'forwarded'], '--forwarded-header');
+    const forwardedHeader = oneOf<ForwardedHeader>(
+      values['forwarded-header'] ?? env.QP_FORWARDED_HEADER,
+      ['x-forwarded-for', 'forwarded'],
+      '--forwarded-header',
+    );
     const onStoreError = oneOf<StoreErrorBehaviour>(values['on-store-error'] ?? env.QP_ON_STORE_ERROR, ['closed', 'open'], '--on-store-error');
     const redis = values.redis ?? env.QP_REDIS_URL;
     const logLevel = parseLogLevel(values['log-level'] ?? env.QP_LOG_LEVEL, '--log-level');
@@ -154,7 +178,8 @@ export async function tokenCommand(argv: string[]): Promise<void> {
     if (values.help) return void console.log(TOKEN_USAGE);
     if (!values.sub) throw new ConfigError('--sub', 'missing', '--sub is required');
     const secret = process.env.QP_RELAY_SECRET;
-    if (!secret) throw new ConfigError('QP_RELAY_SECRET', 'missing', 'QP_RELAY_SECRET is not set: tokens are signed with the relay secret from the environment');
+    if (!secret)
+      throw new ConfigError('QP_RELAY_SECRET', 'missing', 'QP_RELAY_SECRET is not set: tokens are signed with the relay secret from the environment');
     const ttl = values.ttl;
     const role = oneOf(values.role, ['player', 'admin'] as const, '--role') ?? 'player';
     const maxTokenAgeSeconds = parsePositiveInteger(values['max-token-age'] ?? process.env.QP_MAX_TOKEN_AGE, '--max-token-age');

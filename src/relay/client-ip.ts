@@ -22,11 +22,14 @@ export type ClientAddress = (request: Request, env: unknown) => string | undefin
  * On Cloudflare, `request.cf` is set and CF-Connecting-IP is written by Cloudflare's edge (a client's own is replaced).
  */
 export const connectionAddress: ClientAddress = (request, env) => {
-  const bindings = env as {
-    incoming?: { socket?: { remoteAddress?: string } };
-    requestIP?: (request: Request) => { address?: string } | null;
-    remoteAddr?: { hostname?: string };
-  } | null | undefined;
+  const bindings = env as
+    | {
+        incoming?: { socket?: { remoteAddress?: string } };
+        requestIP?: (request: Request) => { address?: string } | null;
+        remoteAddr?: { hostname?: string };
+      }
+    | null
+    | undefined;
   if (bindings?.incoming) return bindings.incoming.socket?.remoteAddress;
   if (typeof bindings?.requestIP === 'function') return bindings.requestIP(request)?.address;
   if (bindings?.remoteAddr) return bindings.remoteAddr.hostname;

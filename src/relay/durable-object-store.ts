@@ -29,10 +29,7 @@ const DEFAULT_SHARDS = 16;
  * location of the Worker counts against the same limit. Pass the namespace bound to `RateLimitCounter`
  * (re-export that class from the Worker). A failing object rejects, and the relay applies `onStoreError`.
  */
-export function createDurableObjectCounterStore(
-  namespace: DurableObjectNamespaceLike,
-  options: DurableObjectCounterStoreOptions = {},
-): CounterStore {
+export function createDurableObjectCounterStore(namespace: DurableObjectNamespaceLike, options: DurableObjectCounterStoreOptions = {}): CounterStore {
   if (!namespace || typeof namespace.idFromName !== 'function' || typeof namespace.get !== 'function') {
     throw new ConfigError('rateLimitStore', 'invalid', 'createDurableObjectCounterStore needs a Durable Object namespace binding (env.RATE_LIMITS)');
   }

@@ -48,7 +48,11 @@ export function originPolicy(allowlist: readonly string[]): Middleware[] {
 function normaliseOrigin(origin: string): string {
   const url = new URL(origin);
   if (url.origin === 'null' || url.origin !== origin.replace(/\/$/, '')) {
-    throw new ConfigError('corsOrigins', 'invalid', `corsOrigins: ${JSON.stringify(origin)} must be an exact origin such as https://game.example.com`);
+    throw new ConfigError(
+      'corsOrigins',
+      'invalid',
+      `corsOrigins: ${JSON.stringify(origin)} must be an exact origin such as https://game.example.com`,
+    );
   }
   return url.origin;
 }
@@ -69,11 +73,13 @@ export const securityHeaders: Middleware[] = [
  * (readJson with the same limit). Not hono's bodyLimit: to see whether there is a body it reads `request.body`,
  * which on Node makes @hono/node-server build a whole WHATWG Request and web stream for every request.
  */
-export const limitBody = (maxSize: number): Middleware => async (c, next) => {
-  const declared = c.req.header('content-length');
-  if (declared !== undefined && Number(declared) > maxSize) return fail(c, { status: 413, message: `body must be at most ${maxSize} bytes` });
-  await next();
-};
+export const limitBody =
+  (maxSize: number): Middleware =>
+  async (c, next) => {
+    const declared = c.req.header('content-length');
+    if (declared !== undefined && Number(declared) > maxSize) return fail(c, { status: 413, message: `body must be at most ${maxSize} bytes` });
+    await next();
+  };
 
 /** Bodies are JSON only: anything else -> 415 before it is read. */
 export const requireJson: Middleware = async (c, next) => {

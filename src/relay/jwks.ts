@@ -46,15 +46,28 @@ export function defaultClaims(payload: JWTPayload): PlayerClaims {
 
 export function createJwksVerifier(options: JwksOptions, limits: TokenLimits): JwksVerifier {
   const url = jwksUrl(options.url);
-  if (!options.issuer) throw new ConfigError('jwks.issuer', 'missing', 'jwks.issuer (QP_JWT_ISSUER) is required with a JWKS: tokens of every other issuer must be refused');
+  if (!options.issuer)
+    throw new ConfigError(
+      'jwks.issuer',
+      'missing',
+      'jwks.issuer (QP_JWT_ISSUER) is required with a JWKS: tokens of every other issuer must be refused',
+    );
   const audience = options.audience;
   if (!audience || (Array.isArray(audience) && audience.length === 0)) {
-    throw new ConfigError('jwks.audience', 'missing', 'jwks.audience (QP_JWT_AUDIENCE) is required with a JWKS: tokens minted for other apps must be refused');
+    throw new ConfigError(
+      'jwks.audience',
+      'missing',
+      'jwks.audience (QP_JWT_AUDIENCE) is required with a JWKS: tokens minted for other apps must be refused',
+    );
   }
   const algorithms = [...(options.algorithms ?? DEFAULT_JWKS_ALGORITHMS)];
   const wrong = algorithms.find((alg) => !(JWKS_ALGORITHMS as readonly string[]).includes(alg));
   if (wrong !== undefined || algorithms.length === 0) {
-    throw new ConfigError('jwks.algorithms', 'invalid', `jwks.algorithms must be some of ${JWKS_ALGORITHMS.join(', ')}, got ${JSON.stringify(wrong ?? [])}`);
+    throw new ConfigError(
+      'jwks.algorithms',
+      'invalid',
+      `jwks.algorithms must be some of ${JWKS_ALGORITHMS.join(', ')}, got ${JSON.stringify(wrong ?? [])}`,
+    );
   }
   const keySet = createRemoteJWKSet(url, {
     timeoutDuration: options.timeoutMs ?? 5000,
@@ -81,7 +94,10 @@ function jwksFailure(error: unknown): TokenCheck {
   if (error instanceof errors.JWKSNoMatchingKey) return { ok: false, message: 'token signing key unknown to the identity provider' };
   if (error instanceof errors.JWKSMultipleMatchingKeys) return { ok: false, message: 'token names no key (kid) and several match' };
   // The provider is away or answers garbage: not the token's fault, so not a 401 (that would make players log in again).
-  const providerDown = error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid || !(error instanceof errors.JOSEError) ||
+  const providerDown =
+    error instanceof errors.JWKSTimeout ||
+    error instanceof errors.JWKSInvalid ||
+    !(error instanceof errors.JOSEError) ||
     error.code === 'ERR_JOSE_GENERIC';
   if (providerDown) return { ok: false, unavailable: true, message: 'identity provider key set unavailable (QP_JWKS_URL); retry later' };
   return { ok: false, message: tokenErrorMessage(error) };

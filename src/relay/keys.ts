@@ -36,11 +36,7 @@ export const upstreamIdempotencyKey = (keySecret: string, sub: string, clientKey
  */
 export function checkKeySecret(keySecret: string | undefined, apiKey: string | undefined): string {
   if (!keySecret) {
-    throw new ConfigError(
-      'keySecret',
-      'missing',
-      MISSING_KEY_SECRET,
-    );
+    throw new ConfigError('keySecret', 'missing', MISSING_KEY_SECRET);
   }
   if (keySecret.length < KEY_SECRET_MIN_LENGTH && keySecret !== apiKey) {
     throw new ConfigError('keySecret', 'invalid', `QP_KEY_SECRET (keySecret) must be at least ${KEY_SECRET_MIN_LENGTH} characters`);

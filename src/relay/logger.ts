@@ -19,5 +19,4 @@ export const jsonLinesToStderr: LogSink = (record) => {
   console.error(JSON.stringify(record));
 };
 
-export const levelOfStatus = (status: number): LogRecord['level'] =>
-  status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
+export const levelOfStatus = (status: number): LogRecord['level'] => (status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info');

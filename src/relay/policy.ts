@@ -32,10 +32,7 @@ export const EventRuleSchema = v.pipe(
 );
 
 /** One rate limit: at most `limit` hits in each fixed window of `windowSeconds`. */
-export const RateLimitSchema = v.strictObject(
-  { limit: positiveInteger, windowSeconds: positive },
-  'must be an object with limit and windowSeconds',
-);
+export const RateLimitSchema = v.strictObject({ limit: positiveInteger, windowSeconds: positive }, 'must be an object with limit and windowSeconds');
 
 /** A policy's `rateLimits`. */
 export const RateLimitsSchema = v.strictObject(
@@ -142,10 +139,7 @@ export function checkPolicyQuest(policy: ResolvedPolicy, questId: string): Refus
 }
 
 /** The points rules, in order; 422 naming the rule. Amounts are never rewritten. */
-export function checkPolicyPoints(
-  policy: ResolvedPolicy,
-  award: { eventName?: string | undefined; eventPoints: number },
-): Refusal | null {
+export function checkPolicyPoints(policy: ResolvedPolicy, award: { eventName?: string | undefined; eventPoints: number }): Refusal | null {
   const refuse = (message: string): Refusal => ({ status: 422, message });
   const name = award.eventName ?? DEFAULT_EVENT_NAME;
   const points = award.eventPoints;

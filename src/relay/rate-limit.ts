@@ -55,5 +55,10 @@ function storeFailed(limiter: Limiter, name: string, error: unknown): Refusal | 
     });
   }
   if (behaviour === 'open') return null;
-  return { status: 503, message: `rate-limit store unavailable (rateLimits.${name}); try again shortly`, retryAfter: 1, reason: 'limits_unavailable' };
+  return {
+    status: 503,
+    message: `rate-limit store unavailable (rateLimits.${name}); try again shortly`,
+    retryAfter: 1,
+    reason: 'limits_unavailable',
+  };
 }

@@ -27,7 +27,8 @@ export function upstreamOutage(result: UpstreamResult): Refusal | null {
     const status = result.reason === 'timeout' || result.reason === 'cancelled' ? 504 : 502;
     return { status, message: `${SERVICE} ${result.message}` };
   }
-  if (result.status === 401) return { status: 502, message: `${SERVICE} refused the relay's API key (check QP_API_KEY)`, ...serviceRetryAfter(result) };
+  if (result.status === 401)
+    return { status: 502, message: `${SERVICE} refused the relay's API key (check QP_API_KEY)`, ...serviceRetryAfter(result) };
   // 2xx, final 4xx and the "wait, then resend" 4xx (409, 429) pass through: the caller reads them by the same table.
   if (statusVerdict(result.status) !== 'retry' || result.status < 500) return null;
   const detail = `${SERVICE} answered ${result.status}: ${upstreamMessage(result.body)}`;

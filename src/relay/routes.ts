@@ -21,8 +21,7 @@ import { check, readIdempotencyKey, readJson } from './validate.js';
 export function serviceRoutes(runtime: RelayRuntime): Hono<RelayEnv> {
   const app = new Hono<RelayEnv>();
   const body = [limitBody(BODY_LIMIT_BYTES), requireJson] as const;
-  const get = (c: RelayContext, path: string) =>
-    runtime.upstream.send({ method: 'GET', path, requestId: c.get('requestId') });
+  const get = (c: RelayContext, path: string) => runtime.upstream.send({ method: 'GET', path, requestId: c.get('requestId') });
 
   app.post(routes.points, ...body, async (c) => {
     const params = check(QuestParamsSchema, c.req.param(), 'path ');
@@ -45,7 +44,13 @@ export function serviceRoutes(runtime: RelayRuntime): Hono<RelayEnv> {
       return fail(c, { status: 504, message: `not sent within the relay's deadline (${runtime.deadlineMs} ms); retry with the same key` });
     }
     try {
-      const outcome = await runAward(runtime, c.get('claims'), c.get('requestId'), { ...award.value, questId: params.value.questId, idempotencyKey: key.value }, signal);
+      const outcome = await runAward(
+        runtime,
+        c.get('claims'),
+        c.get('requestId'),
+        { ...award.value, questId: params.value.questId, idempotencyKey: key.value },
+        signal,
+      );
       runtime.metrics.award(outcome);
       return 'refused' in outcome ? fail(c, outcome.refused) : relayUpstream(runtime, c, outcome.result);
     } finally {

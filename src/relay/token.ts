@@ -120,7 +120,11 @@ export async function verifyPlayerToken(
 }
 
 /** What every verified payload must also meet (lifetime, iat, claims' shape), whichever key verified it. */
-export function checkVerifiedPayload(payload: Record<string, unknown>, limits: TokenLimits, toClaims: (payload: Record<string, unknown>) => unknown = (p) => p): TokenCheck {
+export function checkVerifiedPayload(
+  payload: Record<string, unknown>,
+  limits: TokenLimits,
+  toClaims: (payload: Record<string, unknown>) => unknown = (p) => p,
+): TokenCheck {
   const maxAge = limits.maxTokenAgeSeconds ?? DEFAULT_MAX_TOKEN_AGE_SECONDS;
   const { iat, exp } = payload as { iat: number; exp: number };
   if (iat > Date.now() / 1000 + CLOCK_TOLERANCE_SECONDS) return { ok: false, message: 'token claim iat invalid: in the future' };

@@ -97,7 +97,8 @@ export function resolveUpstreamOptions(options: UpstreamOptions | undefined) {
   } catch {
     throw new ConfigError('upstream.url', 'invalid', 'upstream URL is not a valid URL');
   }
-  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new ConfigError('upstream.url', 'invalid', 'upstream URL must be http: or https:');
+  if (base.protocol !== 'http:' && base.protocol !== 'https:')
+    throw new ConfigError('upstream.url', 'invalid', 'upstream URL must be http: or https:');
   if (base.search || base.hash || base.username || base.password) {
     throw new ConfigError('upstream.url', 'invalid', 'upstream URL must not carry a query, fragment or credentials');
   }

@@ -175,7 +175,9 @@ export function registerQuestPointsSync(options: QuestPointsSyncOptions, scope: 
    */
   const giveUp = (waiter: Waiter, error: unknown, reason: SyncFailure['reason']) => {
     const failure: SyncFailure = { reason, message: (error as Error)?.message ?? String(error), queueSize: outbox.mirror.size };
-    console.warn(`[quest-points/sw] sync event given up (${reason}): ${failure.message}. ${failure.queueSize} award(s) stay queued for the browser's next attempt and the next page.`);
+    console.warn(
+      `[quest-points/sw] sync event given up (${reason}): ${failure.message}. ${failure.queueSize} award(s) stay queued for the browser's next attempt and the next page.`,
+    );
     tabs.post({ t: 'sync-failed', failure });
     waiter.reject(error);
   };
@@ -208,7 +210,11 @@ export function registerQuestPointsSync(options: QuestPointsSyncOptions, scope: 
         for (const waiter of waiters) {
           if (next <= waiter.deadline) continue;
           waiters.delete(waiter);
-          giveUp(waiter, new QuestPointsError(`awards still queued after ${budgetMs} ms (last: ${lastFault}): left for the next sync`, 'network'), 'budget');
+          giveUp(
+            waiter,
+            new QuestPointsError(`awards still queued after ${budgetMs} ms (last: ${lastFault}): left for the next sync`, 'network'),
+            'budget',
+          );
         }
         if (!waiters.size) return;
         await new Promise((resolve) => setTimeout(resolve, retryMs));

@@ -34,7 +34,8 @@ export function workerSetup(options: QuestPointsWorkerOptions) {
   if (typeof tokenUrl !== 'string' || !tokenUrl.startsWith('/') || tokenUrl.startsWith('//'))
     throw invalid('tokenUrl', `must be a path on the game's origin ('/session/qp-token'), not ${JSON.stringify(tokenUrl)}`);
   if (typeof relayUrl !== 'string' || !relayUrl) throw invalid('relayUrl', 'must be a non-empty string');
-  if (typeof fileName !== 'string' || !/^[\w.-]+\.js$/.test(fileName)) throw invalid('fileName', `must be a file name ending in .js, not ${JSON.stringify(fileName)}`);
+  if (typeof fileName !== 'string' || !/^[\w.-]+\.js$/.test(fileName))
+    throw invalid('fileName', `must be a file name ending in .js, not ${JSON.stringify(fileName)}`);
   if (budgetMs !== undefined && !(budgetMs > 0)) throw invalid('budgetMs', 'must be a positive number');
   // The path alone: everything before the first '?'.
   const [tokenPath = tokenUrl] = tokenUrl.split('?');

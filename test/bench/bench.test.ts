@@ -77,14 +77,20 @@ describe('figure 8: gathering the faces’ own benchmarks', () => {
     const skipped: string[] = [];
     const rows = await faceRows(
       [
-        { name: 'relay', fn: 'runRelayBench', load: async () => ({ runRelayBench: async () => ({ 'awards/s': 1234.5, upstream: 'in-process', bad: Number.NaN }) }) },
+        {
+          name: 'relay',
+          fn: 'runRelayBench',
+          load: async () => ({ runRelayBench: async () => ({ 'awards/s': 1234.5, upstream: 'in-process', bad: Number.NaN }) }),
+        },
         { name: 'sdk', fn: 'runSdkBench', load: () => import(String('./no-such.bench.js')) },
         { name: 'emulator', fn: 'runEmulatorBench', load: async () => ({ other: () => ({}) }) },
         { name: 'broken', fn: 'run', load: async () => ({ run: async () => Promise.reject(new Error('boom')) }) },
       ],
       skipped,
     );
-    expect(rows).toEqual([expect.objectContaining({ section: '8', figure: 'relay: awards/s', ours: 1235, verdict: 'info', note: 'upstream: in-process' })]);
+    expect(rows).toEqual([
+      expect.objectContaining({ section: '8', figure: 'relay: awards/s', ours: 1235, verdict: 'info', note: 'upstream: in-process' }),
+    ]);
     expect(skipped).toHaveLength(3);
     expect(skipped[0]).toMatch(/^sdk: /);
     expect(skipped[1]).toBe('emulator: bench/emulator.bench.ts exports no runEmulatorBench()');

@@ -138,7 +138,9 @@ export async function startStack(pages: ExtraPages = {}): Promise<Stack> {
       return;
     }
     const entry: ProxiedAward | undefined =
-      req.method === 'POST' && isAwardPath(path.split('?')[0]!) ? { ...owner, path, keys: keysOf(path, body, req), start: performance.now() } : undefined;
+      req.method === 'POST' && isAwardPath(path.split('?')[0]!)
+        ? { ...owner, path, keys: keysOf(path, body, req), start: performance.now() }
+        : undefined;
     if (entry) {
       awards.push(entry);
       proxyEvents.emit('start', entry);
@@ -204,7 +206,11 @@ export async function startStack(pages: ExtraPages = {}): Promise<Stack> {
       }
       if (outage && at < outage.until) {
         tokenRequests.push({ sub, tab, instance, refused: false, status: outage.status, at });
-        res.writeHead(outage.status, { 'content-type': 'application/json', 'cache-control': 'no-store', 'retry-after': String(outage.retryAfterSeconds) });
+        res.writeHead(outage.status, {
+          'content-type': 'application/json',
+          'cache-control': 'no-store',
+          'retry-after': String(outage.retryAfterSeconds),
+        });
         return void res.end(JSON.stringify({ success: false, message: 'login route unavailable' }));
       }
       // ?refuse=<id>: the first token of that id is one the relay refuses (401).
@@ -333,7 +339,10 @@ export async function openSdkPage(stack: Stack, context: BrowserContext, options
     errors,
     expectNetworkErrors: (pattern) => void expected.push(pattern),
     sdk: (fn, arg) =>
-      page.evaluate(([source, a]) => new Function('page', 'arg', `return (${source})(page, arg)`)((window as unknown as { sdkPage: SdkPage }).sdkPage, a), [fn.toString(), arg] as const),
+      page.evaluate(
+        ([source, a]) => new Function('page', 'arg', `return (${source})(page, arg)`)((window as unknown as { sdkPage: SdkPage }).sdkPage, a),
+        [fn.toString(), arg] as const,
+      ),
     ready,
   };
 }

@@ -70,9 +70,17 @@ async function serveGame(page: Page, network: { offline: boolean }) {
   await page.route(`${ORIGIN}/**`, async (route: Route) => {
     const request = route.request();
     const url = new URL(request.url());
-    if (url.pathname === '/') return route.fulfill({ contentType: 'text/html', body: '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script type="module" src="/app.js"></script>' });
+    if (url.pathname === '/')
+      return route.fulfill({
+        contentType: 'text/html',
+        body: '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script type="module" src="/app.js"></script>',
+      });
     if (url.pathname === '/app.js') return route.fulfill({ contentType: 'text/javascript', body: script });
-    if (url.pathname === '/login/qp-token') return route.fulfill({ contentType: 'application/json', body: JSON.stringify({ token: await stack.token(PLAYER, { quests: ['summer'] }, { ttl: '15m' }) }) });
+    if (url.pathname === '/login/qp-token')
+      return route.fulfill({
+        contentType: 'application/json',
+        body: JSON.stringify({ token: await stack.token(PLAYER, { quests: ['summer'] }, { ttl: '15m' }) }),
+      });
     if (!url.pathname.startsWith('/qp/')) return route.fulfill({ status: 404, body: '' });
     if (network.offline) return route.abort('internetdisconnected');
     const body = request.postDataBuffer();
@@ -93,8 +101,10 @@ async function ledger() {
 
 const totals = (page: Page) => page.evaluate(() => JSON.parse(sessionStorage.getItem('totals') ?? '[]') as number[]);
 const lastTotal = async (page: Page) => (await totals(page)).at(-1);
-const queueSize = (page: Page) => page.evaluate(() => (window as unknown as { qp: { getSnapshot(): { queueSize: number } } }).qp.getSnapshot().queueSize);
-const award = (page: Page) => page.evaluate(() => void (window as unknown as { qp: { award(a: object): void } }).qp.award({ eventPoints: 5, eventName: 'coin' }));
+const queueSize = (page: Page) =>
+  page.evaluate(() => (window as unknown as { qp: { getSnapshot(): { queueSize: number } } }).qp.getSnapshot().queueSize);
+const award = (page: Page) =>
+  page.evaluate(() => void (window as unknown as { qp: { award(a: object): void } }).qp.award({ eventPoints: 5, eventName: 'coin' }));
 const setOnline = (page: Page, network: { offline: boolean }, online: boolean) => {
   network.offline = !online;
   // What the browser fires when the network goes and comes back.
@@ -137,7 +147,13 @@ describe('README quick start in Chromium', () => {
     expect(service.totalPoints).toBe(80);
     // Settled: the view's history is the service's, each award once, nothing pending or sent left.
     await expect
-      .poll(() => page.evaluate(() => (window as unknown as { qp: { viewPoints(): { history: { state: string }[] } } }).qp.viewPoints().history.map((e) => e.state)), { timeout: 20_000 })
+      .poll(
+        () =>
+          page.evaluate(() =>
+            (window as unknown as { qp: { viewPoints(): { history: { state: string }[] } } }).qp.viewPoints().history.map((e) => e.state),
+          ),
+        { timeout: 20_000 },
+      )
       .toEqual(Array(service.history.length).fill('confirmed'));
     expect(service.history.filter((e) => e.eventName === 'coin')).toHaveLength(8);
     const seen = await totals(page);

@@ -45,7 +45,8 @@ function recorder() {
           // The token in the answer, however the adapter writes it (write() then end(), or end(chunk)).
           const chunks: Buffer[] = [];
           const take = (chunk: unknown) => {
-            if (chunk !== undefined && typeof chunk !== 'function') chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk as Uint8Array));
+            if (chunk !== undefined && typeof chunk !== 'function')
+              chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk as Uint8Array));
           };
           const write = res.write.bind(res) as (...args: unknown[]) => boolean;
           const end = res.end.bind(res) as (...args: unknown[]) => typeof res;
@@ -92,7 +93,10 @@ const seen = recorder();
 beforeAll(async () => {
   [project, browser] = await Promise.all([stageProject('vite-sw'), launchChromium()]);
   await writeFile(join(project.dir, 'vite.config.ts'), docBlock('// vite.config.ts'));
-  await writeFile(join(project.dir, 'index.html'), '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>game</title><script type="module" src="/src/main.ts"></script>');
+  await writeFile(
+    join(project.dir, 'index.html'),
+    '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>game</title><script type="module" src="/src/main.ts"></script>',
+  );
   // What the snippet takes from the game around it (its player), the snippet, and a handle for the test.
   const main = [`const player = { serviceUserId: 'dev-player' };`, docBlock('// src/main.ts'), 'Object.assign(window, { qp });'].join('\n');
   await mkdir(join(project.dir, 'src'));
@@ -128,7 +132,7 @@ async function ledgerOf(serviceUserId: string): Promise<LedgerEntry[]> {
 }
 
 describe('docs/sdk.md "With Vite", in Chromium', () => {
-  it('awards queued offline in the documented game are delivered by the plugin\'s worker with the tab closed, each once', async () => {
+  it("awards queued offline in the documented game are delivered by the plugin's worker with the tab closed, each once", async () => {
     const context = await browser.newContext();
     try {
       const workerLog: string[] = [];
@@ -165,11 +169,17 @@ describe('docs/sdk.md "With Vite", in Chromium', () => {
 
       const online = performance.now();
       await context.setOffline(false);
-      const ledger = await until(async () => {
-        const entries = await ledgerOf('dev-player');
-        return entries.length >= points.length ? entries : undefined;
-      }, 'the worker to deliver', 30_000).catch((error: Error) => {
-        throw new Error(`${error.message}; sends ${JSON.stringify(seen.sends.map((x) => x.dropped))}, tokens minted ${JSON.stringify(seen.minted.map((m) => m.afterClose))}; worker console: ${workerLog.join(' | ')}`);
+      const ledger = await until(
+        async () => {
+          const entries = await ledgerOf('dev-player');
+          return entries.length >= points.length ? entries : undefined;
+        },
+        'the worker to deliver',
+        30_000,
+      ).catch((error: Error) => {
+        throw new Error(
+          `${error.message}; sends ${JSON.stringify(seen.sends.map((x) => x.dropped))}, tokens minted ${JSON.stringify(seen.minted.map((m) => m.afterClose))}; worker console: ${workerLog.join(' | ')}`,
+        );
       });
       const deliveredMs = performance.now() - online;
 

@@ -115,10 +115,12 @@ export function createBalancer(ports: () => number[], state: (port: number) => R
           finish(0);
         });
       });
-      upstream.on('socket', (socket) => socket.once('connect', () => {
-        connected = true;
-        stats.perRelay[port] = (stats.perRelay[port] ?? 0) + 1;
-      }));
+      upstream.on('socket', (socket) =>
+        socket.once('connect', () => {
+          connected = true;
+          stats.perRelay[port] = (stats.perRelay[port] ?? 0) + 1;
+        }),
+      );
       upstream.on('error', (error: NodeJS.ErrnoException) => {
         if (!connected && error.code === 'ECONNREFUSED') {
           if (tried + 1 < order.length) stats.retriedOnRefused++;

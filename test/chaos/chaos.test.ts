@@ -19,7 +19,15 @@ const ROTATION = true;
 // The npm test share: the same fault mix as the full run, but the injected 429/503 ask for Retry-After 0 s rather
 // than 1 s. Each one holds back that player's later awards (the relay keeps award order), so at 1 s the share spent
 // most of its time waiting; the full run (npm run chaos) keeps 1 s.
-const SIZE = { awards: 450, disruptions: 24, offlineToggles: 6, stepMs: 25, drainTimeoutMs: 120_000, retryAfterSeconds: 0, operator: { rotation: ROTATION } };
+const SIZE = {
+  awards: 450,
+  disruptions: 24,
+  offlineToggles: 6,
+  stepMs: 25,
+  drainTimeoutMs: 120_000,
+  retryAfterSeconds: 0,
+  operator: { rotation: ROTATION },
+};
 /** Low enough to bind in bursts (after an offline toggle, a tab sends what it holds at once; resends count too). */
 const PER_PLAYER = { limit: 20, windowSeconds: 2 };
 
@@ -42,7 +50,9 @@ afterAll(async () => {
 });
 
 describe('chaos: awards from 3 tabs through faults, offline, reloads, rolling restarts, relay and Redis crashes', () => {
-  it('the quest-points SDK: every accepted award applied exactly once, queues empty, only meant refusals dead-lettered', { timeout: 240_000 }, async () => {
+  it('the quest-points SDK: every accepted award applied exactly once, queues empty, only meant refusals dead-lettered', {
+    timeout: 240_000,
+  }, async () => {
     const run = await runChaos(stack, browser, { ...SIZE, sender: 'ours', seed: SEED });
     runs.push(run);
     const { verdict: v } = run;

@@ -112,7 +112,16 @@ export async function runFuzz({ seed, requests }: { seed: number; requests: numb
   });
   const { core } = emulator;
   const tokens = await tokenShapes();
-  const report: FuzzReport = { requests: 0, relayRequests: 0, emulatorRequests: 0, ms: 0, statuses: {}, unbuildable: 0, failures: [], ledgerEntries: 0 };
+  const report: FuzzReport = {
+    requests: 0,
+    relayRequests: 0,
+    emulatorRequests: 0,
+    ms: 0,
+    statuses: {},
+    unbuildable: 0,
+    failures: [],
+    ledgerEntries: 0,
+  };
   const fail = (message: string) => report.failures.length < MAX_FAILURES && report.failures.push(message);
 
   // --- arbitraries ---
@@ -128,13 +137,33 @@ export async function runFuzz({ seed, requests }: { seed: number; requests: numb
     fullUnicode,
     fc.constantFrom('%ED%A0%80', '%ED%BF%BF', '%F0%9F', '%FF', '%C0%80'),
     fc.string({ unit: 'grapheme', maxLength: 12 }),
-    fc.constantFrom('.', '..', '%2e', '%2E%2e', '..%2f', '%2F', '%00', '%ZZ', '%', '%C0%AE', '%E2%80%AE', 'a b', '\\', '__proto__', 'constructor', 'user_not_enrolled', '?', '#'),
+    fc.constantFrom(
+      '.',
+      '..',
+      '%2e',
+      '%2E%2e',
+      '..%2f',
+      '%2F',
+      '%00',
+      '%ZZ',
+      '%',
+      '%C0%AE',
+      '%E2%80%AE',
+      'a b',
+      '\\',
+      '__proto__',
+      'constructor',
+      'user_not_enrolled',
+      '?',
+      '#',
+    ),
     fc.constant('a'.repeat(5000)),
     fc.constant(''),
   );
   const quest = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...QUESTS, 'q-not-in-policy') }, { weight: 1, arbitrary: hostile });
   const user = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...USERS, 'admin-1') }, { weight: 1, arbitrary: hostile });
-  const segment = (a: fc.Arbitrary<string>) => a.map((s) => (/%/.test(s) || s === '.' || s === '..' ? s : fc.sample(fc.boolean(), 1)[0] ? encodeSegment(s) : s));
+  const segment = (a: fc.Arbitrary<string>) =>
+    a.map((s) => (/%/.test(s) || s === '.' || s === '..' ? s : fc.sample(fc.boolean(), 1)[0] ? encodeSegment(s) : s));
   const path = fc.oneof(
     fc.tuple(segment(quest)).map(([q]) => `/group-quests/${q}/points`),
     fc.tuple(segment(quest), segment(user)).map(([q, u]) => `/group-quests/${q}/points/${u}`),
@@ -143,12 +172,24 @@ export async function runFuzz({ seed, requests }: { seed: number; requests: numb
     fc.constant('/users/identify'),
     fc.constant('/batch/points'),
     fc.array(segment(hostile), { maxLength: 6 }).map((parts) => `/${parts.join('/')}`),
-    fc.constantFrom('/group-quests/q1/points/../../users/identify', '/./group-quests/q1/points', '//group-quests//q1//points', '/GROUP-QUESTS/q1/points', '/group-quests/q1/points/'),
+    fc.constantFrom(
+      '/group-quests/q1/points/../../users/identify',
+      '/./group-quests/q1/points',
+      '//group-quests//q1//points',
+      '/GROUP-QUESTS/q1/points',
+      '/group-quests/q1/points/',
+    ),
   );
-  const queryValue = fc.oneof(fc.integer({ min: -5, max: 1000 }).map(String), fc.constantFrom('', '1e3', '0x10', 'NaN', '1.5', '-0', '99999999999999999999'), fc.string({ maxLength: 8 }));
+  const queryValue = fc.oneof(
+    fc.integer({ min: -5, max: 1000 }).map(String),
+    fc.constantFrom('', '1e3', '0x10', 'NaN', '1.5', '-0', '99999999999999999999'),
+    fc.string({ maxLength: 8 }),
+  );
   const query = fc.oneof(
     fc.constant(''),
-    fc.record({ offset: queryValue, limit: queryValue }, { requiredKeys: [] }).map((q) => `?${new URLSearchParams(q as Record<string, string>).toString()}`),
+    fc
+      .record({ offset: queryValue, limit: queryValue }, { requiredKeys: [] })
+      .map((q) => `?${new URLSearchParams(q as Record<string, string>).toString()}`),
     fc.string({ maxLength: 30 }).map((s) => `?${s}`),
   );
   const points = fc.oneof(
@@ -156,27 +197,102 @@ export async function runFuzz({ seed, requests }: { seed: number; requests: numb
     fc.double({ noNaN: true }),
     fc.constantFrom<unknown>('5', null, true, [], {}, '1e1'),
   );
-  const eventName = fc.oneof(fc.constantFrom<unknown>('small', 'fixed', 'penalty', 'DefaultPointsEvent', 'unknown', 'constructor', '__proto__', 'hasOwnProperty', undefined, null, 5), fc.string({ maxLength: 10 }), fullUnicode);
-  const idKey = fc.oneof(fc.uuid(), fc.uuid().map((k) => k.toUpperCase()), fc.constantFrom('11111111-2222-4333-8444-555555555555', 'not-a-uuid', '', ' ', '{11111111-2222-4333-8444-555555555555}'), fc.string({ maxLength: 40 }));
+  const eventName = fc.oneof(
+    fc.constantFrom<unknown>(
+      'small',
+      'fixed',
+      'penalty',
+      'DefaultPointsEvent',
+      'unknown',
+      'constructor',
+      '__proto__',
+      'hasOwnProperty',
+      undefined,
+      null,
+      5,
+    ),
+    fc.string({ maxLength: 10 }),
+    fullUnicode,
+  );
+  const idKey = fc.oneof(
+    fc.uuid(),
+    fc.uuid().map((k) => k.toUpperCase()),
+    fc.constantFrom('11111111-2222-4333-8444-555555555555', 'not-a-uuid', '', ' ', '{11111111-2222-4333-8444-555555555555}'),
+    fc.string({ maxLength: 40 }),
+  );
   const award = fc.record(
-    { serviceUserId: fc.oneof(user, fc.constantFrom<unknown>(null, 7)), eventPoints: points, eventName, eventDescription: fc.oneof(fc.string({ maxLength: 20 }), fullUnicode, fc.constant('d'.repeat(3000))), extra: fc.jsonValue({ maxDepth: 2 }) },
+    {
+      serviceUserId: fc.oneof(user, fc.constantFrom<unknown>(null, 7)),
+      eventPoints: points,
+      eventName,
+      eventDescription: fc.oneof(fc.string({ maxLength: 20 }), fullUnicode, fc.constant('d'.repeat(3000))),
+      extra: fc.jsonValue({ maxDepth: 2 }),
+    },
     { requiredKeys: ['serviceUserId', 'eventPoints'] },
   );
   const queued = fc.tuple(award, quest, idKey).map(([a, questId, idempotencyKey]) => ({ ...a, questId, idempotencyKey }));
   const body = fc.oneof(
     { weight: 5, arbitrary: award.map((a) => JSON.stringify(a)) },
     { weight: 3, arbitrary: fc.array(queued, { maxLength: 8 }).map((awards) => JSON.stringify({ awards })) },
-    { weight: 1, arbitrary: fc.array(fc.constant({ questId: 'q1', serviceUserId: 'u1', eventPoints: 1, eventName: 'small' }), { minLength: 101, maxLength: 102 }).map((a) => JSON.stringify({ awards: a.map((x) => ({ ...x, idempotencyKey: crypto.randomUUID() })) })) },
-    { weight: 1, arbitrary: fc.oneof(fc.record({ email: fc.oneof(fc.emailAddress(), fc.string(), fullUnicode) }), fc.record({ wallet: fc.record({ address: fc.oneof(fc.string(), fullUnicode), chain: fc.oneof(fc.string(), fullUnicode) }) }), fc.record({ email: fc.emailAddress(), wallet: fc.constant({ address: '0x1', chain: 'c' }) })).map((b) => JSON.stringify(b)) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .array(fc.constant({ questId: 'q1', serviceUserId: 'u1', eventPoints: 1, eventName: 'small' }), { minLength: 101, maxLength: 102 })
+        .map((a) => JSON.stringify({ awards: a.map((x) => ({ ...x, idempotencyKey: crypto.randomUUID() })) })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .oneof(
+          fc.record({ email: fc.oneof(fc.emailAddress(), fc.string(), fullUnicode) }),
+          fc.record({ wallet: fc.record({ address: fc.oneof(fc.string(), fullUnicode), chain: fc.oneof(fc.string(), fullUnicode) }) }),
+          fc.record({ email: fc.emailAddress(), wallet: fc.constant({ address: '0x1', chain: 'c' }) }),
+        )
+        .map((b) => JSON.stringify(b)),
+    },
     { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)) },
     { weight: 1, arbitrary: fc.string({ maxLength: 50 }) },
-    { weight: 1, arbitrary: fc.constantFrom('{', '{"serviceUserId":"u1","eventPoints":1', '\u0000', '{"a":1}{"b":2}', '[' .repeat(5000), '"x"', 'null', JSON.stringify({ serviceUserId: 'u1', eventPoints: 1, eventName: 'small', eventDescription: 'x'.repeat(20_000) })) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        '{',
+        '{"serviceUserId":"u1","eventPoints":1',
+        '\u0000',
+        '{"a":1}{"b":2}',
+        '['.repeat(5000),
+        '"x"',
+        'null',
+        JSON.stringify({ serviceUserId: 'u1', eventPoints: 1, eventName: 'small', eventDescription: 'x'.repeat(20_000) }),
+      ),
+    },
     { weight: 1, arbitrary: fc.constant(undefined) },
   );
-  const contentType = fc.option(fc.constantFrom('application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'text/plain', 'application/x-www-form-urlencoded', 'application/jsonx', 'multipart/form-data; boundary=x', ''), { nil: undefined });
+  const contentType = fc.option(
+    fc.constantFrom(
+      'application/json',
+      'application/json; charset=utf-8',
+      'APPLICATION/JSON',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'application/jsonx',
+      'multipart/form-data; boundary=x',
+      '',
+    ),
+    { nil: undefined },
+  );
   const authorization = fc.oneof(
-    { weight: 6, arbitrary: fc.integer({ min: 0, max: tokens.length - 1 }).map((i) => ({ index: i, header: `Bearer ${tokens[i]!.token}` as string | undefined })) },
-    { weight: 1, arbitrary: fc.constantFrom('Basic dTE6cHc=', 'Bearer', 'bearer  ', 'Token abc', '').map((header) => ({ index: -1, header: header as string | undefined })) },
+    {
+      weight: 6,
+      arbitrary: fc
+        .integer({ min: 0, max: tokens.length - 1 })
+        .map((i) => ({ index: i, header: `Bearer ${tokens[i]!.token}` as string | undefined })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom('Basic dTE6cHc=', 'Bearer', 'bearer  ', 'Token abc', '')
+        .map((header) => ({ index: -1, header: header as string | undefined })),
+    },
     { weight: 1, arbitrary: fc.constant({ index: -1, header: undefined as string | undefined }) },
   );
   const request = fc.record({
@@ -201,11 +317,22 @@ export async function runFuzz({ seed, requests }: { seed: number; requests: numb
       target: fc.constantFrom('relay', 'relay', 'emulator'),
       batch: fc.boolean(),
       quest: fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...QUESTS) }, { weight: 1, arbitrary: quest }, { weight: 1, arbitrary: fullUnicode }),
-      user: fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...USERS, 'admin-1') }, { weight: 1, arbitrary: user }, { weight: 1, arbitrary: fullUnicode }),
+      user: fc.oneof(
+        { weight: 5, arbitrary: fc.constantFrom(...USERS, 'admin-1') },
+        { weight: 1, arbitrary: user },
+        { weight: 1, arbitrary: fullUnicode },
+      ),
       eventName: fc.oneof({ weight: 5, arbitrary: fc.constantFrom('small', 'fixed', 'penalty') }, { weight: 1, arbitrary: eventName }),
       points: fc.oneof({ weight: 5, arbitrary: fc.constantFrom(1, 2, 5, 10, -1, -3, 0.25) }, { weight: 1, arbitrary: points }),
-      key: fc.oneof({ weight: 5, arbitrary: fc.uuid({ version: 4 }) }, { weight: 1, arbitrary: fc.constantFrom('11111111-2222-4333-8444-555555555555') }, { weight: 1, arbitrary: idKey }),
-      token: fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...validIndexes) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: tokens.length - 1 }) }),
+      key: fc.oneof(
+        { weight: 5, arbitrary: fc.uuid({ version: 4 }) },
+        { weight: 1, arbitrary: fc.constantFrom('11111111-2222-4333-8444-555555555555') },
+        { weight: 1, arbitrary: idKey },
+      ),
+      token: fc.oneof(
+        { weight: 6, arbitrary: fc.constantFrom(...validIndexes) },
+        { weight: 1, arbitrary: fc.integer({ min: 0, max: tokens.length - 1 }) },
+      ),
       count: fc.integer({ min: 1, max: 4 }),
     })
     .map((v) => {
@@ -216,7 +343,11 @@ export async function runFuzz({ seed, requests }: { seed: number; requests: numb
         method: 'POST',
         path: asBatch ? '/batch/points' : `/group-quests/${encodeSegment(v.quest)}/points`,
         query: '',
-        body: JSON.stringify(asBatch ? { awards: Array.from({ length: v.count }, (_, i) => ({ ...one, questId: v.quest, idempotencyKey: i ? crypto.randomUUID() : v.key })) } : one),
+        body: JSON.stringify(
+          asBatch
+            ? { awards: Array.from({ length: v.count }, (_, i) => ({ ...one, questId: v.quest, idempotencyKey: i ? crypto.randomUUID() : v.key })) }
+            : one,
+        ),
         contentType: 'application/json',
         authorization: { index: v.token, header: `Bearer ${tokens[v.token]!.token}` as string | undefined },
         apiKey: API_KEY as string | undefined,
@@ -247,7 +378,8 @@ export async function runFuzz({ seed, requests }: { seed: number; requests: numb
     }
     const target = r.target === 'relay' ? relay : emulator.app;
     const before = core.ledger.entries().length;
-    const describe = () => `${r.target} ${r.method} ${(r.path + r.query).slice(0, 120)} auth=${r.authorization.index} key=${r.apiKey === API_KEY} body=${String(r.body).slice(0, 120)}`;
+    const describe = () =>
+      `${r.target} ${r.method} ${(r.path + r.query).slice(0, 120)} auth=${r.authorization.index} key=${r.apiKey === API_KEY} body=${String(r.body).slice(0, 120)}`;
     let status = 0;
     try {
       const response = await target.fetch(req);
@@ -275,15 +407,24 @@ export async function runFuzz({ seed, requests }: { seed: number; requests: numb
     // No policy bypass: what this request added to the ledger, against who sent it.
     const added = core.ledger.entries().slice(before);
     if (!added.length) continue;
-    const claims = r.target === 'relay' ? (r.authorization.index >= 0 ? tokens[r.authorization.index]!.claims : null) : r.target === 'emulator' && r.apiKey === API_KEY ? 'api-key' : null;
+    const claims =
+      r.target === 'relay'
+        ? r.authorization.index >= 0
+          ? tokens[r.authorization.index]!.claims
+          : null
+        : r.target === 'emulator' && r.apiKey === API_KEY
+          ? 'api-key'
+          : null;
     for (const e of added) {
       const points = fromMicro(e.micro);
       const what = `${e.questId}/${e.serviceUserId} ${e.eventName} ${points}`;
       if (claims === 'api-key') continue;
       if (claims === null) fail(`ledger entry ${what} from a request without valid credentials: ${describe()}`);
       else {
-        if (claims.role !== 'admin' && e.serviceUserId !== claims.sub) fail(`ledger entry ${what} for another user than the token's ${claims.sub}: ${describe()}`);
-        if (claims.role !== 'admin' && claims.quests && !claims.quests.includes(e.questId)) fail(`ledger entry ${what} outside the token's quests: ${describe()}`);
+        if (claims.role !== 'admin' && e.serviceUserId !== claims.sub)
+          fail(`ledger entry ${what} for another user than the token's ${claims.sub}: ${describe()}`);
+        if (claims.role !== 'admin' && claims.quests && !claims.quests.includes(e.questId))
+          fail(`ledger entry ${what} outside the token's quests: ${describe()}`);
         if (!policyAllows(e.questId, e.eventName, points)) fail(`ledger entry ${what} the policy forbids: ${describe()}`);
       }
     }
@@ -299,7 +440,9 @@ export async function runFuzz({ seed, requests }: { seed: number; requests: numb
   const pairs = new Set(entries.map((e) => JSON.stringify([e.questId, e.serviceUserId])));
   for (const pair of pairs) {
     const [q, u] = JSON.parse(pair) as [string, string];
-    const response = await emulator.app.fetch(new Request(`http://service.fuzz/group-quests/${encodeURIComponent(q)}/points/${encodeURIComponent(u)}`, { headers: { API_KEY } }));
+    const response = await emulator.app.fetch(
+      new Request(`http://service.fuzz/group-quests/${encodeURIComponent(q)}/points/${encodeURIComponent(u)}`, { headers: { API_KEY } }),
+    );
     const { data } = (await response.json()) as { data: { totalPoints: number; history: { eventPoints: number }[] } };
     // Summed exactly, in micro-points: a float sum of amounts up to 1e308 cancels catastrophically. Reported
     // amounts are JSON numbers, so beyond 2^53 micro-points each is rounded to 53 bits: the bound allows exactly

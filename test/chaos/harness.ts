@@ -78,7 +78,10 @@ export async function runChaos(stack: Stack, browser: Browser, options: ChaosOpt
   stack.statuses.clear();
   stack.balancer.reset();
   const operatorCounts = await prepareOperator(stack);
-  await stack.setFaults({ ...chaosFaults(seed), ...(options.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: options.retryAfterSeconds }) });
+  await stack.setFaults({
+    ...chaosFaults(seed),
+    ...(options.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: options.retryAfterSeconds }),
+  });
 
   const issued = new Map<number, Issued>();
   const answers = new Map<number, number[]>();
@@ -125,7 +128,12 @@ export async function runChaos(stack: Stack, browser: Browser, options: ChaosOpt
         await (how === 'reload' && attempt === 0 ? tab.page.reload() : tab.page.goto(url(tab.slot)));
         return await waitReady(tab);
       } catch (error) {
-        if (attempt >= 100) throw new Error(`tab ${tab.slot.id} could not load: ${String((error as Error).message).split('\n')[0]!.replace(/\?\S*/, '?...')}`);
+        if (attempt >= 100)
+          throw new Error(
+            `tab ${tab.slot.id} could not load: ${String((error as Error).message)
+              .split('\n')[0]!
+              .replace(/\?\S*/, '?...')}`,
+          );
         await sleep(200);
       }
     }
@@ -249,7 +257,12 @@ export async function runChaos(stack: Stack, browser: Browser, options: ChaosOpt
   await setOffline(false);
   log(`${sender}: chaos done at ${at()} (${issued.size} awards)`);
 
-  const drain = (pages: Tab[]) => drainPages(pages.map((t) => t.page), options.drainTimeoutMs, (left) => log(`${sender}: ${left} still queued at ${at()}`));
+  const drain = (pages: Tab[]) =>
+    drainPages(
+      pages.map((t) => t.page),
+      options.drainTimeoutMs,
+      (left) => log(`${sender}: ${left} still queued at ${at()}`),
+    );
   const onePerStorage = (list: Tab[]) => list.filter((tab, i) => list.findIndex((t) => t.slot.storage === tab.slot.storage) === i);
 
   const perTab = options.closedTabAwards ?? 10;
@@ -277,8 +290,7 @@ export async function runChaos(stack: Stack, browser: Browser, options: ChaosOpt
   const left = await drain(drainers);
   log(`${sender}: drained at ${at()} (${left.length} left)`);
   const deadLetters = [];
-  for (const tab of drainers)
-    deadLetters.push(...(await tab.page.evaluate(() => (globalThis as ChaosGlobal).chaos.deadLetters())));
+  for (const tab of drainers) deadLetters.push(...(await tab.page.evaluate(() => (globalThis as ChaosGlobal).chaos.deadLetters())));
   // Pages gone first: a batch whose page went away is still worked through by the relay; wait for that too.
   await context.close();
   await quiescent(stack);
@@ -286,7 +298,15 @@ export async function runChaos(stack: Stack, browser: Browser, options: ChaosOpt
   log(`${sender}: quiescent at ${at()}`);
 
   const state = (await stack.admin('GET', '/state')) as { ledger: LedgerEntry[] };
-  const requests = (await stack.admin('GET', '/requests')) as { at: string; method: string; fault?: string; path: string; status: number; replayed?: true; idempotencyKey?: string }[];
+  const requests = (await stack.admin('GET', '/requests')) as {
+    at: string;
+    method: string;
+    fault?: string;
+    path: string;
+    status: number;
+    replayed?: true;
+    idempotencyKey?: string;
+  }[];
   // CHAOS_DUMP=<prefix>: everything a failed verdict needs to be traced award by award.
   if (process.env.CHAOS_DUMP)
     (await import('node:fs')).writeFileSync(

@@ -8,7 +8,12 @@ const at = (sub: string, ...times: number[]) => times.map((t) => ({ sub, at: t }
 
 describe('judgeLimits', () => {
   it('passes a timeline within the limit per Redis window, and reports the sliding maximum', () => {
-    const report = judgeLimits({ ...LIMIT, outages: [], windows: [window('a', 0), window('a', 2_000)], arrivals: at('a', 10, 20, 1_900, 2_010, 2_020, 2_030) });
+    const report = judgeLimits({
+      ...LIMIT,
+      outages: [],
+      windows: [window('a', 0), window('a', 2_000)],
+      arrivals: at('a', 10, 20, 1_900, 2_010, 2_020, 2_030),
+    });
     expect(report.overLimit).toEqual([]);
     expect([report.maxPerWindow, report.windowsAtLimit, report.maxSliding, report.unattributed]).toEqual([3, 2, 4, 0]);
   });
@@ -21,15 +26,30 @@ describe('judgeLimits', () => {
   });
 
   it("counts awards through a Redis outage apart: uncounted under 'open', a failure under 'closed'", () => {
-    const open = judgeLimits({ ...LIMIT, outages: [{ from: 5_000, to: 7_000, mode: 'open' }], windows: [window('a', 0)], arrivals: at('a', 5_500, 6_000, 6_100, 6_200, 6_300) });
+    const open = judgeLimits({
+      ...LIMIT,
+      outages: [{ from: 5_000, to: 7_000, mode: 'open' }],
+      windows: [window('a', 0)],
+      arrivals: at('a', 5_500, 6_000, 6_100, 6_200, 6_300),
+    });
     expect(open.overLimit).toEqual([]);
     expect(open.outages[0]!.uncounted).toBe(5);
-    const closed = judgeLimits({ ...LIMIT, outages: [{ from: 5_000, to: 7_000, mode: 'closed' }], windows: [window('a', 0)], arrivals: at('a', 6_000) });
+    const closed = judgeLimits({
+      ...LIMIT,
+      outages: [{ from: 5_000, to: 7_000, mode: 'closed' }],
+      windows: [window('a', 0)],
+      arrivals: at('a', 6_000),
+    });
     expect(closed.outages[0]!.uncounted).toBe(1);
   });
 
-  it('ends a window at a Redis crash, and reads awards let through just after it as the outage\'s under \'open\'', () => {
-    const report = judgeLimits({ ...LIMIT, outages: [{ from: 1_000, to: 2_500, mode: 'open' }], windows: [window('a', 0)], arrivals: at('a', 10, 20, 30, 1_100, 1_200) });
+  it("ends a window at a Redis crash, and reads awards let through just after it as the outage's under 'open'", () => {
+    const report = judgeLimits({
+      ...LIMIT,
+      outages: [{ from: 1_000, to: 2_500, mode: 'open' }],
+      windows: [window('a', 0)],
+      arrivals: at('a', 10, 20, 30, 1_100, 1_200),
+    });
     expect(report.overLimit).toEqual([]);
     expect(report.outages[0]!.overLimitAfter).toBe(2);
     expect(report.maxPerWindow).toBe(3);

@@ -114,7 +114,15 @@ export function judgeLimits(input: {
   });
   const outageOf = (t: number) => outages.find((o) => t >= o.from && t < o.to + RECONNECT_MS);
   const report: LimitReport = {
-    limit, windowSeconds, windows: windows.length, maxPerWindow: 0, overLimit: [], windowsAtLimit: 0, windowsRefusing: 0, unattributed: 0, maxSliding: 0,
+    limit,
+    windowSeconds,
+    windows: windows.length,
+    maxPerWindow: 0,
+    overLimit: [],
+    windowsAtLimit: 0,
+    windowsRefusing: 0,
+    unattributed: 0,
+    maxSliding: 0,
     outages: outages.map((o) => ({ mode: o.mode, ms: o.to - o.from, uncounted: 0, overLimitAfter: 0 })),
   };
   for (const arrival of input.arrivals) {

@@ -35,7 +35,8 @@ export async function prepareOperator(stack: Stack): Promise<OperatorCounts | un
   const op = stack.operator;
   if (!op) return undefined;
   const config = op.fleet.config();
-  if (config.onStoreError !== 'closed' || config.secrets.length > 1) await op.fleet.rollingRestart({ onStoreError: 'closed', secrets: [config.secrets[0]!] });
+  if (config.onStoreError !== 'closed' || config.secrets.length > 1)
+    await op.fleet.rollingRestart({ onStoreError: 'closed', secrets: [config.secrets[0]!] });
   op.fleet.exits.splice(0);
   op.fleet.redisOutages.splice(0);
   op.windows.windows.splice(0);
@@ -52,7 +53,9 @@ export async function runOperatorStep(stack: Stack, step: Step, counts: Operator
     counts.rollingRestarts++;
     const exits = await op.fleet.rollingRestart(step.onStoreError ? { onStoreError: step.onStoreError } : {});
     counts.exits.push(...exits);
-    log(`operator: rolling restart${step.onStoreError ? ` to onStoreError '${step.onStoreError}'` : ''} done at ${at()} (exits in ${exits.map((e) => e.ms).join(', ')} ms)`);
+    log(
+      `operator: rolling restart${step.onStoreError ? ` to onStoreError '${step.onStoreError}'` : ''} done at ${at()} (exits in ${exits.map((e) => e.ms).join(', ')} ms)`,
+    );
   } else if (step.kind === 'crash-redis') {
     const mode = op.fleet.config().onStoreError;
     counts.redisCrashes[mode]++;

@@ -59,7 +59,11 @@ export async function operatorStack(options: OperatorOptions & FrontParts): Prom
     config: { onStoreError: 'closed', secrets: [SECRET], keySecret: KEY_SECRET },
   });
   options.setRelays(fleet.ports, fleet.state);
-  const windows = watchWindows(fleet.redis.url, SLOTS.map((s) => s.user), perPlayer.windowSeconds * 1000);
+  const windows = watchWindows(
+    fleet.redis.url,
+    SLOTS.map((s) => s.user),
+    perPlayer.windowSeconds * 1000,
+  );
 
   async function admin(method: string, path: string, body?: unknown): Promise<unknown> {
     const response = await fetch(`${emulator.url}/__emulator/${path.replace(/^\//, '')}`, {

@@ -53,12 +53,20 @@ for (const key of ours.verdict.lostKeys) console.log(`LOST ${key}`);
 for (const key of ours.verdict.duplicatedKeys) console.log(`DUPLICATED ${key}`);
 for (const problem of ours.verdict.problems.slice(0, 50)) console.log(`PROBLEM ${problem}`);
 if (ours.pageErrors.length) console.log(`page errors: ${ours.pageErrors.slice(0, 20).join('\n')}`);
-const file = writeResults('chaos-full', { date: new Date().toISOString(), seed, size, machine: { cores: os.cpus().length, node: process.version }, table, runs });
+const file = writeResults('chaos-full', {
+  date: new Date().toISOString(),
+  seed,
+  size,
+  machine: { cores: os.cpus().length, node: process.version },
+  table,
+  runs,
+});
 console.log(`\nwritten ${file}`);
 // The phase with every tab closed: the worker alone delivered everything that was waiting, and left nothing behind.
 const closed = ours.closedTabs;
 const closedClean = !closed || (closed.delivered === closed.expected && closed.leftAtReopen === 0);
-if (!closedClean) console.log(`CLOSED-TAB PHASE: ${closed!.delivered} of ${closed!.expected} delivered, ${closed!.leftAtReopen} left for the next page`);
+if (!closedClean)
+  console.log(`CLOSED-TAB PHASE: ${closed!.delivered} of ${closed!.expected} delivered, ${closed!.leftAtReopen} left for the next page`);
 const operatorClean = !ours.operator || operatorProblems(ours.operator).length === 0;
 for (const problem of ours.operator ? operatorProblems(ours.operator) : []) console.log(`OPERATOR ${problem}`);
 process.exitCode = clean(ours.verdict) && closedClean && operatorClean ? 0 : 1;

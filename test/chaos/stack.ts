@@ -78,7 +78,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   // Set once the relays run: the balancer asks for them per request.
   let ports: () => number[] = () => [];
   let relayState: (port: number) => RelayState = () => 'down';
-  const balancer = createBalancer(() => ports(), (port) => relayState(port));
+  const balancer = createBalancer(
+    () => ports(),
+    (port) => relayState(port),
+  );
 
   const events = new EventEmitter();
   const statuses = new Map<number, number>();

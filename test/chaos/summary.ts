@@ -16,7 +16,10 @@ export function summaryRows(runs: ChaosRun[]): [string, ...string[]][] {
     row('acknowledged', (r) => r.verdict.acknowledged),
     row('lost', (r) => r.verdict.lost),
     row('duplicated (extra applications)', (r) => `${r.verdict.duplicated} (${r.verdict.extraApplications})`),
-    row('dead-lettered (all meant)', (r) => `${r.verdict.deadLettered}${r.verdict.unexpectedDeadLetters ? ` + ${r.verdict.unexpectedDeadLetters} unexpected` : ''}`),
+    row(
+      'dead-lettered (all meant)',
+      (r) => `${r.verdict.deadLettered}${r.verdict.unexpectedDeadLetters ? ` + ${r.verdict.unexpectedDeadLetters} unexpected` : ''}`,
+    ),
     row('never accepted (page gone) / applied anyway', (r) => `${r.verdict.neverAccepted} / ${r.verdict.neverAcceptedApplied}`),
     row('totals equal', (r) => (r.verdict.totalsEqual ? 'yes' : 'no')),
     row('order inversions (pairs of one tab)', (r) => `${r.verdict.orderInversions} of ${r.verdict.orderPairs}`),
@@ -30,8 +33,13 @@ export function summaryRows(runs: ChaosRun[]): [string, ...string[]][] {
     row('award requests by the service worker', (r) => (r.sender === 'ours' ? r.workerRequests : 'n/a (no worker)')),
     row('every tab closed: awards queued offline', (r) => r.closedTabs?.awards ?? 'n/a'),
     row('  waiting at online / delivered by the worker alone', (r) =>
-      r.closedTabs ? `${r.closedTabs.undeliveredAtOnline} / ${r.closedTabs.undeliveredAtOnline - (r.closedTabs.expected - r.closedTabs.delivered)} in ${(r.closedTabs.deliveredMs / 1000).toFixed(1)} s` : 'n/a'),
-    row('  worker requests / page requests meanwhile', (r) => (r.closedTabs ? `${r.closedTabs.workerRequests} / ${r.closedTabs.pageRequests}` : 'n/a')),
+      r.closedTabs
+        ? `${r.closedTabs.undeliveredAtOnline} / ${r.closedTabs.undeliveredAtOnline - (r.closedTabs.expected - r.closedTabs.delivered)} in ${(r.closedTabs.deliveredMs / 1000).toFixed(1)} s`
+        : 'n/a',
+    ),
+    row('  worker requests / page requests meanwhile', (r) =>
+      r.closedTabs ? `${r.closedTabs.workerRequests} / ${r.closedTabs.pageRequests}` : 'n/a',
+    ),
     row('  left for the next page', (r) => r.closedTabs?.leftAtReopen ?? 'n/a'),
     row('relay unreachable (502 at the proxy)', (r) => r.proxyStatuses['502'] ?? 0),
     ...(runs.some((r) => r.operator) ? operatorRows(runs, row) : []),
@@ -44,22 +52,79 @@ type Row = (label: string, cell: (r: ChaosRun) => string | number) => [string, .
 /** The operator's chaos: relays, restarts, crashes, rotations, 5xx by cause, the shared limit. */
 function operatorRows(runs: ChaosRun[], row: Row): [string, ...string[]][] {
   const causes = [...new Set(runs.flatMap((r) => Object.keys(r.operator?.fiveXx ?? {})))].sort();
-  const op = (cell: (o: NonNullable<ChaosRun['operator']>, r: ChaosRun) => string | number) => (r: ChaosRun) => (r.operator ? cell(r.operator, r) : 'n/a');
+  const op = (cell: (o: NonNullable<ChaosRun['operator']>, r: ChaosRun) => string | number) => (r: ChaosRun) =>
+    r.operator ? cell(r.operator, r) : 'n/a';
   const exitMs = (o: NonNullable<ChaosRun['operator']>) => o.exits.map((e) => e.ms);
   return [
-    row('relays (CLI processes) on one redis-server', op((o) => o.relays)),
-    row('rolling restarts (SIGTERM, graceful exit, same port)', op((o) => `${o.rollingRestarts} (${o.exits.length} exits, code 0: ${o.exits.filter((e) => e.code === 0).length}, ${Math.min(...exitMs(o))}–${Math.max(...exitMs(o))} ms)`)),
-    row('relay SIGKILLs (restarted)', op((_, r) => r.chaos.relayRestarts)),
-    row("redis-server SIGKILLs: 'closed' / 'open'", op((o) => `${o.redisCrashes.closed} / ${o.redisCrashes.open}`)),
-    row('token-secret rotations / award requests with a replaced-secret token after', op((o) => `${o.rotations} / ${o.oldTokenRequests}`)),
-    row('requests sent on after a refused connection', op((o) => o.retriedOnRefused)),
-    ...causes.map((c) => row(`  5xx ${c}`, op((o) => o.fiveXx[c] ?? 0))),
-    row('  refused by every relay, while they were', op((o) => Object.entries(o.refusedWhile).map(([s, n]) => `${s}: ${n}`).join(', ') || '-')),
-    row('  5xx cut by a relay under SIGTERM', op((o) => o.fiveXx['502 cut-terminating'] ?? 0)),
-    row(`per-player limit: awards per window, max`, op((o) => `${o.limits.maxPerWindow} of ${o.limits.limit} per ${o.limits.windowSeconds} s (${o.limits.windows} windows, ${o.limits.windowsAtLimit} at the limit, ${o.limits.windowsRefusing} with sends refused)`)),
-    row('  windows over the limit (outside outages)', op((o) => o.limits.overLimit.length)),
-    row("  through uncounted during Redis outages: 'closed' / 'open'", op((o) => ['closed', 'open'].map((m) => o.limits.outages.filter((x) => x.mode === m).reduce((n, x) => n + x.uncounted + x.overLimitAfter, 0)).join(' / '))),
-    row('  most awards of one player in any window-long interval', op((o) => o.limits.maxSliding)),
+    row(
+      'relays (CLI processes) on one redis-server',
+      op((o) => o.relays),
+    ),
+    row(
+      'rolling restarts (SIGTERM, graceful exit, same port)',
+      op(
+        (o) =>
+          `${o.rollingRestarts} (${o.exits.length} exits, code 0: ${o.exits.filter((e) => e.code === 0).length}, ${Math.min(...exitMs(o))}–${Math.max(...exitMs(o))} ms)`,
+      ),
+    ),
+    row(
+      'relay SIGKILLs (restarted)',
+      op((_, r) => r.chaos.relayRestarts),
+    ),
+    row(
+      "redis-server SIGKILLs: 'closed' / 'open'",
+      op((o) => `${o.redisCrashes.closed} / ${o.redisCrashes.open}`),
+    ),
+    row(
+      'token-secret rotations / award requests with a replaced-secret token after',
+      op((o) => `${o.rotations} / ${o.oldTokenRequests}`),
+    ),
+    row(
+      'requests sent on after a refused connection',
+      op((o) => o.retriedOnRefused),
+    ),
+    ...causes.map((c) =>
+      row(
+        `  5xx ${c}`,
+        op((o) => o.fiveXx[c] ?? 0),
+      ),
+    ),
+    row(
+      '  refused by every relay, while they were',
+      op(
+        (o) =>
+          Object.entries(o.refusedWhile)
+            .map(([s, n]) => `${s}: ${n}`)
+            .join(', ') || '-',
+      ),
+    ),
+    row(
+      '  5xx cut by a relay under SIGTERM',
+      op((o) => o.fiveXx['502 cut-terminating'] ?? 0),
+    ),
+    row(
+      `per-player limit: awards per window, max`,
+      op(
+        (o) =>
+          `${o.limits.maxPerWindow} of ${o.limits.limit} per ${o.limits.windowSeconds} s (${o.limits.windows} windows, ${o.limits.windowsAtLimit} at the limit, ${o.limits.windowsRefusing} with sends refused)`,
+      ),
+    ),
+    row(
+      '  windows over the limit (outside outages)',
+      op((o) => o.limits.overLimit.length),
+    ),
+    row(
+      "  through uncounted during Redis outages: 'closed' / 'open'",
+      op((o) =>
+        ['closed', 'open']
+          .map((m) => o.limits.outages.filter((x) => x.mode === m).reduce((n, x) => n + x.uncounted + x.overLimitAfter, 0))
+          .join(' / '),
+      ),
+    ),
+    row(
+      '  most awards of one player in any window-long interval',
+      op((o) => o.limits.maxSliding),
+    ),
   ];
 }
 

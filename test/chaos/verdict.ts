@@ -73,8 +73,23 @@ export function judge(input: {
   }
   const deadByDescription = new Set(deadLetters.map((d) => d.description));
   const v: Verdict = {
-    issued: 0, neverAccepted: 0, neverAcceptedApplied: 0, acknowledged: 0, lost: 0, duplicated: 0, extraApplications: 0,
-    deadLettered: 0, unexpectedDeadLetters: 0, foreign: 0, totalsEqual: true, queueLeft, orderInversions: 0, orderPairs: 0, lostKeys: [], duplicatedKeys: [], problems: [],
+    issued: 0,
+    neverAccepted: 0,
+    neverAcceptedApplied: 0,
+    acknowledged: 0,
+    lost: 0,
+    duplicated: 0,
+    extraApplications: 0,
+    deadLettered: 0,
+    unexpectedDeadLetters: 0,
+    foreign: 0,
+    totalsEqual: true,
+    queueLeft,
+    orderInversions: 0,
+    orderPairs: 0,
+    lostKeys: [],
+    duplicatedKeys: [],
+    problems: [],
   };
   const explained = new Set<LedgerEntry>();
   const entriesOf = (it: Issued) =>
@@ -164,4 +179,10 @@ export function judge(input: {
 /** Zero lost, zero duplicated, nothing foreign or wrongly refused, totals equal, queues empty, award order kept. */
 export const clean = (v: Verdict) =>
   v.orderInversions === 0 &&
-  v.lost === 0 && v.duplicated === 0 && v.foreign === 0 && v.unexpectedDeadLetters === 0 && v.totalsEqual && v.queueLeft === 0 && v.problems.length === 0;
+  v.lost === 0 &&
+  v.duplicated === 0 &&
+  v.foreign === 0 &&
+  v.unexpectedDeadLetters === 0 &&
+  v.totalsEqual &&
+  v.queueLeft === 0 &&
+  v.problems.length === 0;

@@ -44,7 +44,15 @@ const b = (text: string): Bytes => Buffer.from(text, 'latin1');
 const utf8 = (text: string): Bytes => Buffer.from(text, 'utf8');
 
 /** Text that is not valid UTF-8, or a surrogate on its own: as raw bytes, or as a JSON escape. */
-const BAD_RAW: Bytes[] = [Buffer.from([0xff]), Buffer.from([0xc0, 0x80]), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from([0xed, 0xbf, 0xbf]), Buffer.from([0xf0, 0x9f]), Buffer.from([0xe2, 0x82]), Buffer.from([0xfe, 0xfe, 0xff])];
+const BAD_RAW: Bytes[] = [
+  Buffer.from([0xff]),
+  Buffer.from([0xc0, 0x80]),
+  Buffer.from([0xed, 0xa0, 0x80]),
+  Buffer.from([0xed, 0xbf, 0xbf]),
+  Buffer.from([0xf0, 0x9f]),
+  Buffer.from([0xe2, 0x82]),
+  Buffer.from([0xfe, 0xfe, 0xff]),
+];
 const BAD_ESCAPED = ['\\ud800', '\\udfff', '\\udfff\\ud800', 'a\\ud83d', '\\u0000', '\\ud800\\u0000x'];
 const BAD_PERCENT = ['%FF', '%C0%80', '%ED%A0%80', '%ED%BF%BF', '%F0%9F', '%E2%82', '%', '%zz', '%00', '%2e%2e', '..', '.', '%2F'];
 
@@ -64,7 +72,35 @@ function hostileText(rng: Rng): Bytes {
   }
 }
 
-const NUMBERS = ['1', '5', '-3', '0', '-0', '0.5', '1e308', '-1e308', '1e309', '-1e309', '5e-324', '9007199254740993', `1${'0'.repeat(400)}`, `-${'9'.repeat(400)}`, '1e-7', '10.000001', '0x10', 'NaN', 'Infinity', '1.', '.5', '+1', '"5"', 'null', 'true', '[]', '{}'];
+const NUMBERS = [
+  '1',
+  '5',
+  '-3',
+  '0',
+  '-0',
+  '0.5',
+  '1e308',
+  '-1e308',
+  '1e309',
+  '-1e309',
+  '5e-324',
+  '9007199254740993',
+  `1${'0'.repeat(400)}`,
+  `-${'9'.repeat(400)}`,
+  '1e-7',
+  '10.000001',
+  '0x10',
+  'NaN',
+  'Infinity',
+  '1.',
+  '.5',
+  '+1',
+  '"5"',
+  'null',
+  'true',
+  '[]',
+  '{}',
+];
 
 /** A JSON value of one award field: a string with hostile bytes, or a number from the edges. */
 function fieldValue(rng: Rng, kind: 'string' | 'number'): Bytes {
@@ -97,10 +133,21 @@ function body(rng: Rng, path: string): Bytes {
   }
   if (roll === 1) {
     const width = rng.pick([1_000, 5_000, 20_000]);
-    return rng.chance(0.5) ? b(`{${Array.from({ length: width }, (_, i) => `"k${i}":${i}`).join(',')}}`) : b(`{"awards":[${Array.from({ length: width }, () => '{}').join(',')}]}`);
+    return rng.chance(0.5)
+      ? b(`{${Array.from({ length: width }, (_, i) => `"k${i}":${i}`).join(',')}}`)
+      : b(`{"awards":[${Array.from({ length: width }, () => '{}').join(',')}]}`);
   }
   if (roll === 2) return b(rng.pick(['', '{', '}', 'null', '[]', '"x"', '{"awards":', '{"a":1}{"b":2}', 'serviceUserId=u1&eventPoints=1']));
-  if (roll === 3) return Buffer.concat([b('{"email":'), fieldValue(rng, 'string'), b(',"wallet":{"chain":'), fieldValue(rng, 'string'), b(',"address":'), fieldValue(rng, 'string'), b('}}')]);
+  if (roll === 3)
+    return Buffer.concat([
+      b('{"email":'),
+      fieldValue(rng, 'string'),
+      b(',"wallet":{"chain":'),
+      fieldValue(rng, 'string'),
+      b(',"address":'),
+      fieldValue(rng, 'string'),
+      b('}}'),
+    ]);
   if (path.startsWith('/batch') || rng.chance(0.2)) {
     const count = rng.pick([1, 2, 5, 20, 100, 101]);
     const awards = Array.from({ length: count }, () => award(rng, true));
@@ -140,7 +187,9 @@ function path(rng: Rng): Bytes {
     () => [b('/'), s(), b('/'), s()],
     () => [b(rng.pick(['/readyz', '/healthz', '/metrics', '*', '//batch/points', '/batch/points/', 'http://relay.fuzz/batch/points']))],
   ];
-  const query = rng.chance(0.15) ? [b('?'), b(rng.pick(['limit=-1&offset=1e400', 'limit=%FF', 'offset=99999999999999999999', 'a=%ED%A0%80', 'limit=1&limit=2']))] : [];
+  const query = rng.chance(0.15)
+    ? [b('?'), b(rng.pick(['limit=-1&offset=1e400', 'limit=%FF', 'offset=99999999999999999999', 'a=%ED%A0%80', 'limit=1&limit=2']))]
+    : [];
   return Buffer.concat([...rng.pick(shapes)(), ...query]);
 }
 
@@ -154,7 +203,8 @@ interface Built {
 function build(rng: Rng, tokens: string[]): Built {
   const method = rng.pick(['POST', 'POST', 'POST', 'POST', 'GET', 'PUT', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'get', 'P0ST']);
   const target = path(rng);
-  const payload = method === 'GET' || method === 'HEAD' ? (rng.chance(0.1) ? body(rng, target.toString('latin1')) : b('')) : body(rng, target.toString('latin1'));
+  const payload =
+    method === 'GET' || method === 'HEAD' ? (rng.chance(0.1) ? body(rng, target.toString('latin1')) : b('')) : body(rng, target.toString('latin1'));
   const headers: [string, Bytes][] = [['host', b('relay.fuzz')]];
   const token = () => b(`Bearer ${rng.pick(tokens)}`);
   const auth = rng.int(0, 9);
@@ -162,7 +212,21 @@ function build(rng: Rng, tokens: string[]): Built {
   else if (auth === 6) headers.push(['authorization', token()], ['authorization', b(`Bearer ${rng.pick(tokens)}x`)]);
   else if (auth === 7) headers.push(['authorization', Buffer.concat([b('Bearer '), hostileText(rng)])]);
   else if (auth === 8) headers.push(['Authorization', token()], ['authorization', b('Basic dTE6cHc=')]);
-  const type = () => b(rng.pick(['application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=latin1', '', 'application/json, text/plain', 'application/jsonx']));
+  const type = () =>
+    b(
+      rng.pick([
+        'application/json',
+        'application/json; charset=utf-8',
+        'APPLICATION/JSON',
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        'application/json; charset=latin1',
+        '',
+        'application/json, text/plain',
+        'application/jsonx',
+      ]),
+    );
   const types = rng.int(0, 9);
   if (types <= 6) headers.push(['content-type', type()]);
   else if (types === 7) headers.push(['content-type', type()], ['content-type', type()]);
@@ -192,7 +256,13 @@ function build(rng: Rng, tokens: string[]): Built {
     if (rng.chance(0.04)) headers.push(['content-length', b(String(payload.length + 1))]);
   }
   headers.push(['connection', b('close')]);
-  const head = Buffer.concat([b(`${method} `), target, b(' HTTP/1.1\r\n'), ...headers.map(([k, v]) => Buffer.concat([b(`${k}: `), v, b('\r\n')])), b('\r\n')]);
+  const head = Buffer.concat([
+    b(`${method} `),
+    target,
+    b(' HTTP/1.1\r\n'),
+    ...headers.map(([k, v]) => Buffer.concat([b(`${k}: `), v, b('\r\n')])),
+    b('\r\n'),
+  ]);
   // Cut and stalled requests send only part of what they announce.
   const sent = framing === 'cut' || framing === 'stall' ? wire.subarray(0, Math.max(0, Math.floor(wire.length * rng.next()) - 1)) : wire;
   const describe = `${framing} ${head.toString('latin1').slice(0, 160).replace(/\r\n/g, ' | ')} body ${sent.toString('latin1').slice(0, 80)}`;
@@ -221,16 +291,25 @@ function send(port: number, request: Built): Promise<{ statuses: number[]; outco
     socket.on('close', () => finish('closed'));
     socket.on('connect', () => {
       socket.write(Buffer.concat([request.head, request.body]));
-      if (request.framing === 'cut') setImmediate(() => {
-        socket.destroy();
-        finish('cut');
-      });
+      if (request.framing === 'cut')
+        setImmediate(() => {
+          socket.destroy();
+          finish('cut');
+        });
     });
   });
 }
 
 async function startTarget(emulatorUrl: string): Promise<{ child: ChildProcess; url: string; memory(): Promise<NodeJS.MemoryUsage> }> {
-  const options = { upstream: { url: emulatorUrl, apiKey: API_KEY }, secret: SECRET, keySecret: KEY_SECRET, policy: POLICY, corsOrigins: [ORIGIN], requestTimeoutMs: REQUEST_TIMEOUT_MS, logger: undefined };
+  const options = {
+    upstream: { url: emulatorUrl, apiKey: API_KEY },
+    secret: SECRET,
+    keySecret: KEY_SECRET,
+    policy: POLICY,
+    corsOrigins: [ORIGIN],
+    requestTimeoutMs: REQUEST_TIMEOUT_MS,
+    logger: undefined,
+  };
   const child = fork(new URL('./fuzz-relay.ts', import.meta.url).pathname, [JSON.stringify(options)], {
     execArgv: ['--expose-gc', '--import', 'tsx'],
     stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
@@ -260,7 +339,17 @@ export async function runWireFuzz({ seed, requests }: { seed: number; requests: 
     'a.b.c',
   ];
   const rng = createRng(seed);
-  const report: WireFuzzReport = { requests: 0, ms: 0, statuses: {}, failures: [], crashed: false, heapBaseline: 0, heapAfter: 0, rssBaseline: 0, rssAfter: 0 };
+  const report: WireFuzzReport = {
+    requests: 0,
+    ms: 0,
+    statuses: {},
+    failures: [],
+    crashed: false,
+    heapBaseline: 0,
+    heapAfter: 0,
+    rssBaseline: 0,
+    rssAfter: 0,
+  };
   const fail = (message: string) => report.failures.length < 50 && report.failures.push(message);
   const tally = (key: string) => (report.statuses[key] = (report.statuses[key] ?? 0) + 1);
 

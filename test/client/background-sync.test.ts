@@ -24,7 +24,6 @@ function fakeServiceWorker({ sync = true } = {}) {
   return register;
 }
 
-
 const silent = fakeRelay(() => new Promise<undefined>(() => {}));
 const busy = fakeRelay((req) => (req.method === 'POST' ? json(503, { success: false, message: 'busy' }) : undefined));
 

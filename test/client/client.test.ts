@@ -12,7 +12,6 @@ afterEach(async () => {
   await closeAll();
 });
 
-
 describe('award() validation', () => {
   it.each([
     [{ eventPoints: '5' }, 'eventPoints', /eventPoints must be a number/],
@@ -127,7 +126,11 @@ describe('flushing', () => {
     const rejected: unknown[] = [];
     qp.on('award:rejected', (e) => rejected.push(e.deadLetter));
     const [, bad] = [1, 2, 3].map((n) => qp.award({ eventPoints: n }));
-    expect(await bad!.settled).toMatchObject({ outcome: 'rejected', idempotencyKey: bad!.idempotencyKey, deadLetter: { status: 403, message: 'eventName is not allowed' } });
+    expect(await bad!.settled).toMatchObject({
+      outcome: 'rejected',
+      idempotencyKey: bad!.idempotencyKey,
+      deadLetter: { status: 403, message: 'eventName is not allowed' },
+    });
     const dead = await qp.deadLetters();
     expect(dead).toMatchObject([{ idempotencyKey: bad!.idempotencyKey, status: 403, eventPoints: 2 }]);
     expect(rejected).toHaveLength(1);
@@ -278,7 +281,9 @@ describe('flushing', () => {
 
   it('401: fetches a fresh token and resends with the same key', async () => {
     let tokens = 0;
-    const relay = fakeRelay((req) => (req.headers.authorization === 'Bearer t1' ? json(401, { success: false, message: 'token expired' }) : undefined));
+    const relay = fakeRelay((req) =>
+      req.headers.authorization === 'Bearer t1' ? json(401, { success: false, message: 'token expired' }) : undefined,
+    );
     // No default pair: no start-up read, so the award's request is the first to meet the expired token.
     const qp = client({ fetch: relay.fetch, getToken: () => `t${++tokens}`, serviceUserId: undefined });
     const { idempotencyKey, settled } = qp.award({ eventPoints: 1, serviceUserId: 'player-1' });
@@ -352,8 +357,10 @@ describe('reads', () => {
         const body = req.body as IdentifyBody;
         return json(200, { success: true, data: { serviceUserId: `user-${body.email ?? body.wallet?.address}` } });
       }
-      if (req.path === '/api/group-quests/quest-1/enrolled-users/player-1') return json(200, { success: true, data: { serviceUserId: 'player-1', enrolled: true, currentPoints: 10 } });
-      if (req.path.startsWith('/api/group-quests/quest-1/enrolled-users/')) return json(404, { success: false, message: 'User is not enrolled in the quest' });
+      if (req.path === '/api/group-quests/quest-1/enrolled-users/player-1')
+        return json(200, { success: true, data: { serviceUserId: 'player-1', enrolled: true, currentPoints: 10 } });
+      if (req.path.startsWith('/api/group-quests/quest-1/enrolled-users/'))
+        return json(404, { success: false, message: 'User is not enrolled in the quest' });
       return undefined;
     });
 
@@ -364,7 +371,10 @@ describe('reads', () => {
     qp.award({ eventPoints: 0.1 });
     const view = await qp.getPoints();
     expect(view).toMatchObject({ confirmedPoints: 10, pendingPoints: 0.3, totalPoints: 10.3, stale: false });
-    expect(view.pending.map((a) => [a.eventPoints, a.eventName])).toEqual([[0.1, undefined], [0.2, 'coin']]);
+    expect(view.pending.map((a) => [a.eventPoints, a.eventName])).toEqual([
+      [0.1, undefined],
+      [0.2, 'coin'],
+    ]);
     expect(view.pending[1]!.idempotencyKey).toBe(idempotencyKey);
     // Newest first: this client's pending awards, then the service's confirmed history.
     expect(view.history.map((e) => [e.eventPoints, e.eventName, e.state])).toEqual([
@@ -390,9 +400,17 @@ describe('reads', () => {
 
   it('identify validates, then is cached and answers offline', async () => {
     let offline = false;
-    const relay = readRelay(() => (offline ? (() => { throw new TypeError('offline'); })() : undefined));
+    const relay = readRelay(() =>
+      offline
+        ? (() => {
+            throw new TypeError('offline');
+          })()
+        : undefined,
+    );
     const qp = client({ fetch: relay.fetch });
-    await expect(qp.identify({ email: 'a@b.co', wallet: { address: '0x1', chain: 'eth' } } as never)).rejects.toThrow(/exactly one of email or wallet/);
+    await expect(qp.identify({ email: 'a@b.co', wallet: { address: '0x1', chain: 'eth' } } as never)).rejects.toThrow(
+      /exactly one of email or wallet/,
+    );
     expect(await qp.identify({ email: 'a@b.co' })).toBe('user-a@b.co');
     offline = true;
     expect(await qp.identify({ email: 'a@b.co' })).toBe('user-a@b.co');
@@ -407,7 +425,11 @@ describe('reads', () => {
       const limit = Number(url.searchParams.get('limit'));
       const offset = Number(url.searchParams.get('offset'));
       const data = all.slice(offset, offset + limit);
-      return json(200, { success: true, data, pagination: { limit, offset, nextPage: offset + limit < all.length ? 'next' : null, previousPage: null } });
+      return json(200, {
+        success: true,
+        data,
+        pagination: { limit, offset, nextPage: offset + limit < all.length ? 'next' : null, previousPage: null },
+      });
     });
     const qp = client({ fetch: relay.fetch });
     const pages: string[][] = [];
@@ -455,7 +477,12 @@ describe('reads', () => {
       if (req.method === 'POST')
         for (const a of awardsIn(req)) {
           total += a.eventPoints;
-          history.unshift({ createdAt: new Date().toISOString(), eventPoints: a.eventPoints, eventName: a.eventName ?? 'DefaultPointsEvent', eventDescription: '' });
+          history.unshift({
+            createdAt: new Date().toISOString(),
+            eventPoints: a.eventPoints,
+            eventName: a.eventName ?? 'DefaultPointsEvent',
+            eventDescription: '',
+          });
         }
       if (req.method === 'GET' && req.path.includes('/points/')) return json(200, { success: true, data: { totalPoints: total, history } });
       return undefined;

@@ -30,7 +30,12 @@ export function fakeRelay(handler: Handler = () => undefined) {
   const fetch = async (input: RequestInfo | URL, init: RequestInit = {}): Promise<Response> => {
     const url = new URL(String(input), 'http://relay.test');
     const headers = Object.fromEntries([...new Headers(init.headers).entries()].map(([k, v]) => [k.toLowerCase(), v]));
-    const req: Seen = { method: init.method ?? 'GET', path: url.pathname + url.search, headers, body: init.body ? JSON.parse(String(init.body)) : undefined };
+    const req: Seen = {
+      method: init.method ?? 'GET',
+      path: url.pathname + url.search,
+      headers,
+      body: init.body ? JSON.parse(String(init.body)) : undefined,
+    };
     seen.push(req);
     const signal = init.signal;
     const custom = await new Promise<Response | undefined>((resolve, reject) => {
@@ -45,7 +50,13 @@ export function fakeRelay(handler: Handler = () => undefined) {
   };
   /** Keys of the awards the relay saw, in order, one entry per send. */
   const sentKeys = () =>
-    seen.flatMap((r) => (r.path === '/api/batch/points' ? batchOf(r).map((a) => a.idempotencyKey) : (r.headers['idempotency-key'] ?? r.headers.idempotency_key) ? [r.headers['idempotency-key'] ?? r.headers.idempotency_key!] : []));
+    seen.flatMap((r) =>
+      r.path === '/api/batch/points'
+        ? batchOf(r).map((a) => a.idempotencyKey)
+        : (r.headers['idempotency-key'] ?? r.headers.idempotency_key)
+          ? [r.headers['idempotency-key'] ?? r.headers.idempotency_key!]
+          : [],
+    );
   return { fetch: fetch as typeof globalThis.fetch, seen, sentKeys };
 }
 
@@ -55,7 +66,10 @@ export const uniqueName = (prefix = 'qp-test') => `${prefix}-${++n}-${Math.rando
 
 /** A JWT-shaped token (unsigned: the SDK only reads exp). */
 export const jwt = (sub: string, expSeconds: number) =>
-  `e30.${btoa(JSON.stringify({ sub, exp: expSeconds })).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_')}.sig`;
+  `e30.${btoa(JSON.stringify({ sub, exp: expSeconds }))
+    .replace(/=+$/, '')
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')}.sig`;
 
 export const until = async (check: () => boolean | Promise<boolean>, timeoutMs = 5000) => {
   const end = Date.now() + timeoutMs;

@@ -35,7 +35,8 @@ function stack() {
 async function ledgerCounts(admin: ReturnType<typeof stack>['admin'], sub: string) {
   const state = await admin('GET', 'state');
   const counts = new Map<string, number>();
-  for (const e of state.ledger!) if (e.idempotencyKey && e.serviceUserId === sub) counts.set(e.idempotencyKey, (counts.get(e.idempotencyKey) ?? 0) + 1);
+  for (const e of state.ledger!)
+    if (e.idempotencyKey && e.serviceUserId === sub) counts.set(e.idempotencyKey, (counts.get(e.idempotencyKey) ?? 0) + 1);
   const serviceKey = (key: string) => upstreamKey(sub, key);
   return { get: (key: string) => counts.get(serviceKey(key)), has: (key: string) => counts.has(serviceKey(key)), size: counts.size };
 }

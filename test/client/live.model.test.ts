@@ -74,7 +74,12 @@ function run(steps: Step[]) {
   /** What the cache holds: the accepted base (with the keys it holds, for the checks) and unabsorbed sent awards. */
   let cached: { base?: Base; keys: Set<string>; sent: Map<string, PendingAward> } = { keys: new Set(), sent: new Map() };
   let seq = 0;
-  const newLive = () => createLive(() => [...pending.values()], 10_000, () => 0);
+  const newLive = () =>
+    createLive(
+      () => [...pending.values()],
+      10_000,
+      () => 0,
+    );
   let live = newLive();
   let baseKeys = new Set<string>();
   type Read = { ticket: ReturnType<typeof live.beginRead>; served?: ReturnType<typeof service.read> };
@@ -92,7 +97,15 @@ function run(steps: Step[]) {
   for (const s of steps) {
     let allowedDrop = 0;
     if (s.t === 'award') {
-      const award: PendingAward = { questId: QUEST, serviceUserId: USER, eventPoints: s.points, eventName: s.name, idempotencyKey: `k${++seq}`, queuedAt: seq, seq };
+      const award: PendingAward = {
+        questId: QUEST,
+        serviceUserId: USER,
+        eventPoints: s.points,
+        eventName: s.name,
+        idempotencyKey: `k${++seq}`,
+        queuedAt: seq,
+        seq,
+      };
       pending.set(award.idempotencyKey, award);
       mine.set(award.idempotencyKey, award);
       live.invalidate(PAIR);
@@ -110,7 +123,10 @@ function run(steps: Step[]) {
       }
     } else if (s.t === 'refuse') {
       // A final refusal: never applied (a lost acknowledgement's resend is replayed, not refused).
-      const award = pickFrom([...pending.values()].filter((a) => !service.ledger.some((e) => e.key === a.idempotencyKey)), s.pick);
+      const award = pickFrom(
+        [...pending.values()].filter((a) => !service.ledger.some((e) => e.key === a.idempotencyKey)),
+        s.pick,
+      );
       if (award) {
         pending.delete(award.idempotencyKey);
         refused.add(award.idempotencyKey);
@@ -120,10 +136,16 @@ function run(steps: Step[]) {
     } else if (s.t === 'begin') {
       reads.push({ ticket: live.beginRead(PAIR) });
     } else if (s.t === 'serve') {
-      const read = pickFrom(reads.filter((r) => !r.served), s.pick);
+      const read = pickFrom(
+        reads.filter((r) => !r.served),
+        s.pick,
+      );
       if (read) read.served = service.read();
     } else if (s.t === 'answer' || s.t === 'failRead') {
-      const read = pickFrom(reads.filter((r) => r.served), s.pick);
+      const read = pickFrom(
+        reads.filter((r) => r.served),
+        s.pick,
+      );
       if (read) {
         reads = reads.filter((r) => r !== read);
         if (s.t === 'answer') accept(live.endRead(read.ticket, read.served!.summary), read.served!);

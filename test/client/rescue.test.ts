@@ -43,7 +43,7 @@ const record = (idempotencyKey: string, eventPoints: number, seq = Date.now() * 
 });
 
 describe('pagehide rescue', () => {
-  it('pagehide in the award() task writes the uncommitted awards to this tab\'s key; the completed commit removes it', async () => {
+  it("pagehide in the award() task writes the uncommitted awards to this tab's key; the completed commit removes it", async () => {
     const name = uniqueName();
     const qp = client(name);
     const a = qp.award({ eventPoints: 1 });
@@ -94,7 +94,10 @@ describe('pagehide rescue', () => {
     const name = uniqueName();
     // An award already queued and one already dead-lettered, by an earlier page.
     let refuse = true;
-    const first = client(name, fakeRelay(() => json(refuse ? 422 : 503, { success: false, message: 'refused' })));
+    const first = client(
+      name,
+      fakeRelay(() => json(refuse ? 422 : 503, { success: false, message: 'refused' })),
+    );
     const refused = first.award({ eventPoints: 13 });
     expect(await refused.settled).toMatchObject({ outcome: 'rejected' });
     refuse = false;
@@ -130,7 +133,10 @@ describe('pagehide rescue', () => {
     const denied = () => {
       throw new DOMException('denied', 'SecurityError');
     };
-    vi.stubGlobal('localStorage', new Proxy({ setItem }, { get: (target, prop) => (prop === 'setItem' ? target.setItem : denied()), ownKeys: denied }));
+    vi.stubGlobal(
+      'localStorage',
+      new Proxy({ setItem }, { get: (target, prop) => (prop === 'setItem' ? target.setItem : denied()), ownKeys: denied }),
+    );
     const qp = client(name);
     const { persisted } = qp.award({ eventPoints: 1 });
     // A listener's throw never leaves dispatchEvent: the page reports it as an 'error' event, which must not come.
@@ -148,7 +154,15 @@ describe('pagehide rescue', () => {
 
   it('the memory store writes no rescue', async () => {
     const name = uniqueName();
-    const qp = createQuestPoints({ relayUrl: '/api', getToken: () => 't', questId: 'q', serviceUserId: 'p', storageName: name, storage: 'memory', fetch: down().fetch });
+    const qp = createQuestPoints({
+      relayUrl: '/api',
+      getToken: () => 't',
+      questId: 'q',
+      serviceUserId: 'p',
+      storageName: name,
+      storage: 'memory',
+      fetch: down().fetch,
+    });
     open.push(qp);
     qp.award({ eventPoints: 1 });
     window.dispatchEvent(new Event('pagehide'));

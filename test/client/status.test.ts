@@ -7,7 +7,7 @@ import { STATUS_POLICY, statusRule, statusVerdict, WELL_FORMED_MESSAGE } from '.
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 describe('the SDK classifies by the protocol status table', () => {
-  it('every status 100-599 gets the table\'s verdict', () => {
+  it("every status 100-599 gets the table's verdict", () => {
     for (const status of range(100, 599)) expect([status, classify(status)]).toEqual([status, statusVerdict(status)]);
   });
 
@@ -51,8 +51,12 @@ describe('award() refuses text that is not well-formed Unicode', () => {
 
   it('e-mail and wallet too; a surrogate pair (an emoji) is fine', () => {
     expect(refusal(() => parseIdentify({ email: 'a\ud800@example.com' }))).toBe(`invalid: email ${WELL_FORMED_MESSAGE}`);
-    expect(refusal(() => parseIdentify({ wallet: { chain: 'eip155:1\udc00', address: '0xab' } }))).toBe(`invalid: wallet.chain ${WELL_FORMED_MESSAGE}`);
-    expect(refusal(() => parseIdentify({ wallet: { chain: 'eip155:1', address: '0x\ud800' } }))).toBe(`invalid: wallet.address ${WELL_FORMED_MESSAGE}`);
+    expect(refusal(() => parseIdentify({ wallet: { chain: 'eip155:1\udc00', address: '0xab' } }))).toBe(
+      `invalid: wallet.chain ${WELL_FORMED_MESSAGE}`,
+    );
+    expect(refusal(() => parseIdentify({ wallet: { chain: 'eip155:1', address: '0x\ud800' } }))).toBe(
+      `invalid: wallet.address ${WELL_FORMED_MESSAGE}`,
+    );
     expect(parseAward({ eventPoints: 1, eventName: 'star \ud83c\udf1f' }, ids).eventName).toBe('star 🌟');
   });
 

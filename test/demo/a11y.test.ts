@@ -72,7 +72,8 @@ describe('demo accessibility in use', { timeout: 90_000 }, () => {
     const opened = await demo.open(`/game.html?player=${player}`);
     const { page } = opened;
     type GameState = { basketX: number; basketY: number; coins: { x: number; y: number }[] };
-    const state = () => page.evaluate(() => (window as unknown as { questPointsDemo: { game: { state(): GameState } } }).questPointsDemo.game.state());
+    const state = () =>
+      page.evaluate(() => (window as unknown as { questPointsDemo: { game: { state(): GameState } } }).questPointsDemo.game.state());
 
     // Reach the canvas by Tab from the top of the page; it has a name and its instructions.
     await expect.poll(() => page.evaluate(() => 'questPointsDemo' in window)).toBe(true);

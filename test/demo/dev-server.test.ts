@@ -3,14 +3,24 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readToken } from '../../src/sw/token.js';
-import { ConfigError, createDevServer, isLoopbackAddress, isLoopbackHost, isLoopbackOrigin, startDevServer, type RunningDevServer } from '../../src/dev/index.js';
+import {
+  ConfigError,
+  createDevServer,
+  isLoopbackAddress,
+  isLoopbackHost,
+  isLoopbackOrigin,
+  startDevServer,
+  type RunningDevServer,
+} from '../../src/dev/index.js';
 
 const fromSocket = (remoteAddress: string) => ({ incoming: { socket: { remoteAddress } } as unknown as IncomingMessage });
 
 describe('loopback checks', () => {
   it('knows loopback addresses, hosts and origins', () => {
-    for (const address of ['127.0.0.1', '127.8.9.10', '::1', '[::1]', '::ffff:127.0.0.1', '0:0:0:0:0:0:0:1']) expect(isLoopbackAddress(address), address).toBe(true);
-    for (const address of ['10.0.0.1', '0.0.0.0', '::', '::ffff:10.0.0.1', '128.0.0.1', 'localhost', '', undefined]) expect(isLoopbackAddress(address), String(address)).toBe(false);
+    for (const address of ['127.0.0.1', '127.8.9.10', '::1', '[::1]', '::ffff:127.0.0.1', '0:0:0:0:0:0:0:1'])
+      expect(isLoopbackAddress(address), address).toBe(true);
+    for (const address of ['10.0.0.1', '0.0.0.0', '::', '::ffff:10.0.0.1', '128.0.0.1', 'localhost', '', undefined])
+      expect(isLoopbackAddress(address), String(address)).toBe(false);
     for (const host of ['localhost', 'LOCALHOST', 'game.localhost', '127.0.0.1', '::1']) expect(isLoopbackHost(host), host).toBe(true);
     for (const host of ['0.0.0.0', 'example.com', 'localhost.example.com', '192.168.1.2']) expect(isLoopbackHost(host), host).toBe(false);
     expect(isLoopbackOrigin('http://localhost:5173')).toBe(true);
@@ -45,12 +55,27 @@ describe('createDevServer (in-process)', () => {
 
   it('answers every /__emulator/* and /__dev/* route to loopback sockets only', async () => {
     const remote = fromSocket('192.168.1.20');
-    for (const [method, path] of [['GET', '/__emulator/state'], ['POST', '/__emulator/reset'], ['GET', '/__emulator/faults'], ['GET', '/__emulator/requests'], ['PUT', '/__emulator/mode'], ['GET', '/__dev/token'], ['GET', '/__dev/anything'], ['GET', '/__emulator']] as const) {
-      const response = await get(path, { method, headers: { 'x-forwarded-for': '127.0.0.1', 'content-type': 'application/json' }, ...(method === 'GET' ? {} : { body: '{}' }) }, remote);
+    for (const [method, path] of [
+      ['GET', '/__emulator/state'],
+      ['POST', '/__emulator/reset'],
+      ['GET', '/__emulator/faults'],
+      ['GET', '/__emulator/requests'],
+      ['PUT', '/__emulator/mode'],
+      ['GET', '/__dev/token'],
+      ['GET', '/__dev/anything'],
+      ['GET', '/__emulator'],
+    ] as const) {
+      const response = await get(
+        path,
+        { method, headers: { 'x-forwarded-for': '127.0.0.1', 'content-type': 'application/json' }, ...(method === 'GET' ? {} : { body: '{}' }) },
+        remote,
+      );
       expect(response.status, `${method} ${path}`).toBe(403);
       expect((await response.json()).message).toBe('/__emulator/* and /__dev/* answer loopback clients only');
       // No socket (in-process): refused too.
-      expect((await dev.fetch(new Request(`http://127.0.0.1${path}`, { method, ...(method === 'GET' ? {} : { body: '{}' }) }))).status, path).toBe(403);
+      expect((await dev.fetch(new Request(`http://127.0.0.1${path}`, { method, ...(method === 'GET' ? {} : { body: '{}' }) }))).status, path).toBe(
+        403,
+      );
     }
     // The state was not reset by the remote POST, and local callers still get through.
     expect((await get('/__emulator/state')).status).toBe(200);
@@ -78,11 +103,17 @@ describe('createDevServer (in-process)', () => {
     const token = await dev.mintToken({ sub: 'cors-player' });
     const preflight = await get('/api/batch/points', {
       method: 'OPTIONS',
-      headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+      headers: {
+        origin: 'http://localhost:5173',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization,content-type',
+      },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
-    const read = await get('/api/group-quests/q/points/cors-player', { headers: { origin: 'http://localhost:5173', authorization: `Bearer ${token}` } });
+    const read = await get('/api/group-quests/q/points/cors-player', {
+      headers: { origin: 'http://localhost:5173', authorization: `Bearer ${token}` },
+    });
     expect(read.status).toBe(200);
     expect(read.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
   });
@@ -92,7 +123,11 @@ describe('createDevServer (in-process)', () => {
     const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const key = randomUUID();
     const award = () =>
-      get('/api/group-quests/q1/points', { method: 'POST', headers: { ...auth, IDEMPOTENCY_KEY: key }, body: JSON.stringify({ serviceUserId: 'bob', eventPoints: 7, eventName: 'anything_goes' }) });
+      get('/api/group-quests/q1/points', {
+        method: 'POST',
+        headers: { ...auth, IDEMPOTENCY_KEY: key },
+        body: JSON.stringify({ serviceUserId: 'bob', eventPoints: 7, eventName: 'anything_goes' }),
+      });
     expect((await award()).status).toBe(200);
     expect((await award()).status).toBe(200); // replayed, not applied again
     const points = await (await get('/api/group-quests/q1/points/bob', { headers: auth })).json();
@@ -104,14 +139,22 @@ describe('createDevServer (in-process)', () => {
   it('applies the dev policy: unknown events allowed, awards capped at 1000 points', async () => {
     const token = await dev.mintToken({ sub: 'carol' });
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const over = await get('/api/group-quests/q1/points', { method: 'POST', headers, body: JSON.stringify({ serviceUserId: 'carol', eventPoints: 1001, eventName: 'x' }) });
+    const over = await get('/api/group-quests/q1/points', {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ serviceUserId: 'carol', eventPoints: 1001, eventName: 'x' }),
+    });
     expect(over.status).toBeGreaterThanOrEqual(400);
     expect(over.status).toBeLessThan(500);
   });
 
   it('routes /__emulator to the emulator admin routes (mode switch)', async () => {
     expect(await (await get('/__emulator/mode')).json()).toMatchObject({ success: true, data: { mode: 'stateful' } });
-    const put = await get('/__emulator/mode', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'sandbox' }) });
+    const put = await get('/__emulator/mode', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ mode: 'sandbox' }),
+    });
     expect(put.status).toBe(200);
     const admin = await dev.mintToken({ sub: 'designer', role: 'admin' });
     const enrolled = await get('/api/group-quests/q1/enrolled-users/user_not_enrolled', { headers: { authorization: `Bearer ${admin}` } });
@@ -194,6 +237,8 @@ describe('startDevServer and `quest-points dev`', () => {
     child.stderr.on('data', (chunk) => (err += chunk));
     const code = await new Promise((resolve) => child.once('exit', resolve));
     expect(code).toBe(2);
-    expect(err.trim().split('\n')).toEqual([expect.stringMatching(/^quest-points dev: host "foo\.localhost" does not resolve to an address \(E[A-Z]+\)$/)]);
+    expect(err.trim().split('\n')).toEqual([
+      expect.stringMatching(/^quest-points dev: host "foo\.localhost" does not resolve to an address \(E[A-Z]+\)$/),
+    ]);
   });
 });

@@ -91,10 +91,14 @@ export function setupDemoServer(cacheName: string): DemoServer {
 export const numberIn = async (page: Page, selector: string) => Number(await page.locator(selector).getAttribute('data-value'));
 
 export const waitForNumber = (page: Page, selector: string, predicate: string) =>
-  page.waitForFunction(([sel, pred]) => {
-    const value = Number(document.querySelector(sel!)?.getAttribute('data-value'));
-    return new Function('v', `return ${pred}`)(value) as boolean;
-  }, [selector, predicate] as const, { timeout: 20_000 });
+  page.waitForFunction(
+    ([sel, pred]) => {
+      const value = Number(document.querySelector(sel!)?.getAttribute('data-value'));
+      return new Function('v', `return ${pred}`)(value) as boolean;
+    },
+    [selector, predicate] as const,
+    { timeout: 20_000 },
+  );
 
 export type LedgerEntry = { questId: string; serviceUserId: string; eventPoints: number; idempotencyKey: string | null };
 

@@ -55,7 +55,12 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
     expect(sentBefore + queued).toBe(caught);
     // Nothing reaches the service while offline: the SDK tries now (flush ignores the backoff), its request fails as
     // a network error, and the ledger has not moved.
-    const refused = page.evaluate(() => new Promise<string>((resolve) => (window as unknown as DemoWindow).questPointsDemo.client.once('award:retrying', (e: { reason: string }) => resolve(e.reason))));
+    const refused = page.evaluate(
+      () =>
+        new Promise<string>((resolve) =>
+          (window as unknown as DemoWindow).questPointsDemo.client.once('award:retrying', (e: { reason: string }) => resolve(e.reason)),
+        ),
+    );
     await page.evaluate(() => (window as unknown as DemoWindow).questPointsDemo.client.flush());
     expect(await refused).toBe('network');
     expect((await ledgerOf(player)).length).toBe(sentBefore);
@@ -88,7 +93,9 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
     await expect.poll(() => page.locator('#hud-pending-points').textContent()).toBe('all confirmed');
     // The in-game HUD shows the same total, over the canvas's top-right corner, and its newest toast is confirmed.
     expect(await page.evaluate(() => (window as unknown as DemoWindow).questPointsDemo.gameHud.total)).toBe(total);
-    await expect.poll(() => page.locator('#stage-box quest-points-hud [part~=total]').textContent(), { timeout: 5_000 }).toBe(total.toLocaleString('en-US'));
+    await expect
+      .poll(() => page.locator('#stage-box quest-points-hud [part~=total]').textContent(), { timeout: 5_000 })
+      .toBe(total.toLocaleString('en-US'));
     await expect.poll(hudState, { timeout: 10_000 }).toBe('confirmed');
     const panel = (await page.locator('#stage-box quest-points-hud [part~=panel]').boundingBox())!;
     const canvas = (await page.locator('#stage').boundingBox())!;
@@ -99,7 +106,12 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
     // The game heard it: back online, then each queued award reported sent exactly once; the HUD's log shows events.
     const seen = await page.evaluate(() => (window as unknown as DemoWindow).seenEvents);
     expect(seen.find((e) => e.name === 'connection:changed')).toEqual({ name: 'connection:changed', online: true });
-    expect(seen.filter((e) => e.name === 'award:sent').map((e) => e.key).sort()).toEqual([...queuedKeys].sort());
+    expect(
+      seen
+        .filter((e) => e.name === 'award:sent')
+        .map((e) => e.key)
+        .sort(),
+    ).toEqual([...queuedKeys].sort());
     expect(await page.locator('#hud-events li[data-event="award:sent"]').count()).toBeGreaterThan(0);
     await opened.finish('game');
   });
@@ -128,11 +140,19 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
     const player = uniqueId('phaser');
     const opened = await open(`/phaser.html?player=${player}&autoplay`);
     const { page } = opened;
-    await page.waitForFunction(() => (window as unknown as Partial<DemoWindow>).questPointsDemo?.game?.scene?.isActive('catch'), undefined, { timeout: 60_000 });
+    await page.waitForFunction(() => (window as unknown as Partial<DemoWindow>).questPointsDemo?.game?.scene?.isActive('catch'), undefined, {
+      timeout: 60_000,
+    });
     await waitForNumber(page, '#scene-points', 'v >= 2');
     // Each catch floats a "+N" up from the catch point.
-    const floats = () => page.evaluate(() => (window as unknown as DemoWindow).questPointsDemo.game.scene.getScene('catch').floats.map((t) => ({ text: t.text, y: t.y })));
-    const floating = await expect.poll(async () => (await floats()).length, { timeout: 10_000 }).toBeGreaterThan(0).then(floats);
+    const floats = () =>
+      page.evaluate(() =>
+        (window as unknown as DemoWindow).questPointsDemo.game.scene.getScene('catch').floats.map((t) => ({ text: t.text, y: t.y })),
+      );
+    const floating = await expect
+      .poll(async () => (await floats()).length, { timeout: 10_000 })
+      .toBeGreaterThan(0)
+      .then(floats);
     expect(floating[0]!.text).toMatch(/^\+[15]$/);
     expect(floating[0]!.y).toBeLessThanOrEqual(640 - 40 - 16);
     await page.getByRole('switch', { name: 'Autoplay' }).uncheck();
@@ -140,16 +160,23 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
     const sceneText = () => page.evaluate(() => (window as unknown as DemoWindow).questPointsDemo.game.scene.getScene('catch').pointsText.text);
     const ledger = await ledgerOf(player);
     await expect.poll(async () => (await ledgerOf(player)).length, { timeout: 10_000 }).toBeGreaterThanOrEqual(ledger.length);
-    await expect.poll(async () => {
-      const total = (await ledgerOf(player)).reduce((sum, entry) => sum + entry.eventPoints, 0);
-      return (await sceneText()) === `Points: ${total}`;
-    }, { timeout: 10_000 }).toBe(true);
+    await expect
+      .poll(
+        async () => {
+          const total = (await ledgerOf(player)).reduce((sum, entry) => sum + entry.eventPoints, 0);
+          return (await sceneText()) === `Points: ${total}`;
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(true);
     // The scene's this.questPoints (a scene plugin) speaks through the global plugin's client, the page's client.
-    expect(await page.evaluate(() => {
-      const demo = (window as unknown as DemoWindow).questPointsDemo;
-      const client = demo.game.scene.getScene('catch').questPoints.client;
-      return client === demo.game.plugins.get('QuestPoints').client && client === demo.client;
-    })).toBe(true);
+    expect(
+      await page.evaluate(() => {
+        const demo = (window as unknown as DemoWindow).questPointsDemo;
+        const client = demo.game.scene.getScene('catch').questPoints.client;
+        return client === demo.game.plugins.get('QuestPoints').client && client === demo.client;
+      }),
+    ).toBe(true);
     await opened.finish('phaser');
   });
 
@@ -204,7 +231,11 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
       input.dispatchEvent(new Event('input', { bubbles: true }));
     });
     await page.getByRole('textbox', { name: 'confirmed', exact: true }).fill('booked');
-    expect(await hud.locator('[part~=panel]').evaluate((el) => [getComputedStyle(el).backgroundColor, getComputedStyle(el).color, getComputedStyle(el).borderTopLeftRadius])).toEqual(['rgb(16, 32, 48)', 'rgb(240, 240, 240)', '2px']);
+    expect(
+      await hud
+        .locator('[part~=panel]')
+        .evaluate((el) => [getComputedStyle(el).backgroundColor, getComputedStyle(el).color, getComputedStyle(el).borderTopLeftRadius]),
+    ).toEqual(['rgb(16, 32, 48)', 'rgb(240, 240, 240)', '2px']);
     await expect.poll(async () => (await states()).at(-1)).toBe('booked');
     const css = await page.locator('#css-output').inputValue();
     expect(css).toBe('quest-points-hud {\n  --qp-hud-bg: #102030;\n  --qp-hud-fg: #f0f0f0;\n  --qp-hud-radius: 2px;\n}\n');

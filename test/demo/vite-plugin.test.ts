@@ -11,13 +11,22 @@ describe('quest-points/vite', () => {
 
   it('Vite keeps the plugin for serve (vite, vite preview) and drops it for vite build', async () => {
     const names = async (command: 'serve' | 'build') =>
-      (await resolveConfig({ configFile: false, root: import.meta.dirname, logLevel: 'silent', plugins: [questPoints()] }, command)).plugins.map((plugin) => plugin.name);
+      (await resolveConfig({ configFile: false, root: import.meta.dirname, logLevel: 'silent', plugins: [questPoints()] }, command)).plugins.map(
+        (plugin) => plugin.name,
+      );
     expect(await names('serve')).toContain('quest-points');
     expect(await names('build')).not.toContain('quest-points');
   });
 
   it('refuses a Vite dev server on a non-loopback host, and only then', async () => {
-    const start = (host: string) => createServer({ configFile: false, root: import.meta.dirname, logLevel: 'silent', plugins: [questPoints()], server: { host, port: 0, ws: false } });
+    const start = (host: string) =>
+      createServer({
+        configFile: false,
+        root: import.meta.dirname,
+        logLevel: 'silent',
+        plugins: [questPoints()],
+        server: { host, port: 0, ws: false },
+      });
     const refused = await start('0.0.0.0').catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(ConfigError);
     expect((refused as Error).message).toContain('0.0.0.0');

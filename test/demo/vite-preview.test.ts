@@ -23,11 +23,15 @@ async function builtSite(): Promise<string> {
 }
 
 describe('quest-points/vite under vite preview', () => {
-  it('answers /__dev/token with JSON and relays /api with that token; other paths stay the build\'s', async () => {
+  it("answers /__dev/token with JSON and relays /api with that token; other paths stay the build's", async () => {
     const dir = await builtSite();
     server = await preview({
-      configFile: false, root: dir, logLevel: 'silent', plugins: [questPoints()],
-      build: { outDir: dir }, preview: { host: '127.0.0.1', port: 0, open: false },
+      configFile: false,
+      root: dir,
+      logLevel: 'silent',
+      plugins: [questPoints()],
+      build: { outDir: dir },
+      preview: { host: '127.0.0.1', port: 0, open: false },
     });
     const base = server.resolvedUrls!.local[0]!.replace(/\/$/, '');
 
@@ -43,7 +47,9 @@ describe('quest-points/vite under vite preview', () => {
       body: JSON.stringify({ serviceUserId: 'preview-player', eventPoints: 3 }),
     });
     expect(award.status).toBe(200);
-    const read = await fetch(`${base}/api${paths.pointsOf('preview-quest', 'preview-player')}`, { headers: { authorization: `Bearer ${data.token}` } });
+    const read = await fetch(`${base}/api${paths.pointsOf('preview-quest', 'preview-player')}`, {
+      headers: { authorization: `Bearer ${data.token}` },
+    });
     expect(((await read.json()) as { data: { totalPoints: number } }).data.totalPoints).toBe(3);
 
     const page = await fetch(`${base}/`);
@@ -52,9 +58,15 @@ describe('quest-points/vite under vite preview', () => {
 
   it('refuses a preview server on a non-loopback host', async () => {
     const dir = await builtSite();
-    await expect(preview({
-      configFile: false, root: dir, logLevel: 'silent', plugins: [questPoints()],
-      build: { outDir: dir }, preview: { host: '0.0.0.0', port: 0, open: false },
-    })).rejects.toBeInstanceOf(ConfigError);
+    await expect(
+      preview({
+        configFile: false,
+        root: dir,
+        logLevel: 'silent',
+        plugins: [questPoints()],
+        build: { outDir: dir },
+        preview: { host: '0.0.0.0', port: 0, open: false },
+      }),
+    ).rejects.toBeInstanceOf(ConfigError);
   });
 });

@@ -19,7 +19,12 @@ interface Snippet {
 }
 
 function extractSnippets(): Snippet[] {
-  const files = ['README.md', ...readdirSync(`${root}docs`).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  const files = [
+    'README.md',
+    ...readdirSync(`${root}docs`)
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
   return files.flatMap((file) => {
     const text = readFileSync(root + file, 'utf8');
     return [...text.matchAll(/^```(ts|tsx)\n([\s\S]*?)^```/gm)].map((m, index) => ({
@@ -72,7 +77,10 @@ function compile(snippets: Snippet[]) {
     snippet: s,
     errors: diagnostics
       .filter((d) => d.file!.fileName === names[i])
-      .map((d) => `${s.file}:${s.line + 1 + d.file!.getLineAndCharacterOfPosition(d.start ?? 0).line}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`),
+      .map(
+        (d) =>
+          `${s.file}:${s.line + 1 + d.file!.getLineAndCharacterOfPosition(d.start ?? 0).line}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,
+      ),
   }));
 }
 

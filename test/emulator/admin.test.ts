@@ -33,7 +33,11 @@ describe('admin routes', () => {
     expect(seeded.body.data.users).toEqual([
       { serviceUserId: 'alice', email: 'alice@example.com', wallets: [] },
       { serviceUserId: expect.stringMatching(/^usr_/), email: 'bob@example.com', wallets: [] },
-      { serviceUserId: expect.stringMatching(/^usr_/), email: null, wallets: [{ chain: 'ethereum', address: '0xabcdef0000000000000000000000000000000001' }] },
+      {
+        serviceUserId: expect.stringMatching(/^usr_/),
+        email: null,
+        wallets: [{ chain: 'ethereum', address: '0xabcdef0000000000000000000000000000000001' }],
+      },
     ]);
     expect(seeded.body.data.enrollments).toBe(2);
     // Identify finds seeded users by normalised e-mail and wallet.
@@ -61,7 +65,11 @@ describe('admin routes', () => {
   });
   it('seed validates its body', async () => {
     const { send } = emulator({ admin: true });
-    expectError(await send('POST', '/__emulator/seed', { body: { enrollments: [{ questId: 'q' }] } }), 400, 'enrollments.0.serviceUserId is required');
+    expectError(
+      await send('POST', '/__emulator/seed', { body: { enrollments: [{ questId: 'q' }] } }),
+      400,
+      'enrollments.0.serviceUserId is required',
+    );
     expectError(await send('POST', '/__emulator/seed', { body: { users: [{}] } }), 400, 'users.0 serviceUserId, email or wallet is required');
   });
   it('state export -> import into a fresh emulator gives the same answers, including idempotent replays', async () => {
@@ -90,7 +98,11 @@ describe('admin routes', () => {
   });
   it('the exported state holds no API key', async () => {
     const { send } = emulator({ admin: true, apiKeys: ['sk_live_super_secret'] });
-    await send('POST', paths.points('q'), { body: { serviceUserId: 'u', eventPoints: 1 }, headers: { IDEMPOTENCY_KEY: uuid() }, apiKey: 'sk_live_super_secret' });
+    await send('POST', paths.points('q'), {
+      body: { serviceUserId: 'u', eventPoints: 1 },
+      headers: { IDEMPOTENCY_KEY: uuid() },
+      apiKey: 'sk_live_super_secret',
+    });
     const text = JSON.stringify((await send('GET', '/__emulator/state')).body);
     expect(text).not.toContain('sk_live_super_secret');
     expect(text).toMatch(/"scope":"[0-9a-f]{64}"/);

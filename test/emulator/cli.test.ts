@@ -89,7 +89,20 @@ describe('quest-points emulator (CLI)', () => {
     expect(cli.output().stderr).toContain('usage: quest-points emulator');
   });
   it('--no-auto-create, --chain, --idempotency-ttl, --request-log-size reach the emulator', async () => {
-    const cli = run(['--port', '0', '--admin', '--no-auto-create', '--chain', 'Ethereum', '--chain', 'base', '--idempotency-ttl', '1s', '--request-log-size', '3']);
+    const cli = run([
+      '--port',
+      '0',
+      '--admin',
+      '--no-auto-create',
+      '--chain',
+      'Ethereum',
+      '--chain',
+      'base',
+      '--idempotency-ttl',
+      '1s',
+      '--request-log-size',
+      '3',
+    ]);
     const url = await cli.listening;
     const headers = { API_KEY: 'dev-api-key', 'content-type': 'application/json' };
     const identify = (body: unknown) => fetch(`${url}${paths.identify()}`, { method: 'POST', headers, body: JSON.stringify(body) });
@@ -98,7 +111,10 @@ describe('quest-points emulator (CLI)', () => {
     const unknown = await identify({ email: 'nobody@example.com' });
     expect(unknown.status).toBe(404);
     expect(await unknown.json()).toEqual({ success: false, message: 'User not found' });
-    const seeded = await fetch(`${url}/__emulator/seed`, { method: 'POST', body: JSON.stringify({ users: [{ email: 'ada@example.com', wallet: { chain: 'base', address: '0xabc' } }] }) });
+    const seeded = await fetch(`${url}/__emulator/seed`, {
+      method: 'POST',
+      body: JSON.stringify({ users: [{ email: 'ada@example.com', wallet: { chain: 'base', address: '0xabc' } }] }),
+    });
     expect(seeded.status).toBe(200);
     expect((await identify({ email: 'ada@example.com' })).status).toBe(200);
     // The chain allowlist, compared case-insensitively.
@@ -109,9 +125,12 @@ describe('quest-points emulator (CLI)', () => {
 
     // A key is replayed while remembered, applied again once 1 s has passed (waited for, not slept).
     const key = crypto.randomUUID();
-    const award = () => fetch(`${url}${paths.points('q')}`, {
-      method: 'POST', headers: { ...headers, IDEMPOTENCY_KEY: key }, body: JSON.stringify({ serviceUserId: 'u1', eventPoints: 2 }),
-    });
+    const award = () =>
+      fetch(`${url}${paths.points('q')}`, {
+        method: 'POST',
+        headers: { ...headers, IDEMPOTENCY_KEY: key },
+        body: JSON.stringify({ serviceUserId: 'u1', eventPoints: 2 }),
+      });
     expect((await award()).headers.get('idempotent-replayed')).toBeNull();
     const started = Date.now();
     expect((await award()).headers.get('idempotent-replayed')).toBe('true');
@@ -157,8 +176,19 @@ describe('quest-points emulator (CLI)', () => {
 describe('parseEmulatorArgs', () => {
   it('defaults', () => {
     expect(parseEmulatorArgs([], {})).toEqual({
-      host: '127.0.0.1', port: 8787, mode: 'stateful', apiKeys: [], admin: false, adminFromAnyAddress: false, importFile: undefined, exportFile: undefined,
-      autoCreate: true, chains: undefined, idempotencyTtlMs: undefined, faults: undefined, requestLogSize: undefined,
+      host: '127.0.0.1',
+      port: 8787,
+      mode: 'stateful',
+      apiKeys: [],
+      admin: false,
+      adminFromAnyAddress: false,
+      importFile: undefined,
+      exportFile: undefined,
+      autoCreate: true,
+      chains: undefined,
+      idempotencyTtlMs: undefined,
+      faults: undefined,
+      requestLogSize: undefined,
     });
   });
   it('durations, chains, faults and the log size', () => {
@@ -193,7 +223,12 @@ describe('parseEmulatorArgs', () => {
   it('repeated --api-key and QP_API_KEY combine', () => {
     expect(parseEmulatorArgs(['--api-key', 'a', '--api-key', 'b'], { QP_API_KEY: 'c,,d ' })).toMatchObject({ apiKeys: ['a', 'b', 'c', 'd'] });
   });
-  it.each([['--port', '65536'], ['--port', '-1'], ['--host', ' '], ['--api-key', '']])('%s %j is refused', (flag, value) => {
+  it.each([
+    ['--port', '65536'],
+    ['--port', '-1'],
+    ['--host', ' '],
+    ['--api-key', ''],
+  ])('%s %j is refused', (flag, value) => {
     expect(parseEmulatorArgs([flag, value], {})).toEqual({ error: expect.any(String) });
   });
   it('--help', () => {

@@ -75,7 +75,11 @@ describe('§7 errors: 400 on every endpoint for invalid identifiers', () => {
   it.each(withIds)('$name: questId "." or ".." never reaches the route (URLs resolve dot-segments) -> 404', async (e) => {
     const { send } = emulator();
     for (const questId of ['.', '..', '%2E%2E']) {
-      expectError(await send(e.method, e.path(questId, 'u1').replace(encodeURIComponent(questId), questId), e.body === undefined ? {} : { body: e.body }), 404, 'route not found');
+      expectError(
+        await send(e.method, e.path(questId, 'u1').replace(encodeURIComponent(questId), questId), e.body === undefined ? {} : { body: e.body }),
+        404,
+        'route not found',
+      );
     }
   });
   const withUser = ENDPOINTS.filter((e) => e.name === 'points history' || e.name === 'enrollment check');
@@ -94,7 +98,9 @@ describe('§7 errors: 400 on every endpoint for invalid identifiers', () => {
 describe('§4.1 issue quest points', () => {
   it('200 { success: true } and the points are kept', async () => {
     const { send } = emulator();
-    const result = await send('POST', paths.points('q'), { body: { serviceUserId: 'u1', eventPoints: 7, eventName: 'Win', eventDescription: 'first' } });
+    const result = await send('POST', paths.points('q'), {
+      body: { serviceUserId: 'u1', eventPoints: 7, eventName: 'Win', eventDescription: 'first' },
+    });
     expect(result).toMatchObject({ status: 200, body: { success: true } });
     expect(Object.keys(result.body)).toEqual(['success']);
     const points = await send('GET', paths.pointsOf('q', 'u1'));
@@ -131,7 +137,9 @@ describe('§4.2 identify a user', () => {
   });
   it('200 for a wallet', async () => {
     const { send } = emulator();
-    const result = await send('POST', paths.identify(), { body: { wallet: { address: '0xAbC0000000000000000000000000000000000001', chain: 'ethereum' } } });
+    const result = await send('POST', paths.identify(), {
+      body: { wallet: { address: '0xAbC0000000000000000000000000000000000001', chain: 'ethereum' } },
+    });
     expect(result.status).toBe(200);
     expect(result.body.data.serviceUserId).toEqual(expect.any(String));
   });
@@ -147,11 +155,7 @@ describe('§4.2 identify a user', () => {
   it(`404 "${MESSAGES.userNotFound}" when the user cannot be found (autoCreate: false)`, async () => {
     const { send } = emulator({ autoCreate: false });
     expectError(await send('POST', paths.identify(), { body: { email: 'nobody@example.com' } }), 404, 'User not found');
-    expectError(
-      await send('POST', paths.identify(), { body: { wallet: { address: 'addr1', chain: 'solana' } } }),
-      404,
-      'User not found',
-    );
+    expectError(await send('POST', paths.identify(), { body: { wallet: { address: 'addr1', chain: 'solana' } } }), 404, 'User not found');
   });
 });
 
@@ -273,11 +277,18 @@ describe('beyond the tables: routes, bodies, failures', () => {
     ['application/x-www-form-urlencoded', paths.identify()],
   ])('Content-Type %s -> 400 naming the header', async (type, path) => {
     const { send } = emulator();
-    expectError(await send('POST', path, { body: { email: 'a@b.co' }, headers: { 'content-type': type } }), 400, 'Content-Type header must be application/json');
+    expectError(
+      await send('POST', path, { body: { email: 'a@b.co' }, headers: { 'content-type': type } }),
+      400,
+      'Content-Type header must be application/json',
+    );
   });
   it('Content-Type application/json; charset=utf-8 is accepted', async () => {
     const { send } = emulator();
-    const result = await send('POST', paths.identify(), { body: { email: 'a@b.co' }, headers: { 'content-type': 'application/json; charset=utf-8' } });
+    const result = await send('POST', paths.identify(), {
+      body: { email: 'a@b.co' },
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
     expect(result.status).toBe(200);
   });
   it('an unexpected failure -> 500 "internal error", nothing of the cause leaks', async () => {

@@ -68,7 +68,10 @@ describe('lost acknowledgements', () => {
     const state = (await send('GET', '/__emulator/state')).body.data;
     expect(state.ledger).toEqual([expect.objectContaining({ idempotencyKey: key, eventPoints: 1 })]);
     const log = (await send('GET', '/__emulator/requests')).body.data;
-    expect(log.map((e: { status: number; fault?: string }) => [e.status, e.fault])).toEqual([[503, 'lost-ack-503'], [200, undefined]]);
+    expect(log.map((e: { status: number; fault?: string }) => [e.status, e.fault])).toEqual([
+      [503, 'lost-ack-503'],
+      [200, undefined],
+    ]);
   });
   it("lostAckMode 'drop' in-process: app.fetch rejects like a network error, and the award is applied", async () => {
     const app = createEmulator({ apiKeys: [API_KEY], faults: { lostAckRate: 1, lostAckMode: 'drop' } });
@@ -121,7 +124,10 @@ describe('lost acknowledgements', () => {
           method: 'POST',
           headers: { API_KEY, 'content-type': 'application/json' },
           body: JSON.stringify(award(i)),
-        }).then((r) => r.text(), () => 'dropped');
+        }).then(
+          (r) => r.text(),
+          () => 'dropped',
+        );
       }
       const log = (await (await fetch(`${server.url}/__emulator/requests`)).json()).data as { fault: string }[];
       expect(new Set(log.map((e) => e.fault))).toEqual(new Set(['lost-ack-503', 'lost-ack-drop']));

@@ -8,7 +8,7 @@ import { API_KEY } from '../helpers/fixtures.js';
 import { emulator, expectError, uuid } from './helpers.js';
 
 const body = { serviceUserId: 'u1', eventPoints: 10, eventName: 'Quest' };
-const withKey = (key: string) => ({ 'IDEMPOTENCY_KEY': key });
+const withKey = (key: string) => ({ IDEMPOTENCY_KEY: key });
 
 describe('IDEMPOTENCY_KEY', () => {
   it('a repeat of a finished request replays status and body without applying again', async () => {
@@ -118,7 +118,8 @@ describe('IDEMPOTENCY_KEY', () => {
 function listen(fetch: Parameters<typeof serve>[0]['fetch']): Promise<RunningServer> {
   return new Promise((resolve) => {
     const http = serve({ fetch, hostname: '127.0.0.1', port: 0 }, (info: AddressInfo) =>
-      resolve({ url: `http://127.0.0.1:${info.port}`, port: info.port, close: () => new Promise((done) => http.close(() => done())) }));
+      resolve({ url: `http://127.0.0.1:${info.port}`, port: info.port, close: () => new Promise((done) => http.close(() => done())) }),
+    );
   });
 }
 

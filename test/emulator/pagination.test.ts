@@ -18,10 +18,20 @@ describe('enrolled users: pagination', () => {
     const { send } = await withEnrolled(120);
     const first = await send('GET', paths.enrolledUsers('q'));
     expect(first.body.data).toHaveLength(100);
-    expect(first.body.pagination).toEqual({ limit: 100, offset: 0, nextPage: '/group-quests/q/enrolled-users?limit=100&offset=100', previousPage: null });
+    expect(first.body.pagination).toEqual({
+      limit: 100,
+      offset: 0,
+      nextPage: '/group-quests/q/enrolled-users?limit=100&offset=100',
+      previousPage: null,
+    });
     const second = await send('GET', first.body.pagination.nextPage);
     expect(ids(second.body)).toEqual(Array.from({ length: 20 }, (_, i) => `u${String(100 + i).padStart(4, '0')}`));
-    expect(second.body.pagination).toEqual({ limit: 100, offset: 100, nextPage: null, previousPage: '/group-quests/q/enrolled-users?limit=100&offset=0' });
+    expect(second.body.pagination).toEqual({
+      limit: 100,
+      offset: 100,
+      nextPage: null,
+      previousPage: '/group-quests/q/enrolled-users?limit=100&offset=0',
+    });
   });
   it('a limit over 250 is clamped to 250 and the applied value reported', async () => {
     const { send } = await withEnrolled(300);

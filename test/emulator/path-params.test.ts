@@ -35,7 +35,11 @@ describe('path parameters', () => {
     expect(state.enrollments?.at(-1)).toMatchObject({ questId, serviceUserId });
   });
   it('a raw %2F stays inside its segment', async () => {
-    await fetch(`${server.url}/group-quests/x%2Fy/points`, { method: 'POST', headers: json, body: JSON.stringify({ serviceUserId: 'u', eventPoints: 1 }) });
+    await fetch(`${server.url}/group-quests/x%2Fy/points`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ serviceUserId: 'u', eventPoints: 1 }),
+    });
     const check = await fetch(`${server.url}/group-quests/x%2Fy/enrolled-users/u`, { headers: { API_KEY } });
     expect(await check.json()).toEqual({ success: true, data: { serviceUserId: 'u', enrolled: true, currentPoints: 1 } });
     expect(server.exportState().enrollments?.some((e) => e.questId === 'x/y')).toBe(true);

@@ -90,29 +90,25 @@ describe('ledger properties', () => {
 
   it('with injected errors and lost acknowledgements, retrying each key until 200 applies it exactly once', async () => {
     await fc.assert(
-      fc.asyncProperty(
-        fc.integer({ min: 0, max: 2 ** 31 }),
-        fc.array(pointsArb, { minLength: 1, maxLength: 15 }),
-        async (seed, awards) => {
-          const { send } = emulator({ admin: true, faults: { seed, errorRate: 0.3, lostAckRate: 0.3, lostAckMode: '503' } });
-          let want = 0n;
-          for (const points of awards) {
-            const key = crypto.randomUUID();
-            const body = { serviceUserId: 'u', eventPoints: points.n / 10 ** points.places };
-            let status = 0;
-            for (let attempt = 0; status !== 200 && attempt < 100; attempt++) {
-              status = (await send('POST', paths.points('q'), { body, headers: { IDEMPOTENCY_KEY: key } })).status;
-              expect([200, 500, 503, 429]).toContain(status);
-            }
-            want += microOf(points);
+      fc.asyncProperty(fc.integer({ min: 0, max: 2 ** 31 }), fc.array(pointsArb, { minLength: 1, maxLength: 15 }), async (seed, awards) => {
+        const { send } = emulator({ admin: true, faults: { seed, errorRate: 0.3, lostAckRate: 0.3, lostAckMode: '503' } });
+        let want = 0n;
+        for (const points of awards) {
+          const key = crypto.randomUUID();
+          const body = { serviceUserId: 'u', eventPoints: points.n / 10 ** points.places };
+          let status = 0;
+          for (let attempt = 0; status !== 200 && attempt < 100; attempt++) {
+            status = (await send('POST', paths.points('q'), { body, headers: { IDEMPOTENCY_KEY: key } })).status;
+            expect([200, 500, 503, 429]).toContain(status);
           }
-          await send('PUT', '/__emulator/faults', { body: {} });
-          const { body } = await send('GET', paths.pointsOf('q', 'u'));
-          expect(body.data.history).toHaveLength(awards.length);
-          expect(exactSum(body.data.history)).toBe(want);
-          expect(body.data.totalPoints).toBe(decimal(want));
-        },
-      ),
+          want += microOf(points);
+        }
+        await send('PUT', '/__emulator/faults', { body: {} });
+        const { body } = await send('GET', paths.pointsOf('q', 'u'));
+        expect(body.data.history).toHaveLength(awards.length);
+        expect(exactSum(body.data.history)).toBe(want);
+        expect(body.data.totalPoints).toBe(decimal(want));
+      }),
       { numRuns: 60 },
     );
   });

@@ -32,7 +32,11 @@ const AWARD_CASES: [string, unknown, string][] = [
 
 const IDENTIFY_CASES: [string, unknown, string][] = [
   ['neither email nor wallet', {}, 'exactly one of email or wallet is required (not both, not neither)'],
-  ['both email and wallet', { email: 'a@b.co', wallet: { address: 'x', chain: 'y' } }, 'exactly one of email or wallet is required (not both, not neither)'],
+  [
+    'both email and wallet',
+    { email: 'a@b.co', wallet: { address: 'x', chain: 'y' } },
+    'exactly one of email or wallet is required (not both, not neither)',
+  ],
   ['email a number', { email: 5 }, 'email must be a string'],
   ['email not an address', { email: 'not-an-email' }, 'email must be a valid e-mail address'],
   ['email too long', { email: `${'a'.repeat(250)}@b.co` }, 'email must be at most 254 characters'],

@@ -6,9 +6,15 @@ const cache = new Map<string, Promise<string>>();
 export function browserBundle(entry: string): Promise<string> {
   let bundle = cache.get(entry);
   if (!bundle) {
-    bundle = build({ entryPoints: [entry], bundle: true, write: false, format: 'esm', platform: 'browser', target: 'chrome120', logLevel: 'silent' }).then(
-      (result) => result.outputFiles[0]!.text,
-    );
+    bundle = build({
+      entryPoints: [entry],
+      bundle: true,
+      write: false,
+      format: 'esm',
+      platform: 'browser',
+      target: 'chrome120',
+      logLevel: 'silent',
+    }).then((result) => result.outputFiles[0]!.text);
     cache.set(entry, bundle);
   }
   return bundle;

@@ -54,7 +54,11 @@ function common(emulatorFetch: Fetch, base: string) {
   };
   /** Emulator admin (/__emulator/<path>): resolves with the answer's data, throws on a refusal. */
   async function admin<M extends string, P extends string>(method: M, path: P, body?: unknown): Promise<AdminData<M, P>> {
-    const answer = (await (await send(method, `/__emulator/${path.replace(/^\//, '')}`, { body })).json()) as { success: boolean; data?: unknown; message?: string };
+    const answer = (await (await send(method, `/__emulator/${path.replace(/^\//, '')}`, { body })).json()) as {
+      success: boolean;
+      data?: unknown;
+      message?: string;
+    };
     if (!answer.success) throw new Error(`emulator ${method} ${path}: ${answer.message}`);
     return answer.data as AdminData<M, P>;
   }

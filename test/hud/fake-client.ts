@@ -7,7 +7,18 @@ export const QUEST = 'unit-quest';
 export const PLAYER = 'unit-player';
 
 export function emptyView(totalPoints = 0, history: HistoryEntry[] = []): PointsView {
-  return { questId: QUEST, serviceUserId: PLAYER, totalPoints, confirmedPoints: totalPoints, sentPoints: 0, pendingPoints: 0, history, pending: [], confirmedAt: null, stale: false };
+  return {
+    questId: QUEST,
+    serviceUserId: PLAYER,
+    totalPoints,
+    confirmedPoints: totalPoints,
+    sentPoints: 0,
+    pendingPoints: 0,
+    history,
+    pending: [],
+    confirmedAt: null,
+    stale: false,
+  };
 }
 
 let seq = 0;

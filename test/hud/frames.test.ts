@@ -28,41 +28,53 @@ interface Figures {
 function figures(deltas: number[]): Figures {
   const sorted = [...deltas].sort((a, b) => a - b);
   const slow = deltas.filter((d) => d > SLOW_MS).length;
-  return { frames: deltas.length, over: deltas.filter((d) => d > 16.7).length, slow, slowShare: slow / deltas.length, p99: sorted[Math.floor(sorted.length * 0.99)] ?? 0 };
+  return {
+    frames: deltas.length,
+    over: deltas.filter((d) => d > 16.7).length,
+    slow,
+    slowShare: slow / deltas.length,
+    p99: sorted[Math.floor(sorted.length * 0.99)] ?? 0,
+  };
 }
 
 const show = (f: Figures) =>
   `${f.frames} frames, ${f.slow} missed (${(f.slowShare * 100).toFixed(2)} %; ${f.over} intervals > 16.7 ms exactly), p99 ${f.p99.toFixed(1)} ms`;
 
 describe('<quest-points-hud> frame budget', () => {
-  it('awards every frame, 3 × 10 s with the HUD and 3 × 10 s without in alternating half-seconds: frames over 16.7 ms at most the baseline’s + 1 point', { timeout: 180_000 }, () =>
-    inContext(async (stack, context) => {
-      const page = await context.newPage();
-      await page.goto(`${stack.origin}/hud.html?sub=${uniqueId('frames')}&frames=1&history=5`);
-      await page.waitForFunction(() => 'hudPage' in window, undefined, { timeout: 10_000 });
-      // One second of awards first, unmeasured: the page's first IndexedDB writes and token fetch.
-      await page.evaluate(() => (window as unknown as { hudPage: HudPage }).hudPage.awardEveryFrame(1000));
-      // Interleaved in one page: whatever else the shared machine does lands on both sides alike. A missed frame is
-      // a rare event (a handful in 600 frames), so one 10 s round per side is mostly counting noise: ROUNDS rounds,
-      // each reported, and the verdict on the rounds pooled.
-      const pooled = { hud: [] as number[], none: [] as number[] };
-      for (let round = 1; round <= ROUNDS; round++) {
-        const { hud, none, switches } = await page.evaluate(
-          ([slice, count]) => (window as unknown as { hudPage: HudPage }).hudPage.interleave(slice, count),
-          [SLICE_MS, RUN_MS / SLICE_MS] as const,
+  it(
+    'awards every frame, 3 × 10 s with the HUD and 3 × 10 s without in alternating half-seconds: frames over 16.7 ms at most the baseline’s + 1 point',
+    { timeout: 180_000 },
+    () =>
+      inContext(async (stack, context) => {
+        const page = await context.newPage();
+        await page.goto(`${stack.origin}/hud.html?sub=${uniqueId('frames')}&frames=1&history=5`);
+        await page.waitForFunction(() => 'hudPage' in window, undefined, { timeout: 10_000 });
+        // One second of awards first, unmeasured: the page's first IndexedDB writes and token fetch.
+        await page.evaluate(() => (window as unknown as { hudPage: HudPage }).hudPage.awardEveryFrame(1000));
+        // Interleaved in one page: whatever else the shared machine does lands on both sides alike. A missed frame is
+        // a rare event (a handful in 600 frames), so one 10 s round per side is mostly counting noise: ROUNDS rounds,
+        // each reported, and the verdict on the rounds pooled.
+        const pooled = { hud: [] as number[], none: [] as number[] };
+        for (let round = 1; round <= ROUNDS; round++) {
+          const { hud, none, switches } = await page.evaluate(
+            ([slice, count]) => (window as unknown as { hudPage: HudPage }).hudPage.interleave(slice, count),
+            [SLICE_MS, RUN_MS / SLICE_MS] as const,
+          );
+          pooled.hud.push(...hud);
+          pooled.none.push(...none);
+          console.info(
+            `[hud frames] round ${round}: baseline ${show(figures(none))}; with HUD ${show(figures(hud))}; ` +
+              `the ${SETTLE_FRAMES} frames after each of the ${(RUN_MS / SLICE_MS) * 2} switches (left out of both): ${show(figures(switches))}`,
+          );
+        }
+        const withHud = figures(pooled.hud);
+        const baseline = figures(pooled.none);
+        expect(await page.evaluate(() => (window as unknown as { hudPage: HudPage }).hudPage.hud!.total)).toBeGreaterThan(
+          pooled.hud.length + pooled.none.length,
         );
-        pooled.hud.push(...hud);
-        pooled.none.push(...none);
-        console.info(
-          `[hud frames] round ${round}: baseline ${show(figures(none))}; with HUD ${show(figures(hud))}; ` +
-            `the ${SETTLE_FRAMES} frames after each of the ${(RUN_MS / SLICE_MS) * 2} switches (left out of both): ${show(figures(switches))}`,
-        );
-      }
-      const withHud = figures(pooled.hud);
-      const baseline = figures(pooled.none);
-      expect(await page.evaluate(() => (window as unknown as { hudPage: HudPage }).hudPage.hud!.total)).toBeGreaterThan(pooled.hud.length + pooled.none.length);
-      console.info(`[hud frames] pooled: baseline ${show(baseline)}\n[hud frames] pooled: with HUD ${show(withHud)}`);
-      expect(withHud.frames).toBeGreaterThan(ROUNDS * (RUN_MS / 1000) * 30);
-      expect(withHud.slowShare).toBeLessThanOrEqual(baseline.slowShare + 0.01);
-    }));
+        console.info(`[hud frames] pooled: baseline ${show(baseline)}\n[hud frames] pooled: with HUD ${show(withHud)}`);
+        expect(withHud.frames).toBeGreaterThan(ROUNDS * (RUN_MS / 1000) * 30);
+        expect(withHud.slowShare).toBeLessThanOrEqual(baseline.slowShare + 0.01);
+      }),
+  );
 });

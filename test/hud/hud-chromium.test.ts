@@ -31,7 +31,10 @@ async function openHud(stack: Stack, context: BrowserContext, query: Record<stri
   await page.goto(`${stack.origin}/hud.html?${new URLSearchParams(Object.entries({ sub, ...query }).map(([k, v]) => [k, String(v)]))}`);
   await page.waitForFunction(() => 'hudPage' in window, undefined, { timeout: 10_000 });
   const run: Opened['run'] = (fn, arg) =>
-    page.evaluate(([source, a]) => new Function('page', 'arg', `return (${source})(page, arg)`)((window as unknown as { hudPage: HudPage }).hudPage, a), [fn.toString(), arg] as const);
+    page.evaluate(
+      ([source, a]) => new Function('page', 'arg', `return (${source})(page, arg)`)((window as unknown as { hudPage: HudPage }).hudPage, a),
+      [fn.toString(), arg] as const,
+    );
   return {
     page,
     errors,
@@ -58,7 +61,10 @@ describe('<quest-points-hud> in Chromium', { timeout: 60_000 }, () => {
       await opened.run((p) => p.award(1000, 'jackpot'));
       await until(async () => (await opened.parts('total'))[0] === '1.250', 'the total formatted for de-DE');
       expect(await opened.run((p) => [p.hud!.total, p.qp.viewPoints().totalPoints])).toEqual([1250, 1250]);
-      expect(await opened.toasts()).toEqual([['+1.000', 'jackpot', expect.any(String)], ['+250', 'Boss defeated', expect.any(String)]]);
+      expect(await opened.toasts()).toEqual([
+        ['+1.000', 'jackpot', expect.any(String)],
+        ['+250', 'Boss defeated', expect.any(String)],
+      ]);
       // Settled: the service's total is what the HUD shows.
       await until(async () => (await opened.toasts()).every((t) => t[2] === 'confirmed'), 'both toasts confirmed');
       expect((await stack.ledgerOf(await subOf(opened))).reduce((sum, e) => sum + e.eventPoints, 0)).toBe(1250);
@@ -75,7 +81,10 @@ describe('<quest-points-hud> in Chromium', { timeout: 60_000 }, () => {
       // A request that was in flight when the network went can still answer and make the SDK think it is online:
       // then the toast says sending until the send fails.
       await until(async () => (await opened.toasts()).map((t) => t[2]).join() === 'saved — will sync,saved — will sync', 'two saved toasts');
-      expect(await opened.toasts()).toEqual([['+1', 'coin', 'saved — will sync'], ['+5', 'Gem caught', 'saved — will sync']]);
+      expect(await opened.toasts()).toEqual([
+        ['+1', 'coin', 'saved — will sync'],
+        ['+5', 'Gem caught', 'saved — will sync'],
+      ]);
       const live = opened.page.locator('quest-points-hud [role=status]');
       await until(async () => /saved — will sync/.test((await live.textContent()) ?? ''), 'the live region saying it');
       expect(await live.textContent()).toMatch(/^(offline\. )?Points: 6\. \+1 coin, saved — will sync$/);
@@ -87,10 +96,18 @@ describe('<quest-points-hud> in Chromium', { timeout: 60_000 }, () => {
       await until(async () => (await opened.toasts()).every((t) => t[2] === 'confirmed'), 'both confirmed');
       const drawn = await opened.run((p) => p.drawn);
       console.info(`[hud] toast states drawn, offline -> online: ${JSON.stringify(drawn)}`);
-      for (const states of Object.values(drawn)) expect(states.filter((state) => state !== 'sending')).toEqual(['saved — will sync', 'sent', 'confirmed']);
+      for (const states of Object.values(drawn))
+        expect(states.filter((state) => state !== 'sending')).toEqual(['saved — will sync', 'sent', 'confirmed']);
       expect(Object.keys(drawn).sort()).toEqual(['+1 coin', '+5 Gem caught']);
       expect((await opened.parts('connection'))[0]).toBe('online');
-      const ledger = await expectExactlyOnce(stack, await subOf(opened), new Map([[keys[0]!, 5], [keys[1]!, 1]]));
+      const ledger = await expectExactlyOnce(
+        stack,
+        await subOf(opened),
+        new Map([
+          [keys[0]!, 5],
+          [keys[1]!, 1],
+        ]),
+      );
       expect(ledger).toHaveLength(2);
       expect((await opened.parts('total'))[0]).toBe('6');
       expect(opened.errors).toEqual([]);
@@ -112,12 +129,25 @@ describe('<quest-points-hud> in Chromium', { timeout: 60_000 }, () => {
       await until(async () => (await opened.parts('total'))[0] === '0', 'the first total');
       await opened.run((p) => p.award(250));
       const samples = await opened.run((p) => p.sampleTotal(20));
-      expect(samples.filter((s) => s !== '0' && s !== '250'), samples.join(' ')).toEqual([]);
+      expect(
+        samples.filter((s) => s !== '0' && s !== '250'),
+        samples.join(' '),
+      ).toEqual([]);
       expect(samples.at(-1)).toBe('250');
-      expect(await opened.page.locator('quest-points-hud [part~=toast]').first().evaluate((li) => getComputedStyle(li).animationName)).toBe('none');
+      expect(
+        await opened.page
+          .locator('quest-points-hud [part~=toast]')
+          .first()
+          .evaluate((li) => getComputedStyle(li).animationName),
+      ).toBe('none');
       // With motion allowed, the same toast would animate: the check above can fail.
       await opened.page.emulateMedia({ reducedMotion: 'no-preference' });
-      expect(await opened.page.locator('quest-points-hud [part~=toast]').first().evaluate((li) => getComputedStyle(li).animationName)).not.toBe('none');
+      expect(
+        await opened.page
+          .locator('quest-points-hud [part~=toast]')
+          .first()
+          .evaluate((li) => getComputedStyle(li).animationName),
+      ).not.toBe('none');
     }));
 
   it('themed without code: --qp-hud-* properties and ::part() from the page, over the canvas without taking its pointer', () =>
@@ -155,7 +185,9 @@ describe('<quest-points-hud> in Chromium', { timeout: 60_000 }, () => {
       const canvas = (await page.locator('canvas').boundingBox())!;
       expect(box.x + box.width).toBeGreaterThan(canvas.x + canvas.width - 40);
       expect(box.y).toBeLessThan(canvas.y + 40);
-      expect(await page.evaluate(([x, y]) => document.elementFromPoint(x!, y!)?.tagName, [box.x + box.width / 2, box.y + box.height / 2])).toBe('CANVAS');
+      expect(await page.evaluate(([x, y]) => document.elementFromPoint(x!, y!)?.tagName, [box.x + box.width / 2, box.y + box.height / 2])).toBe(
+        'CANVAS',
+      );
       // Strings from the page: the designer's words.
       await opened.run((p) => {
         p.hud!.strings = { total: 'Score', confirmed: 'booked' };
@@ -180,12 +212,20 @@ describe('<quest-points-hud> in Chromium', { timeout: 60_000 }, () => {
       const report: string[] = [];
       for (const scheme of ['light', 'dark'] as const) {
         await page.emulateMedia({ colorScheme: scheme });
-        const results = await new AxeBuilder({ page }).include('quest-points-hud').withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice']).analyze();
+        const results = await new AxeBuilder({ page })
+          .include('quest-points-hud')
+          .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'])
+          .analyze();
         const violations = results.violations.map((v) => `${v.impact} ${v.id}: ${v.help}`);
-        report.push(`${scheme}: ${results.passes.length} rules passed (${results.passes.map((rule) => rule.id).join(', ')}), ${violations.length} violations, ${results.incomplete.length} to review${results.incomplete.length ? ` (${results.incomplete.map((rule) => `${rule.id}: ${rule.nodes.map((n) => n.any.map((c) => c.message).join(" ")).join("; ")}`).join(", ")})` : ""}`);
+        report.push(
+          `${scheme}: ${results.passes.length} rules passed (${results.passes.map((rule) => rule.id).join(', ')}), ${violations.length} violations, ${results.incomplete.length} to review${results.incomplete.length ? ` (${results.incomplete.map((rule) => `${rule.id}: ${rule.nodes.map((n) => n.any.map((c) => c.message).join(' ')).join('; ')}`).join(', ')})` : ''}`,
+        );
         expect(violations, scheme).toEqual([]);
         // The contrast rule ran on the HUD's text (AA, 4.5:1) and passed, in this scheme.
-        expect(results.passes.map((rule) => rule.id), scheme).toContain('color-contrast');
+        expect(
+          results.passes.map((rule) => rule.id),
+          scheme,
+        ).toContain('color-contrast');
       }
       console.info(`[hud axe] ${report.join('; ')}`);
       await context.setOffline(false);

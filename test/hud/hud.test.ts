@@ -8,7 +8,12 @@ import { award, emptyView, fakeClient } from './fake-client.js';
 
 const part = (hud: QuestPointsHud, name: string) => [...hud.shadowRoot!.querySelectorAll(`[part~="${name}"]`)];
 const textOf = (hud: QuestPointsHud, name: string) => part(hud, name).map((el) => el.textContent);
-const toasts = (hud: QuestPointsHud) => part(hud, 'toast').map((li) => [li.querySelector('[part=points]')!.textContent, li.querySelector('[part=event]')!.textContent, li.querySelector('[part=state]')!.textContent]);
+const toasts = (hud: QuestPointsHud) =>
+  part(hud, 'toast').map((li) => [
+    li.querySelector('[part=points]')!.textContent,
+    li.querySelector('[part=event]')!.textContent,
+    li.querySelector('[part=state]')!.textContent,
+  ]);
 
 afterEach(() => {
   document.body.replaceChildren();
@@ -41,17 +46,28 @@ describe('<quest-points-hud>', () => {
     const coin = award(1);
     fake.emitter.emit('award:queued', { award: coin, queueSize: 2 });
     await until(() => toasts(hud).length === 2, 'two toasts');
-    expect(toasts(hud)).toEqual([['+1', 'coin', 'saved — will sync'], ['+25', 'Boss defeated', 'saved — will sync']]);
+    expect(toasts(hud)).toEqual([
+      ['+1', 'coin', 'saved — will sync'],
+      ['+25', 'Boss defeated', 'saved — will sync'],
+    ]);
     expect(textOf(hud, 'connection')).toEqual(['offline']);
 
     fake.setSnapshot({ online: true });
     fake.emitter.emit('award:sent', { award: boss });
     fake.emitter.emit('award:sent', { award: coin });
-    const pendingHistory = [{ createdAt: '', eventPoints: 1, eventName: 'coin', eventDescription: '', state: 'sent' as const, idempotencyKey: coin.idempotencyKey }];
+    const pendingHistory = [
+      { createdAt: '', eventPoints: 1, eventName: 'coin', eventDescription: '', state: 'sent' as const, idempotencyKey: coin.idempotencyKey },
+    ];
     fake.setView({ ...emptyView(26, pendingHistory) });
     await until(() => toasts(hud).every((t) => t[2] === 'sent'), 'both sent');
     // A read absorbed the boss (no longer keyed, a read entry after the keyed ones), not yet the coin.
-    const read = { createdAt: '2026-01-01T00:00:00Z', eventPoints: 25, eventName: 'boss', eventDescription: 'Boss defeated', state: 'confirmed' as const };
+    const read = {
+      createdAt: '2026-01-01T00:00:00Z',
+      eventPoints: 25,
+      eventName: 'boss',
+      eventDescription: 'Boss defeated',
+      state: 'confirmed' as const,
+    };
     fake.setView(emptyView(26, [...pendingHistory, read]));
     await until(() => toasts(hud)[1]![2] === 'confirmed', 'the boss confirmed');
     expect(toasts(hud)[0]![2]).toBe('sent');
@@ -88,7 +104,14 @@ describe('<quest-points-hud>', () => {
   });
 
   it('history="3": the newest three entries of the view with their state; strings and the total label are overridable', async () => {
-    const entry = (eventPoints: number, state: 'pending' | 'sent' | 'confirmed') => ({ createdAt: '', eventPoints, eventName: `e${eventPoints}`, eventDescription: '', state, ...(state === 'confirmed' ? {} : { idempotencyKey: `h${eventPoints}` }) });
+    const entry = (eventPoints: number, state: 'pending' | 'sent' | 'confirmed') => ({
+      createdAt: '',
+      eventPoints,
+      eventName: `e${eventPoints}`,
+      eventDescription: '',
+      state,
+      ...(state === 'confirmed' ? {} : { idempotencyKey: `h${eventPoints}` }),
+    });
     const fake = fakeClient(emptyView(10, [entry(4, 'pending'), entry(3, 'sent'), entry(2, 'confirmed'), entry(1, 'confirmed')]));
     const hud = attachHud(fake.client, { history: 3, strings: { total: 'Score', confirmed: 'booked', sending: 'on its way' } });
     await until(() => part(hud, 'entry').length === 3, 'three history entries');

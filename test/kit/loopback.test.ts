@@ -14,12 +14,16 @@ describe('loopbackOnly', () => {
   };
 
   it('answers loopback callers, IPv4, IPv6 and IPv4-mapped', async () => {
-    for (const address of ['127.0.0.1', '127.3.2.1', '::1', '::ffff:127.0.0.1']) expect(await call('/__emulator/state', address), address).toEqual([200, 'answered']);
+    for (const address of ['127.0.0.1', '127.3.2.1', '::1', '::ffff:127.0.0.1'])
+      expect(await call('/__emulator/state', address), address).toEqual([200, 'answered']);
   });
 
   it('refuses any other caller under the prefix with 403 and the message, and lets the rest through', async () => {
     for (const address of ['192.0.2.2', '10.0.0.1', 'fd00::2', '::ffff:10.0.0.1', undefined])
-      expect(await call('/__emulator/reset', address), String(address)).toEqual([403, JSON.stringify({ success: false, message: 'admin: loopback callers only' })]);
+      expect(await call('/__emulator/reset', address), String(address)).toEqual([
+        403,
+        JSON.stringify({ success: false, message: 'admin: loopback callers only' }),
+      ]);
     expect(await call('/group-quests/q/points', '192.0.2.2')).toEqual([200, 'answered']);
   });
 });

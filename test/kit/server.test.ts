@@ -155,6 +155,10 @@ describe('startNodeServer configuration errors', () => {
     const taken = await start();
     const error = await start({ port: taken.port }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigError);
-    expect(error).toMatchObject({ option: 'port', code: 'port_unavailable', message: `port ${taken.port} on 127.0.0.1 is in use; pass a free port (0 picks one)` });
+    expect(error).toMatchObject({
+      option: 'port',
+      code: 'port_unavailable',
+      message: `port ${taken.port} on 127.0.0.1 is in use; pass a free port (0 picks one)`,
+    });
   });
 });

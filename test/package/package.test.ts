@@ -14,7 +14,13 @@ const repo = resolve(import.meta.dirname, '../..');
 const bin = (name: string) => join(repo, 'node_modules/.bin', name);
 const REPOSITORY = 'https://github.com/quest-points/quest-points';
 
-interface Packed { filename: string; size: number; unpackedSize: number; entryCount: number; files: { path: string; size: number }[] }
+interface Packed {
+  filename: string;
+  size: number;
+  unpackedSize: number;
+  entryCount: number;
+  files: { path: string; size: number }[];
+}
 
 let stage: string;
 let tarball: string;
@@ -22,7 +28,13 @@ let packed: Packed;
 
 beforeAll(async () => {
   stage = await mkdtemp(join(tmpdir(), 'qp-package-'));
-  await run(process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '-p', join(repo, 'tsconfig.build.json'), '--outDir', join(stage, 'dist')]);
+  await run(process.execPath, [
+    join(repo, 'node_modules/typescript/bin/tsc'),
+    '-p',
+    join(repo, 'tsconfig.build.json'),
+    '--outDir',
+    join(stage, 'dist'),
+  ]);
   await run(process.execPath, [join(repo, 'scripts/build-sw.mjs'), join(stage, 'dist')]);
   for (const file of ['package.json', 'README.md', 'LICENSE']) await copyFile(join(repo, file), join(stage, file));
   const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', stage], { cwd: stage });
@@ -69,9 +81,24 @@ describe('the published package', { timeout: 60_000 }, () => {
   });
 
   it('attw --profile esm-only: no problem on any entry point', async () => {
-    const { stdout } = await run(bin('attw'), [tarball, '--profile', 'esm-only', '--format', 'json'], { maxBuffer: 64 << 20 }).catch((error: { stdout: string }) => error);
+    const { stdout } = await run(bin('attw'), [tarball, '--profile', 'esm-only', '--format', 'json'], { maxBuffer: 64 << 20 }).catch(
+      (error: { stdout: string }) => error,
+    );
     const result = JSON.parse(stdout) as { analysis: { entrypoints: Record<string, unknown>; problems: { resolutionKind?: string }[] } };
-    expect(Object.keys(result.analysis.entrypoints).sort()).toEqual(['.', './emulator', './hud', './package.json', './phaser', './protocol', './react', './relay', './relay/node', './sw', './sw.js', './vite']);
+    expect(Object.keys(result.analysis.entrypoints).sort()).toEqual([
+      '.',
+      './emulator',
+      './hud',
+      './package.json',
+      './phaser',
+      './protocol',
+      './react',
+      './relay',
+      './relay/node',
+      './sw',
+      './sw.js',
+      './vite',
+    ]);
     // The JSON lists every problem; the esm-only profile leaves out the CommonJS resolutions (node10, node16 from CJS)
     // an ESM-only package cannot satisfy. Whatever remains is a real fault (a missing type, a wrong format).
     const ignored = new Set(['node10', 'node16-cjs']);
@@ -82,7 +109,9 @@ describe('the published package', { timeout: 60_000 }, () => {
 
   it('ships dist, README and LICENSE only: no source maps, no demo build, lean', () => {
     const paths = packed.files.map((file) => file.path);
-    expect(paths).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/cli.js', 'dist/client/index.js', 'dist/client/index.d.ts']));
+    expect(paths).toEqual(
+      expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/cli.js', 'dist/client/index.js', 'dist/client/index.d.ts']),
+    );
     expect(paths.filter((path) => !/^dist\/.+\.(js|d\.ts)$/.test(path)).sort()).toEqual(['LICENSE', 'README.md', 'package.json']);
     expect(paths.filter((path) => path.startsWith('dist/demo/'))).toEqual([]);
     // Every .js has its .d.ts: nothing is typed by accident only.
@@ -96,25 +125,42 @@ describe('the published package', { timeout: 60_000 }, () => {
 
   // The declarations as a consumer's strict project checks them with skipLibCheck false: each d.ts we ship must
   // compile on its own, with the DOM lib (a game) and without it (a server with @types/node).
-  it.each(Object.keys(CONSUMERS) as (keyof typeof CONSUMERS)[])('a %s consumer type-checks the declarations with skipLibCheck false', async (kind) => {
-    const { lib, types, source } = CONSUMERS[kind];
-    const consumer = join(stage, `consumer-${kind}`);
-    await mkdir(join(consumer, 'node_modules'), { recursive: true });
-    // The package as installed (its staged dist), its dependencies from the repo's node_modules.
-    await symlink(stage, join(consumer, 'node_modules/quest-points'), 'dir');
-    if (!existsSync(join(stage, 'node_modules'))) await symlink(join(repo, 'node_modules'), join(stage, 'node_modules'), 'dir');
-    await writeFile(join(consumer, 'package.json'), JSON.stringify({ type: 'module' }));
-    await writeFile(join(consumer, 'index.ts'), source);
-    const compilerOptions = { target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, skipLibCheck: false, noEmit: true, lib, types, typeRoots: [join(repo, 'node_modules/@types')] };
-    await writeFile(join(consumer, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['index.ts'] }));
-    const { stdout } = await run(process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '-p', consumer]).catch((error: { stdout: string }) => error);
-    expect(stdout).toBe('');
-  });
+  it.each(Object.keys(CONSUMERS) as (keyof typeof CONSUMERS)[])(
+    'a %s consumer type-checks the declarations with skipLibCheck false',
+    async (kind) => {
+      const { lib, types, source } = CONSUMERS[kind];
+      const consumer = join(stage, `consumer-${kind}`);
+      await mkdir(join(consumer, 'node_modules'), { recursive: true });
+      // The package as installed (its staged dist), its dependencies from the repo's node_modules.
+      await symlink(stage, join(consumer, 'node_modules/quest-points'), 'dir');
+      if (!existsSync(join(stage, 'node_modules'))) await symlink(join(repo, 'node_modules'), join(stage, 'node_modules'), 'dir');
+      await writeFile(join(consumer, 'package.json'), JSON.stringify({ type: 'module' }));
+      await writeFile(join(consumer, 'index.ts'), source);
+      const compilerOptions = {
+        target: 'es2022',
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        strict: true,
+        skipLibCheck: false,
+        noEmit: true,
+        lib,
+        types,
+        typeRoots: [join(repo, 'node_modules/@types')],
+      };
+      await writeFile(join(consumer, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['index.ts'] }));
+      const { stdout } = await run(process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '-p', consumer]).catch(
+        (error: { stdout: string }) => error,
+      );
+      expect(stdout).toBe('');
+    },
+  );
 
   it('package.json names the license, repository, homepage, bugs and keywords', () => {
     const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8'));
     expect(pkg).toMatchObject({
-      license: 'MIT', type: 'module', engines: { node: '>=20.19' },
+      license: 'MIT',
+      type: 'module',
+      engines: { node: '>=20.19' },
       repository: { type: 'git', url: `git+${REPOSITORY}.git` },
       homepage: `${REPOSITORY}#readme`,
       bugs: { url: `${REPOSITORY}/issues` },
@@ -144,15 +190,30 @@ describe('installed into an empty project', { timeout: 180_000 }, () => {
     // pino log (issue 18; dependencies, not peers: startRelay uses them by default).
     const { stdout } = await run('du', ['-sk', join(project, 'node_modules')]);
     expect(Number(stdout.split('\t')[0]) * 1024).toBeLessThanOrEqual(16 * 1024 * 1024);
-    for (const heavy of ['redis', '@redis/client', 'prom-client', 'lru-cache']) expect(existsSync(join(project, 'node_modules', heavy)), heavy).toBe(false);
+    for (const heavy of ['redis', '@redis/client', 'prom-client', 'lru-cache'])
+      expect(existsSync(join(project, 'node_modules', heavy)), heavy).toBe(false);
   });
 
   it('--redis without the redis package: one line naming what to install', async () => {
-    const env = { ...process.env, QP_API_KEY: 'k', QP_RELAY_SECRET: 'a-relay-secret-of-32-characters-at-least', QP_KEY_SECRET: 'a-key-secret-of-32-characters-at-least-0', QP_REDIS_URL: '' };
-    const failed = await run(join(project, 'node_modules/.bin/quest-points'), ['relay', '--upstream', 'http://127.0.0.1:9', '--port', '0', '--redis', 'redis://127.0.0.1:9'], { cwd: project, env, timeout: 20_000 })
-      .then(() => ({ code: 0, stderr: '' }), (error: { code: number; stderr: string }) => error);
+    const env = {
+      ...process.env,
+      QP_API_KEY: 'k',
+      QP_RELAY_SECRET: 'a-relay-secret-of-32-characters-at-least',
+      QP_KEY_SECRET: 'a-key-secret-of-32-characters-at-least-0',
+      QP_REDIS_URL: '',
+    };
+    const failed = await run(
+      join(project, 'node_modules/.bin/quest-points'),
+      ['relay', '--upstream', 'http://127.0.0.1:9', '--port', '0', '--redis', 'redis://127.0.0.1:9'],
+      { cwd: project, env, timeout: 20_000 },
+    ).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code: number; stderr: string }) => error,
+    );
     expect(failed.code).not.toBe(0);
-    expect(failed.stderr).toMatch(/^quest-points relay: Sharing rate limits in Redis \(--redis, QP_REDIS_URL\) needs the "redis" package: npm install redis$/m);
+    expect(failed.stderr).toMatch(
+      /^quest-points relay: Sharing rate limits in Redis \(--redis, QP_REDIS_URL\) needs the "redis" package: npm install redis$/m,
+    );
   });
 
   it('the relay core loads without Node-only packages; createRedisCounterStore names redis when missing', async () => {
@@ -177,7 +238,10 @@ describe('documentation links', () => {
     for (const link of links) {
       if (link.startsWith('#')) continue;
       expect(link, 'a relative link is dead on the npm page').toMatch(/^https:\/\//);
-      const inRepo = /^https:\/\/(?:github\.com\/quest-points\/quest-points\/(?:blob|tree)|raw\.githubusercontent\.com\/quest-points\/quest-points)\/main\/([^#?]+)/.exec(link);
+      const inRepo =
+        /^https:\/\/(?:github\.com\/quest-points\/quest-points\/(?:blob|tree)|raw\.githubusercontent\.com\/quest-points\/quest-points)\/main\/([^#?]+)/.exec(
+          link,
+        );
       if (inRepo) expect(existsSync(join(repo, inRepo[1]!)), link).toBe(true);
     }
   });

@@ -34,7 +34,7 @@ function gameWithScenes(count: number) {
 }
 
 describe('QuestPointsScenePlugin.off', () => {
-  it('without a listener removes only this scene\'s listeners of the event', () => {
+  it("without a listener removes only this scene's listeners of the event", () => {
     const { client, scenes } = gameWithScenes(2);
     const [a, b] = scenes;
     if (!a || !b) throw new Error('two scenes expected');

@@ -17,7 +17,7 @@ const Sample = v.object({
   nested: v.object({ inner: v.optional(v.string()) }),
 });
 
-describe('ObjectOutput and ObjectInput are valibot\'s inferred types', () => {
+describe("ObjectOutput and ObjectInput are valibot's inferred types", () => {
   it('for every kind of key', () => {
     expectTypeOf<ObjectOutput<typeof Sample>>().toEqualTypeOf<v.InferOutput<typeof Sample>>();
     expectTypeOf<ObjectInput<typeof Sample>>().toEqualTypeOf<v.InferInput<typeof Sample>>();

@@ -110,15 +110,19 @@ describe('idempotency key', () => {
 describe('paths', () => {
   it('keeps every id one segment, whatever it holds', async () => {
     await fc.assert(
-      fc.property(fc.oneof(fc.string({ minLength: 1 }), fc.constantFrom('a/b', '?x=1', '#frag', '%2F', ' ')), fc.string({ minLength: 1 }), (questId, userId) => {
-        fc.pre(questId !== '.' && questId !== '..' && userId !== '.' && userId !== '..'); // refused by IdSchema
-        const url = new URL(paths.pointsOf(questId, userId), 'http://x');
-        const segments = url.pathname.split('/');
-        expect(segments).toHaveLength(5);
-        expect(decodeURIComponent(segments[2]!)).toBe(questId);
-        expect(decodeURIComponent(segments[4]!)).toBe(userId);
-        expect(url.search).toBe('');
-      }),
+      fc.property(
+        fc.oneof(fc.string({ minLength: 1 }), fc.constantFrom('a/b', '?x=1', '#frag', '%2F', ' ')),
+        fc.string({ minLength: 1 }),
+        (questId, userId) => {
+          fc.pre(questId !== '.' && questId !== '..' && userId !== '.' && userId !== '..'); // refused by IdSchema
+          const url = new URL(paths.pointsOf(questId, userId), 'http://x');
+          const segments = url.pathname.split('/');
+          expect(segments).toHaveLength(5);
+          expect(decodeURIComponent(segments[2]!)).toBe(questId);
+          expect(decodeURIComponent(segments[4]!)).toBe(userId);
+          expect(url.search).toBe('');
+        },
+      ),
     );
     expect(paths.points('../users/identify')).toBe('/group-quests/..%2Fusers%2Fidentify/points');
   });
@@ -170,7 +174,7 @@ describe('rules.ts is the one source of the field rules', () => {
     }
   });
 
-  it('the servers\' award body has the fields, order and optional flags of AWARD_RULES', () => {
+  it("the servers' award body has the fields, order and optional flags of AWARD_RULES", () => {
     const body = Object.entries(p.AwardBodySchema.entries).map(([key, schema]) => [key, schema.type === 'optional']);
     const rules = Object.entries(p.AWARD_RULES).map(([key, f]) => [key, 'optional' in f && !!f.optional]);
     expect(body).toEqual(rules);

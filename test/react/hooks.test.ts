@@ -146,7 +146,9 @@ describe('QuestPointsProvider', () => {
     vi.spyOn(console, 'error').mockImplementation(() => {});
     await expect(render(createElement(Total))).rejects.toThrow(/usePoints\(\) must be called inside <QuestPointsProvider>/);
     const client = createQuestPoints({ ...options(ledgerRelay()), questId: undefined, serviceUserId: undefined });
-    await expect(render(createElement(QuestPointsProvider, { client }, createElement(Total)))).rejects.toThrow(/^usePoints\(\): questId .*Pass questId and serviceUserId to usePoints/);
+    await expect(render(createElement(QuestPointsProvider, { client }, createElement(Total)))).rejects.toThrow(
+      /^usePoints\(\): questId .*Pass questId and serviceUserId to usePoints/,
+    );
     vi.mocked(console.error).mockRestore();
   });
 });
@@ -166,8 +168,17 @@ describe('usePoints and useQuestPointsStatus', () => {
     // Every render showed the award exactly once, and its state only moved forward.
     expect(after.map((v) => v.totalPoints)).toEqual(after.map(() => 3));
     const states = after.map((v) => v.history[0]!.state).filter((state, i, all) => state !== all[i - 1]);
-    expect([['pending', 'sent', 'confirmed'], ['pending', 'confirmed']]).toContainEqual(states);
-    expect(seen.views.at(-1)).toMatchObject({ totalPoints: 3, confirmedPoints: 3, sentPoints: 0, pendingPoints: 0, history: [{ eventName: 'coin' }] });
+    expect([
+      ['pending', 'sent', 'confirmed'],
+      ['pending', 'confirmed'],
+    ]).toContainEqual(states);
+    expect(seen.views.at(-1)).toMatchObject({
+      totalPoints: 3,
+      confirmedPoints: 3,
+      sentPoints: 0,
+      pendingPoints: 0,
+      history: [{ eventName: 'coin' }],
+    });
     expect(seen.status.at(-1)).toEqual({ online: true, queueSize: 0, deadLetterCount: 0, authRequired: false, storage: 'memory' });
 
     const views = seen.views.length;
@@ -180,10 +191,12 @@ describe('usePoints and useQuestPointsStatus', () => {
     expect(seen.status.slice(statuses).map((s) => s.queueSize)).toEqual([1, 1, 0, 0]);
   });
 
-  it("another pair is watched while mounted: its own view, and the watch ends on unmount", async () => {
+  it('another pair is watched while mounted: its own view, and the watch ends on unmount', async () => {
     const relay = ledgerRelay();
     const { seen, Other } = probes();
-    const root = await render(createElement(QuestPointsProvider, { options: options(relay) }, createElement(Other, { quest: 'quest-1', user: 'player-9' })));
+    const root = await render(
+      createElement(QuestPointsProvider, { options: options(relay) }, createElement(Other, { quest: 'quest-1', user: 'player-9' })),
+    );
     const client = made[0]!;
     const key = pointsKey('quest-1', 'player-9');
     expect(client.getSnapshot().points[key]).toMatchObject({ questId: 'quest-1', serviceUserId: 'player-9' });
@@ -212,7 +225,9 @@ describe('usePoints and useQuestPointsStatus', () => {
     const relay = ledgerRelay();
     const { Other } = probes();
     vi.spyOn(console, 'error').mockImplementation(() => {});
-    await expect(render(createElement(QuestPointsProvider, { options: options(relay) }, createElement(Other, { quest: '' })))).rejects.toThrow(/questId/);
+    await expect(render(createElement(QuestPointsProvider, { options: options(relay) }, createElement(Other, { quest: '' })))).rejects.toThrow(
+      /questId/,
+    );
     vi.mocked(console.error).mockRestore();
   });
 
@@ -221,7 +236,10 @@ describe('usePoints and useQuestPointsStatus', () => {
     const ledger = ledgerRelay();
     const relay = fakeRelay((req) => {
       if (down) throw new TypeError('Failed to fetch');
-      return ledger.fetch(`http://relay.test${req.path}`, { method: req.method, body: req.body === undefined ? undefined : JSON.stringify(req.body) });
+      return ledger.fetch(`http://relay.test${req.path}`, {
+        method: req.method,
+        body: req.body === undefined ? undefined : JSON.stringify(req.body),
+      });
     });
     const { seen, Total, Status } = probes();
     await render(createElement(QuestPointsProvider, { options: options(relay) }, createElement(Total), createElement(Status)));

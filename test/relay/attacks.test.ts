@@ -77,7 +77,10 @@ describe('attack suite: refused, and nothing reaches the service', () => {
 
   it('missing or malformed Authorization -> 401', async () => {
     expect((await postAward(undefined, awardBody('alice', 5))).status).toBe(401);
-    const garbage = await lb.relay.call('POST', '/group-quests/q1/points', { headers: { authorization: `Bearer ${alice}.extra` }, body: awardBody('alice', 5) });
+    const garbage = await lb.relay.call('POST', '/group-quests/q1/points', {
+      headers: { authorization: `Bearer ${alice}.extra` },
+      body: awardBody('alice', 5),
+    });
     expect(garbage.status).toBe(401);
     await expectNothingSent();
   });
@@ -118,8 +121,13 @@ describe('attack suite: refused, and nothing reaches the service', () => {
   });
 
   it('points over the cap, over the event maximum, or not the fixed amount -> 422', async () => {
-    expect((await postAward(alice, awardBody('alice', 500))).json).toEqual({ success: false, message: 'eventPoints 500 exceeds policy maxPointsPerAward 100' });
-    expect((await postAward(alice, awardBody('alice', 11, { eventName: 'coin' }))).json.message).toBe('eventPoints 11 exceeds policy events.coin.maxPoints 10');
+    expect((await postAward(alice, awardBody('alice', 500))).json).toEqual({
+      success: false,
+      message: 'eventPoints 500 exceeds policy maxPointsPerAward 100',
+    });
+    expect((await postAward(alice, awardBody('alice', 11, { eventName: 'coin' }))).json.message).toBe(
+      'eventPoints 11 exceeds policy events.coin.maxPoints 10',
+    );
     const fixed = await postAward(alice, awardBody('alice', 5000, { eventName: 'level_complete' }));
     expect([fixed.status, fixed.json.message]).toEqual([422, 'eventPoints 5000 does not match policy events.level_complete.points 50']);
     await expectNothingSent();
@@ -127,9 +135,17 @@ describe('attack suite: refused, and nothing reaches the service', () => {
 
   it('negative, zero, NaN, Infinity and string points -> 422 / 400', async () => {
     const cases: [string, number, string][] = [
-      ['{"serviceUserId":"alice","eventPoints":-5}', 422, 'eventPoints -5 is negative and policy events.DefaultPointsEvent.allowNegative does not allow negatives'],
+      [
+        '{"serviceUserId":"alice","eventPoints":-5}',
+        422,
+        'eventPoints -5 is negative and policy events.DefaultPointsEvent.allowNegative does not allow negatives',
+      ],
       ['{"serviceUserId":"alice","eventPoints":0}', 422, 'eventPoints 0 is refused: an award must carry points'],
-      ['{"serviceUserId":"alice","eventPoints":5e-324}', 422, "eventPoints 5e-324 rounds to 0 at the service's 6 decimal places: an award must carry points"],
+      [
+        '{"serviceUserId":"alice","eventPoints":5e-324}',
+        422,
+        "eventPoints 5e-324 rounds to 0 at the service's 6 decimal places: an award must carry points",
+      ],
       ['{"serviceUserId":"alice","eventPoints":NaN}', 400, 'body must be valid JSON'],
       ['{"serviceUserId":"alice","eventPoints":"NaN"}', 400, 'eventPoints must be a number'],
       ['{"serviceUserId":"alice","eventPoints":1e999}', 400, 'eventPoints must be a finite number'],
@@ -201,11 +217,15 @@ describe('attack suite: refused, and nothing reaches the service', () => {
 
   it('rate-limit burst -> 429 with Retry-After; only the allowed awards reach the service', async () => {
     const burst = await lb.relayOn({ policy: { ...POLICY, rateLimits: { perPlayer: { limit: 3, windowSeconds: 60 } } } });
-    const res = await Promise.all(Array.from({ length: 10 }, () => burst.call('POST', '/group-quests/q1/points', {
-      token: alice,
-      headers: { IDEMPOTENCY_KEY: uuid() },
-      body: awardBody('alice', 1, { eventName: 'coin' }),
-    })));
+    const res = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        burst.call('POST', '/group-quests/q1/points', {
+          token: alice,
+          headers: { IDEMPOTENCY_KEY: uuid() },
+          body: awardBody('alice', 1, { eventName: 'coin' }),
+        }),
+      ),
+    );
     const statuses = res.map((r) => r.status).sort();
     expect(statuses).toEqual([200, 200, 200, 429, 429, 429, 429, 429, 429, 429]);
     for (const r of res.filter((r) => r.status === 429)) {

@@ -89,7 +89,11 @@ describe('POST /batch/points (fake upstream)', () => {
       { outcome: 'retry', reason: 'upstream_error', status: 500, retryAfter: 6 },
     ]);
     const single = (points: number) =>
-      call('POST', '/group-quests/q/points', { token: admin, body: { serviceUserId: `p${points}`, eventPoints: points }, headers: { IDEMPOTENCY_KEY: crypto.randomUUID() } });
+      call('POST', '/group-quests/q/points', {
+        token: admin,
+        body: { serviceUserId: `p${points}`, eventPoints: points },
+        headers: { IDEMPOTENCY_KEY: crypto.randomUUID() },
+      });
     const [four, six] = [await single(4), await single(6)];
     expect([four.status, four.headers.get('retry-after')]).toEqual([409, '5']);
     expect([six.status, six.headers.get('retry-after')]).toEqual([502, '6']);
@@ -121,10 +125,14 @@ describe('POST /batch/points (fake upstream)', () => {
     const dup = await batch({ awards: [a, award('q', 'u1', 2), { ...award('q', 'u1', 3), idempotencyKey: a.idempotencyKey.toUpperCase() }] });
     expect([dup.status, dup.json]).toEqual([400, { success: false, message: 'awards.2.idempotencyKey duplicates awards.0.idempotencyKey' }]);
     expect((await batch({ awards: [] })).json.message).toBe('awards must hold at least 1 award');
-    expect((await batch({ awards: Array.from({ length: 101 }, () => award('q', 'u1', 1)) })).json.message).toBe('awards must hold at most 100 awards');
+    expect((await batch({ awards: Array.from({ length: 101 }, () => award('q', 'u1', 1)) })).json.message).toBe(
+      'awards must hold at most 100 awards',
+    );
     expect((await batch('awards')).json.message).toBe('body must be a JSON object');
     expect((await batch([a])).json.message).toBe('awards is required');
-    expect((await batch({ awards: [a, { ...award('q', 'u1', 1), idempotencyKey: 'k1' }] })).json.message).toMatch(/^awards\.1\.idempotencyKey must be a UUID/);
+    expect((await batch({ awards: [a, { ...award('q', 'u1', 1), idempotencyKey: 'k1' }] })).json.message).toMatch(
+      /^awards\.1\.idempotencyKey must be a UUID/,
+    );
     expect(seen).toHaveLength(0);
   });
 
@@ -167,7 +175,9 @@ describe('POST /batch/points (fake upstream)', () => {
     expect(res.json.results.map((r: { outcome: string }) => r.outcome)).toEqual(awards.map(() => 'ok'));
     expect(maxInFlight).toBe(3);
     expect(maxPerPair).toBe(1);
-    const sameOrder = seen.filter((r) => (r.body as { serviceUserId: string }).serviceUserId === 'same').map((r) => (r.body as { eventPoints: number }).eventPoints);
+    const sameOrder = seen
+      .filter((r) => (r.body as { serviceUserId: string }).serviceUserId === 'same')
+      .map((r) => (r.body as { eventPoints: number }).eventPoints);
     expect(sameOrder).toEqual([1, 2, 3, 4, 5, 6]);
   });
 });

@@ -45,7 +45,23 @@ function run(args: string[], env: Record<string, string | undefined>) {
 describe('quest-points token', () => {
   it('prints a token signed with QP_RELAY_SECRET carrying the given claims', async () => {
     const { code, stdout } = await run(
-      ['token', '--sub', 'alice', '--role', 'admin', '--ttl', '10m', '--quest', 'q1', '--quest', 'q2', '--email', 'a@example.com', '--wallet', 'eip155:1:0xabc'],
+      [
+        'token',
+        '--sub',
+        'alice',
+        '--role',
+        'admin',
+        '--ttl',
+        '10m',
+        '--quest',
+        'q1',
+        '--quest',
+        'q2',
+        '--email',
+        'a@example.com',
+        '--wallet',
+        'eip155:1:0xabc',
+      ],
       { QP_RELAY_SECRET: SECRET },
     ).exited();
     expect(code).toBe(0);
@@ -93,7 +109,12 @@ describe('quest-points relay', () => {
       relay.child.kill('SIGTERM');
       const { stderr } = await relay.exited();
       // Logs are JSON lines on stderr, without the key or the token.
-      expect(stderr.trim().split('\n').map((line) => JSON.parse(line).status)).toEqual([401, 404]);
+      expect(
+        stderr
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line).status),
+      ).toEqual([401, 404]);
       expect(stderr).not.toContain(API_KEY);
       expect(stderr).not.toContain(token);
     } finally {
@@ -102,12 +123,27 @@ describe('quest-points relay', () => {
   });
 
   it('serves /healthz and /metrics, and exits 0 on SIGTERM', async () => {
-    const relay = run(['relay', '--port', '0', '--upstream', 'http://127.0.0.1:9', '--request-timeout', '5000', '--max-connections', '50', '--shutdown-grace', '1000'], {
-      QP_API_KEY: API_KEY,
-      QP_RELAY_SECRET: SECRET,
-      QP_KEY_SECRET: KEY_SECRET,
-      QP_METRICS_TOKEN: 'metrics-secret-token-123',
-    });
+    const relay = run(
+      [
+        'relay',
+        '--port',
+        '0',
+        '--upstream',
+        'http://127.0.0.1:9',
+        '--request-timeout',
+        '5000',
+        '--max-connections',
+        '50',
+        '--shutdown-grace',
+        '1000',
+      ],
+      {
+        QP_API_KEY: API_KEY,
+        QP_RELAY_SECRET: SECRET,
+        QP_KEY_SECRET: KEY_SECRET,
+        QP_METRICS_TOKEN: 'metrics-secret-token-123',
+      },
+    );
     const [, url] = await relay.line(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     expect((await fetch(`${url}/metrics`)).status).toBe(401);
@@ -172,8 +208,14 @@ describe('quest-points relay', () => {
   });
 
   it.each([
-    [['--jwks-url', 'https://login.example/jwks.json', '--jwt-audience', 'qp'], 'quest-points relay: jwks.issuer (QP_JWT_ISSUER) is required with a JWKS: tokens of every other issuer must be refused'],
-    [['--jwks-url', 'http://login.example/jwks.json', '--jwt-issuer', 'i', '--jwt-audience', 'qp'], 'quest-points relay: jwks.url (QP_JWKS_URL) must be https: (http: only on a loopback host)'],
+    [
+      ['--jwks-url', 'https://login.example/jwks.json', '--jwt-audience', 'qp'],
+      'quest-points relay: jwks.issuer (QP_JWT_ISSUER) is required with a JWKS: tokens of every other issuer must be refused',
+    ],
+    [
+      ['--jwks-url', 'http://login.example/jwks.json', '--jwt-issuer', 'i', '--jwt-audience', 'qp'],
+      'quest-points relay: jwks.url (QP_JWKS_URL) must be https: (http: only on a loopback host)',
+    ],
     [['--token-cache-size', 'lots'], 'quest-points relay: --token-cache-size must be a whole number (0 turns the cache off), got "lots"'],
     [['--deadline', '0'], 'quest-points relay: --deadline must be a positive integer, got "0"'],
     [['--redis', 'http://127.0.0.1:6379'], 'quest-points relay: Redis URL must start with redis:// or rediss://'],
@@ -186,20 +228,38 @@ describe('quest-points relay', () => {
     [['--upstream-connections', '0'], 'quest-points relay: --upstream-connections must be a positive integer, got "0"'],
     [['--log-level', 'loud'], 'quest-points relay: --log-level must be one of trace, debug, info, warn, error, fatal, silent, got "loud"'],
   ])('refuses %j with one line naming it, exit 2', async (flags, message) => {
-    const out = await run(['relay', '--upstream', 'http://127.0.0.1:9', '--port', '0', ...flags], { QP_API_KEY: API_KEY, QP_RELAY_SECRET: SECRET, QP_KEY_SECRET: KEY_SECRET }).exited();
+    const out = await run(['relay', '--upstream', 'http://127.0.0.1:9', '--port', '0', ...flags], {
+      QP_API_KEY: API_KEY,
+      QP_RELAY_SECRET: SECRET,
+      QP_KEY_SECRET: KEY_SECRET,
+    }).exited();
     expect(out.code).toBe(2);
     expect(out.stderr.split('\n')[0]).toBe(message);
   });
 
   it('refuses to start without its secrets in the environment', async () => {
-    const noKey = await run(['relay', '--port', '0', '--upstream', 'http://127.0.0.1:1'], { QP_RELAY_SECRET: SECRET, QP_KEY_SECRET: KEY_SECRET }).exited();
+    const noKey = await run(['relay', '--port', '0', '--upstream', 'http://127.0.0.1:1'], {
+      QP_RELAY_SECRET: SECRET,
+      QP_KEY_SECRET: KEY_SECRET,
+    }).exited();
     expect([noKey.code, noKey.stdout]).toEqual([2, '']);
     expect(noKey.stderr).toContain('QP_API_KEY is not set');
-    const noSecret = await run(['relay', '--port', '0', '--upstream', 'http://127.0.0.1:1'], { QP_API_KEY: API_KEY, QP_KEY_SECRET: KEY_SECRET }).exited();
+    const noSecret = await run(['relay', '--port', '0', '--upstream', 'http://127.0.0.1:1'], {
+      QP_API_KEY: API_KEY,
+      QP_KEY_SECRET: KEY_SECRET,
+    }).exited();
     expect(noSecret.stderr).toContain('QP_RELAY_SECRET is not set');
-    const weak = await run(['relay', '--port', '0', '--upstream', 'http://127.0.0.1:1'], { QP_API_KEY: API_KEY, QP_RELAY_SECRET: 'short', QP_KEY_SECRET: KEY_SECRET }).exited();
+    const weak = await run(['relay', '--port', '0', '--upstream', 'http://127.0.0.1:1'], {
+      QP_API_KEY: API_KEY,
+      QP_RELAY_SECRET: 'short',
+      QP_KEY_SECRET: KEY_SECRET,
+    }).exited();
     expect(weak.stderr).toContain('at least 32 characters');
-    const badPolicy = await run(['relay', '--port', '0', '--upstream', 'http://127.0.0.1:1', '--policy', '/nonexistent.json'], { QP_API_KEY: API_KEY, QP_RELAY_SECRET: SECRET, QP_KEY_SECRET: KEY_SECRET }).exited();
+    const badPolicy = await run(['relay', '--port', '0', '--upstream', 'http://127.0.0.1:1', '--policy', '/nonexistent.json'], {
+      QP_API_KEY: API_KEY,
+      QP_RELAY_SECRET: SECRET,
+      QP_KEY_SECRET: KEY_SECRET,
+    }).exited();
     expect(badPolicy.stderr).toContain('policy file /nonexistent.json: cannot be read (ENOENT)');
     for (const out of [noKey, noSecret, weak, badPolicy]) {
       expect(out.stderr).not.toContain(API_KEY);
@@ -208,12 +268,19 @@ describe('quest-points relay', () => {
   });
 
   it('refuses to start without QP_KEY_SECRET: one line naming it and the migration that keeps every upstream key', async () => {
-    const noKeySecret = await run(['relay', '--port', '0', '--upstream', 'http://127.0.0.1:1'], { QP_API_KEY: API_KEY, QP_RELAY_SECRET: SECRET }).exited();
+    const noKeySecret = await run(['relay', '--port', '0', '--upstream', 'http://127.0.0.1:1'], {
+      QP_API_KEY: API_KEY,
+      QP_RELAY_SECRET: SECRET,
+    }).exited();
     expect([noKeySecret.code, noKeySecret.stdout]).toEqual([2, '']);
     expect(noKeySecret.stderr.trim().split('\n')).toEqual([
       'quest-points relay: QP_KEY_SECRET (keySecret) is not set: it names upstream idempotency keys and never rotates. Upgrading? Set QP_KEY_SECRET to your current QP_RELAY_SECRET to keep every upstream key (your QP_API_KEY if you used authenticate() without a relay secret).',
     ]);
-    const weakKey = await run(['relay', '--port', '0', '--upstream', 'http://127.0.0.1:1'], { QP_API_KEY: API_KEY, QP_RELAY_SECRET: SECRET, QP_KEY_SECRET: 'short' }).exited();
+    const weakKey = await run(['relay', '--port', '0', '--upstream', 'http://127.0.0.1:1'], {
+      QP_API_KEY: API_KEY,
+      QP_RELAY_SECRET: SECRET,
+      QP_KEY_SECRET: 'short',
+    }).exited();
     expect(weakKey.stderr.trim()).toBe('quest-points relay: QP_KEY_SECRET (keySecret) must be at least 32 characters');
     for (const out of [noKeySecret, weakKey]) {
       expect(out.stderr).not.toContain(API_KEY);

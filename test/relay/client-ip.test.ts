@@ -9,7 +9,13 @@ describe('rateLimitSubject', () => {
     expect(rateLimitSubject('203.0.113.7')).toBe('203.0.113.7');
     expect(rateLimitSubject('::ffff:203.0.113.7')).toBe('203.0.113.7');
     expect(rateLimitSubject('::FFFF:cb00:7107')).toBe('203.0.113.7');
-    const forms = ['2001:db8:1:2::1', '2001:0DB8:0001:0002:0000:0000:0000:0001', '2001:db8:1:2:ffff:ffff:ffff:ffff', '[2001:db8:1:2::9]:443', '2001:db8:1:2::1%eth0'];
+    const forms = [
+      '2001:db8:1:2::1',
+      '2001:0DB8:0001:0002:0000:0000:0000:0001',
+      '2001:db8:1:2:ffff:ffff:ffff:ffff',
+      '[2001:db8:1:2::9]:443',
+      '2001:db8:1:2::1%eth0',
+    ];
     for (const form of forms) expect(rateLimitSubject(form), form).toBe('2001:db8:1:2::/64');
     expect(rateLimitSubject('2001:db8:1:3::1')).toBe('2001:db8:1:3::/64');
     expect(rateLimitSubject('::1')).toBe('0:0:0:0::/64');
@@ -17,7 +23,20 @@ describe('rateLimitSubject', () => {
   });
 
   it('refuses anything that is not an IP address', () => {
-    for (const garbage of ['', 'unknown', '_hidden', 'example.com', '127.1', '0x7f.0.0.1', '1.2.3.4.5', '256.1.1.1', '::g', '1.2.3.4, 5.6.7.8', '[::1', 'for=1.2.3.4']) {
+    for (const garbage of [
+      '',
+      'unknown',
+      '_hidden',
+      'example.com',
+      '127.1',
+      '0x7f.0.0.1',
+      '1.2.3.4.5',
+      '256.1.1.1',
+      '::g',
+      '1.2.3.4, 5.6.7.8',
+      '[::1',
+      'for=1.2.3.4',
+    ]) {
       expect(rateLimitSubject(garbage), garbage).toBeNull();
     }
   });
@@ -62,7 +81,8 @@ describe('per-IP limit over the Node socket and forwarded headers', () => {
     expect(await from(app, '10.0.0.1', { 'x-forwarded-for': 'spoofed, 198.51.100.1' })).toBe(401);
     expect(await from(app, '10.0.0.1', { 'x-forwarded-for': '198.51.100.1' })).toBe(429);
     // Not an IP: the proxy's socket address is the subject (its own bucket), never the raw text.
-    for (const junk of ['garbage', '<script>', '1.2.3.4.5', 'a'.repeat(5000)]) expect(await from(app, '10.0.0.9', { 'x-forwarded-for': junk })).not.toBe(500);
+    for (const junk of ['garbage', '<script>', '1.2.3.4.5', 'a'.repeat(5000)])
+      expect(await from(app, '10.0.0.9', { 'x-forwarded-for': junk })).not.toBe(500);
     expect(await from(app, '10.0.0.9', { 'x-forwarded-for': 'garbage' })).toBe(429);
   });
 
@@ -80,7 +100,7 @@ describe('per-IP limit over the Node socket and forwarded headers', () => {
 });
 
 describe('forwardedFor (RFC 7239, parsed without Node)', () => {
-  it('reads each element\'s for=, quoted or not, and refuses what breaks the grammar', () => {
+  it("reads each element's for=, quoted or not, and refuses what breaks the grammar", () => {
     expect(forwardedFor('for=192.0.2.60;proto=http;by=203.0.113.43')).toEqual(['192.0.2.60']);
     expect(forwardedFor('for="[2001:db8:cafe::17]:4711", for=198.51.100.17')).toEqual(['[2001:db8:cafe::17]:4711', '198.51.100.17']);
     expect(forwardedFor('For="a\\"b,c";proto=https,proto=http')).toEqual(['a"b,c', '']);
@@ -88,7 +108,15 @@ describe('forwardedFor (RFC 7239, parsed without Node)', () => {
   });
 
   it('an address is taken only in its strict literal form', () => {
-    const cases: [string, string | null][] = [['127.1', null], ['0x7f.0.0.1', null], ['01.2.3.4', null], ['1.2.3.4:80', '1.2.3.4'], ['::ffff:1.2.3.4', '1.2.3.4'], ['fe80::1%eth0', 'fe80:0:0:0::/64'], ['[::1]:80', '0:0:0:0::/64']];
+    const cases: [string, string | null][] = [
+      ['127.1', null],
+      ['0x7f.0.0.1', null],
+      ['01.2.3.4', null],
+      ['1.2.3.4:80', '1.2.3.4'],
+      ['::ffff:1.2.3.4', '1.2.3.4'],
+      ['fe80::1%eth0', 'fe80:0:0:0::/64'],
+      ['[::1]:80', '0:0:0:0::/64'],
+    ];
     for (const [text, subject] of cases) expect(rateLimitSubject(text), text).toBe(subject);
   });
 });

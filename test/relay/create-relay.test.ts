@@ -29,7 +29,8 @@ describe('basePath', () => {
   });
 
   it('refuses a basePath that is not a URL path', () => {
-    for (const bad of ['api/qp', '/api qp', 'https://x/qp']) expect(() => fakeRelay({ basePath: bad }), bad).toThrow(/basePath must be a URL path starting with "\/"/);
+    for (const bad of ['api/qp', '/api qp', 'https://x/qp'])
+      expect(() => fakeRelay({ basePath: bad }), bad).toThrow(/basePath must be a URL path starting with "\/"/);
   });
 });
 
@@ -45,7 +46,8 @@ describe('the client address', () => {
     // The first request of an address passes the per-IP limit (401: no token), the second is limited (429).
     expect([await from(app.fetch, bun('198.51.100.1')), await from(app.fetch, bun('198.51.100.1'))]).toEqual([401, 429]);
     expect([await from(app.fetch, deno('198.51.100.2')), await from(app.fetch, deno('198.51.100.2'))]).toEqual([401, 429]);
-    const cf = (address: string) => Object.assign(new Request(`${RELAY}/group-quests/q1/points/u1`, { headers: { 'cf-connecting-ip': address } }), { cf: {} });
+    const cf = (address: string) =>
+      Object.assign(new Request(`${RELAY}/group-quests/q1/points/u1`, { headers: { 'cf-connecting-ip': address } }), { cf: {} });
     expect([(await app.fetch(cf('198.51.100.3'))).status, (await app.fetch(cf('198.51.100.3'))).status]).toEqual([401, 429]);
     // A CF-Connecting-IP header anywhere but Cloudflare (no request.cf) is a client's claim: not read.
     const spoofed = (address: string) => new Request(`${RELAY}/group-quests/q1/points/u1`, { headers: { 'cf-connecting-ip': address } });
@@ -56,6 +58,10 @@ describe('the client address', () => {
   it('clientAddress says where it is for any other runtime', async () => {
     const { app } = fakeRelay({ policy, clientAddress: (request) => request.headers.get('x-test-peer') ?? undefined });
     const peer = (address: string) => new Request(`${RELAY}/group-quests/q1/points/u1`, { headers: { 'x-test-peer': address } });
-    expect([(await app.fetch(peer('203.0.113.1'))).status, (await app.fetch(peer('203.0.113.2'))).status, (await app.fetch(peer('203.0.113.1'))).status]).toEqual([401, 401, 429]);
+    expect([
+      (await app.fetch(peer('203.0.113.1'))).status,
+      (await app.fetch(peer('203.0.113.2'))).status,
+      (await app.fetch(peer('203.0.113.1'))).status,
+    ]).toEqual([401, 401, 429]);
   });
 });

@@ -29,7 +29,11 @@ describe('deadlines', () => {
     const res = await call('POST', '/batch/points', { token: t, body: { awards: [1, 2, 3].map((n) => award('q', 'u1', n)) } });
     expect(performance.now() - started).toBeLessThan(1500);
     expect(res.json.results.map((r: { outcome: string }) => r.outcome)).toEqual(['retry', 'retry', 'retry']);
-    const single = await call('POST', '/group-quests/q/points', { token: t, headers: { IDEMPOTENCY_KEY: crypto.randomUUID() }, body: { serviceUserId: 'u1', eventPoints: 1 } });
+    const single = await call('POST', '/group-quests/q/points', {
+      token: t,
+      headers: { IDEMPOTENCY_KEY: crypto.randomUUID() },
+      body: { serviceUserId: 'u1', eventPoints: 1 },
+    });
     expect([single.status, single.json.message]).toEqual([504, expect.stringContaining('was not waited for')]);
   });
 

@@ -30,13 +30,22 @@ describe('HTTP hygiene', () => {
       expect(res.json.message).toBe(`origin ${JSON.stringify(origin)} is not in the relay's CORS allowlist (corsOrigins)`);
       expect(res.headers.get('access-control-allow-origin')).toBeNull();
     }
-    const preflight = await app.fetch(new Request(`${RELAY}/batch/points`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } }));
+    const preflight = await app.fetch(
+      new Request(`${RELAY}/batch/points`, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+      }),
+    );
     expect(preflight.status).toBe(403);
     const ok = await call('POST', '/group-quests/q/points', { token: t, headers: { origin: GAME }, body: { serviceUserId: 'u1', eventPoints: 1 } });
     expect([ok.status, ok.headers.get('access-control-allow-origin')]).toEqual([200, GAME]);
     // The SDK reads these two from a cross-origin answer; Vary keeps a cache from mixing origins.
     expect([ok.headers.get('access-control-expose-headers'), ok.headers.get('vary')]).toEqual(['Retry-After,X-Request-Id', 'Origin']);
-    const refused = await call('POST', '/group-quests/q/points', { token: t, headers: { origin: GAME }, body: { serviceUserId: 'u1', eventPoints: 'x' } });
+    const refused = await call('POST', '/group-quests/q/points', {
+      token: t,
+      headers: { origin: GAME },
+      body: { serviceUserId: 'u1', eventPoints: 'x' },
+    });
     expect([refused.status, refused.headers.get('access-control-allow-origin')]).toEqual([400, GAME]);
     expect(seen).toHaveLength(1);
   });
@@ -63,10 +72,18 @@ describe('HTTP hygiene', () => {
     const { call, seen } = fakeRelay();
     const t = await token({ sub: 'u1' });
     for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/jsonp', '']) {
-      const res = await call('POST', '/group-quests/q/points', { token: t, raw: '{"serviceUserId":"u1","eventPoints":1}', headers: type ? { 'content-type': type } : {} });
+      const res = await call('POST', '/group-quests/q/points', {
+        token: t,
+        raw: '{"serviceUserId":"u1","eventPoints":1}',
+        headers: type ? { 'content-type': type } : {},
+      });
       expect([res.status, res.json.message]).toEqual([415, 'Content-Type must be application/json']);
     }
-    const charset = await call('POST', '/group-quests/q/points', { token: t, raw: '{"serviceUserId":"u1","eventPoints":1}', headers: { 'content-type': 'application/json; charset=utf-8' } });
+    const charset = await call('POST', '/group-quests/q/points', {
+      token: t,
+      raw: '{"serviceUserId":"u1","eventPoints":1}',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
     expect(charset.status).toBe(200);
     expect(seen).toHaveLength(1);
   });

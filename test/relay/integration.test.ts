@@ -29,10 +29,18 @@ describe('relay -> real emulator on loopback: every route proxied faithfully', (
   it('awards, then reads points and enrollment exactly as the service answers them', async () => {
     const player = await lb.mint({ sub: 'alice', quests: ['q1'] });
     const key = uuid();
-    const first = await lb.relay.call('POST', '/group-quests/q1/points', { token: player, headers: { IDEMPOTENCY_KEY: key }, body: points('alice', 10, { eventName: 'coin', eventDescription: 'found a coin' }) });
+    const first = await lb.relay.call('POST', '/group-quests/q1/points', {
+      token: player,
+      headers: { IDEMPOTENCY_KEY: key },
+      body: points('alice', 10, { eventName: 'coin', eventDescription: 'found a coin' }),
+    });
     expect([first.status, first.json]).toEqual([200, { success: true }]);
     // A replay with the same key is answered by the service's idempotency store, not applied again.
-    const replay = await lb.relay.call('POST', '/group-quests/q1/points', { token: player, headers: { IDEMPOTENCY_KEY: key }, body: points('alice', 10, { eventName: 'coin', eventDescription: 'found a coin' }) });
+    const replay = await lb.relay.call('POST', '/group-quests/q1/points', {
+      token: player,
+      headers: { IDEMPOTENCY_KEY: key },
+      body: points('alice', 10, { eventName: 'coin', eventDescription: 'found a coin' }),
+    });
     expect(replay.status).toBe(200);
 
     for (const path of ['/group-quests/q1/points/alice', '/group-quests/q1/enrolled-users/alice']) {
@@ -42,7 +50,9 @@ describe('relay -> real emulator on loopback: every route proxied faithfully', (
     }
     const history = await lb.relay.call('GET', '/group-quests/q1/points/alice', { token: player });
     expect(history.json.data.totalPoints).toBe(10);
-    expect(history.json.data.history).toEqual([{ createdAt: expect.any(String), eventPoints: 10, eventName: 'coin', eventDescription: 'found a coin' }]);
+    expect(history.json.data.history).toEqual([
+      { createdAt: expect.any(String), eventPoints: 10, eventName: 'coin', eventDescription: 'found a coin' },
+    ]);
     const log = (await lb.requests()).filter((r) => r.method === 'POST');
     expect(log.map((r) => r.idempotencyKey)).toEqual([upstreamKey('alice', key), upstreamKey('alice', key)]);
   });
@@ -60,7 +70,10 @@ describe('relay -> real emulator on loopback: every route proxied faithfully', (
   it('identifies a wallet the token carries', async () => {
     const wallet = { chain: 'ethereum', address: '0x52908400098527886E0F7030069857D2E4169EE7' };
     const carol = await lb.mint({ sub: 'carol', wallet });
-    const viaRelay = await lb.relay.call('POST', '/users/identify', { token: carol, body: { wallet: { ...wallet, address: wallet.address.toLowerCase() } } });
+    const viaRelay = await lb.relay.call('POST', '/users/identify', {
+      token: carol,
+      body: { wallet: { ...wallet, address: wallet.address.toLowerCase() } },
+    });
     const direct = await lb.direct('POST', '/users/identify', { body: { wallet } });
     expect([viaRelay.status, viaRelay.json]).toEqual([200, direct.json]);
   });
@@ -154,7 +167,14 @@ describe('batches against the emulator', () => {
       await lb.admin('PUT', '/faults', {});
     }
     // The second award is held back unsent: sent after a failed first, it would land before it (award order).
-    expect(res.json.results.map((r: { outcome: string; status?: number; retryAfter?: number; reason: string }) => [r.outcome, r.reason, r.status, r.retryAfter])).toEqual([
+    expect(
+      res.json.results.map((r: { outcome: string; status?: number; retryAfter?: number; reason: string }) => [
+        r.outcome,
+        r.reason,
+        r.status,
+        r.retryAfter,
+      ]),
+    ).toEqual([
       ['retry', 'upstream_error', 503, 3],
       ['retry', 'earlier_award_pending', undefined, undefined],
     ]);

@@ -13,12 +13,17 @@ describe('per-player idempotency keys', () => {
     const { call, totalOf } = emulatedRelay();
     const [alice, bob] = [await token({ sub: 'alice' }), await token({ sub: 'bob' })];
     const [k1, k2] = [uuid(), uuid()];
-    expect((await call('POST', '/group-quests/q/points', { token: alice, headers: { IDEMPOTENCY_KEY: k1 }, body: body('alice', 3) })).status).toBe(200);
+    expect((await call('POST', '/group-quests/q/points', { token: alice, headers: { IDEMPOTENCY_KEY: k1 }, body: body('alice', 3) })).status).toBe(
+      200,
+    );
     // Bob learnt Alice's next key and sends it first.
     expect((await call('POST', '/group-quests/q/points', { token: bob, headers: { IDEMPOTENCY_KEY: k2 }, body: body('bob', 1) })).status).toBe(200);
     const mine = await call('POST', '/group-quests/q/points', { token: alice, headers: { IDEMPOTENCY_KEY: k2 }, body: body('alice', 2) });
     expect([mine.status, mine.json]).toEqual([200, { success: true }]);
-    const batch = await call('POST', '/batch/points', { token: alice, body: { awards: [{ questId: 'q', ...body('alice', 2), idempotencyKey: k2 }] } });
+    const batch = await call('POST', '/batch/points', {
+      token: alice,
+      body: { awards: [{ questId: 'q', ...body('alice', 2), idempotencyKey: k2 }] },
+    });
     expect(batch.json.results[0].outcome).toBe('ok');
     expect([await totalOf('q', 'alice'), await totalOf('q', 'bob')]).toEqual([5, 1]);
   });
@@ -32,7 +37,9 @@ describe('per-player idempotency keys', () => {
       expect(res.status).toBe(200);
     }
     // Either spelling names the same key.
-    expect((await call('POST', '/group-quests/q/points', { token: t, headers: { IDEMPOTENCY_KEY: key.toUpperCase() }, body: body('carol', 4) })).status).toBe(200);
+    expect(
+      (await call('POST', '/group-quests/q/points', { token: t, headers: { IDEMPOTENCY_KEY: key.toUpperCase() }, body: body('carol', 4) })).status,
+    ).toBe(200);
     expect(await totalOf('q', 'carol')).toBe(4);
   });
 
@@ -40,9 +47,17 @@ describe('per-player idempotency keys', () => {
     const { call, totalOf } = emulatedRelay();
     const t = await token({ sub: 'dan' });
     const key = uuid();
-    const both = await call('POST', '/group-quests/q/points', { token: t, headers: { IDEMPOTENCY_KEY: key, 'Idempotency-Key': uuid() }, body: body('dan', 1) });
+    const both = await call('POST', '/group-quests/q/points', {
+      token: t,
+      headers: { IDEMPOTENCY_KEY: key, 'Idempotency-Key': uuid() },
+      body: body('dan', 1),
+    });
     expect([both.status, both.json.message]).toEqual([400, 'IDEMPOTENCY_KEY and Idempotency-Key headers carry different keys; send one of them']);
-    const same = await call('POST', '/group-quests/q/points', { token: t, headers: { IDEMPOTENCY_KEY: key, 'Idempotency-Key': key.toUpperCase() }, body: body('dan', 1) });
+    const same = await call('POST', '/group-quests/q/points', {
+      token: t,
+      headers: { IDEMPOTENCY_KEY: key, 'Idempotency-Key': key.toUpperCase() },
+      body: body('dan', 1),
+    });
     expect(same.status).toBe(200);
     const bad = await call('POST', '/group-quests/q/points', { token: t, headers: { 'Idempotency-Key': 'k1' }, body: body('dan', 1) });
     expect([bad.status, bad.json.message]).toEqual([400, expect.stringMatching(/^Idempotency-Key must be a UUID/)]);
@@ -95,7 +110,15 @@ describe('the key secret', () => {
   it('set to the former relay secret, it keeps every upstream key: the derivation is unchanged', async () => {
     const { call, core } = emulatedRelay({ keySecret: SECRET });
     const key = uuid();
-    expect((await call('POST', '/group-quests/q/points', { token: await token({ sub: 'frank' }), headers: { IDEMPOTENCY_KEY: key }, body: body('frank', 2) })).status).toBe(200);
+    expect(
+      (
+        await call('POST', '/group-quests/q/points', {
+          token: await token({ sub: 'frank' }),
+          headers: { IDEMPOTENCY_KEY: key },
+          body: body('frank', 2),
+        })
+      ).status,
+    ).toBe(200);
     // What a relay from before the key secret sent: UUIDv5 under a namespace derived from the relay secret.
     const before = uuidv5(JSON.stringify(['frank', key.toLowerCase()]), uuidv5(SECRET, 'b7f4c1de-3a52-5e8b-9d60-2c1f0a7e4b39'));
     const keys = (core.exportState().ledger ?? []).filter((e) => e.serviceUserId === 'frank').map((e) => e.idempotencyKey);

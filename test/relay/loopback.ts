@@ -11,7 +11,9 @@ export async function startLoopback(relayOptions: Partial<StartRelayOptions> = {
   const logs: LogRecord[] = [];
   const seen: string[] = [];
   const tokens: string[] = [];
-  const stack = await startStack({ relayOptions: { logger: (record) => logs.push(record), ...relayOptions, upstream: { retryDelayMs: 5, ...relayOptions.upstream } } });
+  const stack = await startStack({
+    relayOptions: { logger: (record) => logs.push(record), ...relayOptions, upstream: { retryDelayMs: 5, ...relayOptions.upstream } },
+  });
 
   /** A relay's calls, each response kept for the transcript and each token sent for the secret scan. */
   const recorded = (url: string) => {
@@ -41,7 +43,8 @@ export async function startLoopback(relayOptions: Partial<StartRelayOptions> = {
       return minted;
     },
     /** The service as the relay reaches it, with the API key: the reference answers. */
-    direct: (method: string, path: string, options: CallOptions = {}) => admin(method, path, { ...options, headers: { API_KEY, ...options.headers } }),
+    direct: (method: string, path: string, options: CallOptions = {}) =>
+      admin(method, path, { ...options, headers: { API_KEY, ...options.headers } }),
     /** Emulator admin: faults, seed (resolves with the answer's data). */
     admin: stack.admin,
     requests: async () => (await stack.admin('GET', 'requests')) as { method: string; path: string; status: number; idempotencyKey?: string }[],

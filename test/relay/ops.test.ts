@@ -48,7 +48,7 @@ describe('GET /healthz and /readyz', () => {
     });
   });
 
-  it('/readyz is 503 when the service refuses the relay\'s API key', async () => {
+  it("/readyz is 503 when the service refuses the relay's API key", async () => {
     const { call } = fakeRelay({ reply: () => Response.json({ success: false, message: 'bad key' }, { status: 401 }) });
     const res = await call('GET', '/readyz');
     expect(res.status).toBe(503);
@@ -57,11 +57,16 @@ describe('GET /healthz and /readyz', () => {
 });
 
 describe('GET /metrics', () => {
-  it('Prometheus text from the relay\'s own registry: awards by outcome, upstream latency, limiter refusals, in flight', async () => {
+  it("Prometheus text from the relay's own registry: awards by outcome, upstream latency, limiter refusals, in flight", async () => {
     const policy = { allowUnknownEvents: true, maxPointsPerAward: 10, rateLimits: { perPlayer: { limit: 2, windowSeconds: 60 } } };
     const { call } = fakeRelay({ policy, metrics: await createPrometheusMetrics() });
     const jwt = await token({ sub: 'm1' });
-    const one = (points: number) => call('POST', '/group-quests/q1/points', { token: jwt, headers: { IDEMPOTENCY_KEY: uuid() }, body: { serviceUserId: 'm1', eventPoints: points } });
+    const one = (points: number) =>
+      call('POST', '/group-quests/q1/points', {
+        token: jwt,
+        headers: { IDEMPOTENCY_KEY: uuid() },
+        body: { serviceUserId: 'm1', eventPoints: points },
+      });
     await one(1);
     await one(50); // refused by the policy (422)
     await call('POST', '/batch/points', { token: jwt, body: { awards: [award('q1', 'm1', 1), award('q1', 'm1', 1)] } }); // ok, then rate limited
@@ -95,7 +100,10 @@ describe('GET /metrics', () => {
 describe('metrics sink', () => {
   it('createRelay counts nothing by default: GET /metrics answers 404 saying why', async () => {
     const res = await fakeRelay().call('GET', '/metrics');
-    expect([res.status, res.json]).toEqual([404, { success: false, message: 'no metrics on this relay: it was created without a Prometheus metrics sink' }]);
+    expect([res.status, res.json]).toEqual([
+      404,
+      { success: false, message: 'no metrics on this relay: it was created without a Prometheus metrics sink' },
+    ]);
   });
 
   // Issue 21 bug 2: metrics.ts had a status table of its own that called 425 final ('rejected') while the batch
@@ -104,10 +112,14 @@ describe('metrics sink', () => {
     const labels: AwardLabel[] = [];
     const sink: MetricsSink = { award: (label) => labels.push(label), limited() {}, storeError() {}, request() {}, inFlight() {}, upstream() {} };
     const statuses = [200, 400, 404, 408, 409, 422, 425, 429, 500, 503];
-    const { call } = fakeRelay({ metrics: sink, upstream: { retries: 0 }, reply: (request) => {
-      const status = Number((request.body as { eventPoints: number }).eventPoints);
-      return Response.json(status < 300 ? { success: true } : { success: false, message: 'no' }, { status });
-    } });
+    const { call } = fakeRelay({
+      metrics: sink,
+      upstream: { retries: 0 },
+      reply: (request) => {
+        const status = Number((request.body as { eventPoints: number }).eventPoints);
+        return Response.json(status < 300 ? { success: true } : { success: false, message: 'no' }, { status });
+      },
+    });
     // An admin may award several players: one lane each, so every award is sent (none held behind a retry).
     const jwt = await token({ sub: 'm1', role: 'admin' });
     const batch = await call('POST', '/batch/points', { token: jwt, body: { awards: statuses.map((status) => award('q1', `m${status}`, status)) } });
@@ -117,7 +129,11 @@ describe('metrics sink', () => {
     expect(labels).toEqual(outcomes);
     // The single route counts by the same rule.
     labels.length = 0;
-    const single = await call('POST', '/group-quests/q1/points', { token: jwt, headers: { IDEMPOTENCY_KEY: uuid() }, body: { serviceUserId: 'm1', eventPoints: 425 } });
+    const single = await call('POST', '/group-quests/q1/points', {
+      token: jwt,
+      headers: { IDEMPOTENCY_KEY: uuid() },
+      body: { serviceUserId: 'm1', eventPoints: 425 },
+    });
     expect(single.status).toBe(425);
     expect(labels).toEqual(['retry']);
   });
@@ -139,13 +155,22 @@ describe('request ids', () => {
 describe('bounded tokens over HTTP', () => {
   const key = new TextEncoder().encode(SECRET);
   const now = () => Math.floor(Date.now() / 1000);
-  const jwt = (iat: number, exp: number) => new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('u1').setIssuedAt(iat).setExpirationTime(exp).sign(key);
+  const jwt = (iat: number, exp: number) =>
+    new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('u1').setIssuedAt(iat).setExpirationTime(exp).sign(key);
 
   it.each([
-    ['exp 100 years ahead', () => jwt(now(), now() + 100 * 365 * 86_400), 'token lifetime (exp - iat) must be at most 3600 s (the relay\'s maxTokenAgeSeconds)'],
-    ['exp 1e308', () => jwt(now(), 1e308), 'token lifetime (exp - iat) must be at most 3600 s (the relay\'s maxTokenAgeSeconds)'],
+    [
+      'exp 100 years ahead',
+      () => jwt(now(), now() + 100 * 365 * 86_400),
+      "token lifetime (exp - iat) must be at most 3600 s (the relay's maxTokenAgeSeconds)",
+    ],
+    ['exp 1e308', () => jwt(now(), 1e308), "token lifetime (exp - iat) must be at most 3600 s (the relay's maxTokenAgeSeconds)"],
     ['iat a year ahead', () => jwt(now() + 365 * 86_400, now() + 365 * 86_400 + 60), 'token claim iat invalid: in the future'],
-    ['no iat', () => new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('u1').setExpirationTime('5m').sign(key), 'token claim iat invalid: missing'],
+    [
+      'no iat',
+      () => new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('u1').setExpirationTime('5m').sign(key),
+      'token claim iat invalid: missing',
+    ],
   ])('%s -> 401', async (_, make, message) => {
     const { call } = fakeRelay();
     const res = await call('GET', '/group-quests/q/points/u1', { token: await make() });
@@ -166,7 +191,14 @@ describe('startRelay on Node', () => {
   });
 
   it('cuts off a client sending its body at 1 byte per second once requestTimeoutMs has passed', async () => {
-    const relay = await startRelay({ port: 0, secret: SECRET, keySecret: KEY_SECRET, upstream: { url: 'http://service.test', apiKey: API_KEY }, headersTimeoutMs: 1_000, requestTimeoutMs: 2_000 });
+    const relay = await startRelay({
+      port: 0,
+      secret: SECRET,
+      keySecret: KEY_SECRET,
+      upstream: { url: 'http://service.test', apiKey: API_KEY },
+      headersTimeoutMs: 1_000,
+      requestTimeoutMs: 2_000,
+    });
     running.push(relay);
     const socket = connect(relay.port, '127.0.0.1');
     let received = '';
@@ -174,7 +206,9 @@ describe('startRelay on Node', () => {
     socket.on('error', () => undefined);
     const started = performance.now();
     const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(performance.now() - started)));
-    socket.write(`POST /batch/points HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${await token({ sub: 'slow' })}\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n`);
+    socket.write(
+      `POST /batch/points HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${await token({ sub: 'slow' })}\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n`,
+    );
     const timer = setInterval(() => socket.destroyed || socket.write('{'), 1_000);
     const afterMs = await closed;
     clearInterval(timer);
@@ -206,7 +240,11 @@ describe('startRelay on Node', () => {
       },
     });
     const call = caller(relay.url);
-    const inFlight = call('POST', '/group-quests/q1/points', { token: await token({ sub: 'u1' }), headers: { IDEMPOTENCY_KEY: uuid() }, body: { serviceUserId: 'u1', eventPoints: 1 } });
+    const inFlight = call('POST', '/group-quests/q1/points', {
+      token: await token({ sub: 'u1' }),
+      headers: { IDEMPOTENCY_KEY: uuid() },
+      body: { serviceUserId: 'u1', eventPoints: 1 },
+    });
     await atService;
     let closed = false;
     const closing = relay.close().then(() => (closed = true));

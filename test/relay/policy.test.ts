@@ -66,7 +66,9 @@ describe('award policy', () => {
     const open = resolvePolicy({ allowUnknownEvents: true, maxPointsPerAward: 100 });
     expect(checkPolicyPoints(open, { eventPoints: 100, eventName: 'x' })).toBeNull();
     expect(checkPolicyPoints(open, { eventPoints: 500, eventName: 'x' })?.message).toBe('eventPoints 500 exceeds policy maxPointsPerAward 100');
-    expect(checkPolicyPoints(open, { eventPoints: -5, eventName: 'x' })?.message).toBe('eventPoints -5 is negative and an unknown event does not allow negatives');
+    expect(checkPolicyPoints(open, { eventPoints: -5, eventName: 'x' })?.message).toBe(
+      'eventPoints -5 is negative and an unknown event does not allow negatives',
+    );
   });
 
   it('does not treat inherited object keys as event rules', () => {
@@ -88,7 +90,9 @@ describe('award policy', () => {
     expect(() => resolvePolicy({ maxPointsPerAward: -1 })).toThrow('policy: maxPointsPerAward must be greater than 0');
     expect(() => resolvePolicy({ events: { a: { points: 1, maxPoints: 2 } } })).toThrow('policy: events.a must set points or maxPoints, not both');
     expect(() => resolvePolicy({ allowUnknownEvent: true } as never)).toThrow(/allowUnknownEvent/);
-    expect(() => resolvePolicy({ rateLimits: { perIp: { limit: 0, windowSeconds: 1 } } })).toThrow('policy: rateLimits.perIp.limit must be at least 1');
+    expect(() => resolvePolicy({ rateLimits: { perIp: { limit: 0, windowSeconds: 1 } } })).toThrow(
+      'policy: rateLimits.perIp.limit must be at least 1',
+    );
   });
 
   it('reads a JSON file, and names the file in errors', () => {
@@ -107,7 +111,7 @@ describe('award policy', () => {
 
 // The relay's documented interfaces (one declaration per key for TypeDoc) must stay valibot's inferred types exactly;
 // checked by the type checker (npm run typecheck), not at run time.
-describe('the policy and claims types are the schemas\' inferred types', () => {
+describe("the policy and claims types are the schemas' inferred types", () => {
   it('for the policy and its rules', () => {
     expectTypeOf<RelayPolicy>().toEqualTypeOf<v.InferInput<typeof RelayPolicySchema>>();
     expectTypeOf<ResolvedPolicy>().toEqualTypeOf<v.InferOutput<typeof RelayPolicySchema>>();

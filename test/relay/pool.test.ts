@@ -54,7 +54,14 @@ async function service(handler: Handler) {
 }
 
 async function relayTo(url: string, options: Partial<StartRelayOptions> = {}): Promise<RunningServer> {
-  const relay = await startRelay({ port: 0, secret: SECRET, policy: OPEN_POLICY, logger: () => {}, ...options, upstream: { url, apiKey: API_KEY, retries: 0, ...options.upstream } });
+  const relay = await startRelay({
+    port: 0,
+    secret: SECRET,
+    policy: OPEN_POLICY,
+    logger: () => {},
+    ...options,
+    upstream: { url, apiKey: API_KEY, retries: 0, ...options.upstream },
+  });
   stops.push(() => relay.close());
   return relay;
 }
@@ -98,7 +105,9 @@ describe('Node adapters: the upstream pool', () => {
   });
 
   it("passes the service's status, body and Retry-After through the pool", async () => {
-    const upstream = await service((_req, res) => res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '3' }).end('{"success":false,"message":"slow down"}'));
+    const upstream = await service((_req, res) =>
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '3' }).end('{"success":false,"message":"slow down"}'),
+    );
     const relay = await relayTo(upstream.url);
     const res = await award(relay.url, 'u1');
     expect([res.status, res.headers.get('retry-after'), await res.json()]).toEqual([429, '3', { success: false, message: 'slow down' }]);
@@ -124,7 +133,10 @@ describe('Node adapters: the pino access log', () => {
     sink({ ...record, level: 'warn' });
     sink({ time: record.time, level: 'error', msg: 'counter store unreachable' });
     await flush();
-    const lines = (await readFile(file, 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
+    const lines = (await readFile(file, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines).toEqual([
       { ...record, level: 'warn' },
       { time: record.time, level: 'error', msg: 'counter store unreachable' },
@@ -147,7 +159,21 @@ describe('Node adapters: the pino access log', () => {
     expect((await caller(url!)('GET', '/group-quests/q/points/u1')).status).toBe(401);
     child.kill('SIGTERM');
     expect((await once(child, 'exit'))[0]).toBe(0);
-    const lines = stderr.trim().split('\n').map((line) => JSON.parse(line));
-    expect(lines).toEqual([{ time: expect.any(String), level: 'warn', requestId: expect.any(String), method: 'GET', path: '/group-quests/q/points/u1', status: 401, ms: expect.any(Number), msg: 'request' }]);
+    const lines = stderr
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(lines).toEqual([
+      {
+        time: expect.any(String),
+        level: 'warn',
+        requestId: expect.any(String),
+        method: 'GET',
+        path: '/group-quests/q/points/u1',
+        status: 401,
+        ms: expect.any(Number),
+        msg: 'request',
+      },
+    ]);
   });
 });

@@ -69,7 +69,14 @@ describe('createRedisCounterStore', () => {
     try {
       // Connected first: a hit before the first connection waits at most the command timeout (500 ms), which a
       // loaded machine can exceed; this test is about counting, not about connecting.
-      await until(() => Promise.all([a.ready!(), b.ready!()]).then(() => true, () => false), (ready) => ready);
+      await until(
+        () =>
+          Promise.all([a.ready!(), b.ready!()]).then(
+            () => true,
+            () => false,
+          ),
+        (ready) => ready,
+      );
       const key = `test:${uuid()}`;
       const hits = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).increment(key, 5_000)));
       expect(hits.map((hit) => hit.count).sort((x, y) => x - y)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
@@ -90,7 +97,11 @@ describe('createRedisCounterStore', () => {
       const key = `test:${uuid()}`;
       expect((await store.increment(key, 100)).count).toBe(1);
       expect((await store.increment(key, 100)).count).toBe(2);
-      const fresh = await until(() => store.increment(key, 100), (hit) => hit.count === 1, 2_000);
+      const fresh = await until(
+        () => store.increment(key, 100),
+        (hit) => hit.count === 1,
+        2_000,
+      );
       expect(fresh.count).toBe(1);
     } finally {
       await store.close!();
@@ -136,9 +147,16 @@ describe('Redis stopped mid-test', () => {
     expect(await awardAs(closed.call, jwt, sub)).toBe(200);
 
     await redis.stop();
-    const whileDown = await until(() => awardAs(closed.call, jwt, sub), (status) => status === 503);
+    const whileDown = await until(
+      () => awardAs(closed.call, jwt, sub),
+      (status) => status === 503,
+    );
     expect(whileDown).toBe(503);
-    const refused = await closed.call('POST', '/group-quests/q1/points', { token: jwt, headers: { IDEMPOTENCY_KEY: uuid() }, body: { serviceUserId: sub, eventPoints: 1 } });
+    const refused = await closed.call('POST', '/group-quests/q1/points', {
+      token: jwt,
+      headers: { IDEMPOTENCY_KEY: uuid() },
+      body: { serviceUserId: sub, eventPoints: 1 },
+    });
     expect(refused.json).toEqual({ success: false, message: 'rate-limit store unavailable (rateLimits.perPlayer); try again shortly' });
     expect(refused.headers.get('retry-after')).toBe('1');
     // Open: served, not limited (more than the limit passes), and said so once in the log.
@@ -162,8 +180,18 @@ describe('Redis stopped mid-test', () => {
     expect(batch.json.results).toEqual([expect.objectContaining({ outcome: 'retry', reason: 'limits_unavailable', status: 503, retryAfter: 1 })]);
 
     await redis.restart();
-    expect(await until(() => closed.call('GET', '/readyz').then((r) => r.status), (status) => status === 200)).toBe(200);
-    expect(await until(() => awardAs(closed.call, jwt, sub), (status) => status !== 503)).not.toBe(503);
+    expect(
+      await until(
+        () => closed.call('GET', '/readyz').then((r) => r.status),
+        (status) => status === 200,
+      ),
+    ).toBe(200);
+    expect(
+      await until(
+        () => awardAs(closed.call, jwt, sub),
+        (status) => status !== 503,
+      ),
+    ).not.toBe(503);
     expect(unhandled).toEqual([]);
   });
 });

@@ -38,7 +38,10 @@ describe('relay routes (fake upstream)', () => {
   it('re-encodes every path segment: an id never changes the upstream path', async () => {
     const { call, seen } = fakeRelay();
     const admin = await token({ sub: 'admin', role: 'admin' });
-    await call('POST', `/group-quests/${encodeURIComponent('../users/identify')}/points`, { token: admin, body: { serviceUserId: 'u', eventPoints: 1 } });
+    await call('POST', `/group-quests/${encodeURIComponent('../users/identify')}/points`, {
+      token: admin,
+      body: { serviceUserId: 'u', eventPoints: 1 },
+    });
     await call('GET', `/group-quests/${encodeURIComponent('a/b')}/points/${encodeURIComponent('../../users/identify')}`, { token: admin });
     await call('GET', `/group-quests/${encodeURIComponent('a?b#c')}/enrolled-users/${encodeURIComponent('x y')}`, { token: admin });
     await call('GET', `/group-quests/${encodeURIComponent('q/1')}/enrolled-users?limit=5&offset=10&evil=1`, { token: admin });
@@ -78,13 +81,20 @@ describe('relay routes (fake upstream)', () => {
   it('validates bodies, headers and queries with the protocol schemas (400 naming the field)', async () => {
     const { call, seen } = fakeRelay();
     const t = await token({ sub: 'u1', role: 'admin' });
-    const post = (body: unknown, headers?: Record<string, string>) => call('POST', '/group-quests/q/points', { token: t, body, ...(headers ? { headers } : {}) });
+    const post = (body: unknown, headers?: Record<string, string>) =>
+      call('POST', '/group-quests/q/points', { token: t, body, ...(headers ? { headers } : {}) });
     expect((await post({ serviceUserId: 'u1', eventPoints: '5' })).json.message).toBe('eventPoints must be a number');
-    expect((await post({ serviceUserId: 'u1', eventPoints: 1 }, { IDEMPOTENCY_KEY: 'nope' })).json.message).toMatch(/^IDEMPOTENCY_KEY must be a UUID/);
+    expect((await post({ serviceUserId: 'u1', eventPoints: 1 }, { IDEMPOTENCY_KEY: 'nope' })).json.message).toMatch(
+      /^IDEMPOTENCY_KEY must be a UUID/,
+    );
     expect((await post({ eventPoints: 1 })).json.message).toBe('serviceUserId is required');
-    expect((await call('POST', '/group-quests/q/points', { token: t, raw: '{"a":', headers: { 'content-type': 'application/json' } })).json.message).toBe('body must be valid JSON');
+    expect(
+      (await call('POST', '/group-quests/q/points', { token: t, raw: '{"a":', headers: { 'content-type': 'application/json' } })).json.message,
+    ).toBe('body must be valid JSON');
     expect((await call('POST', '/users/identify', { token: t, body: {} })).json.message).toMatch(/exactly one of email or wallet/);
-    expect((await call('GET', '/group-quests/q/enrolled-users?limit=-1', { token: t })).json.message).toBe('query limit must be a non-negative integer');
+    expect((await call('GET', '/group-quests/q/enrolled-users?limit=-1', { token: t })).json.message).toBe(
+      'query limit must be a non-negative integer',
+    );
     expect(seen).toHaveLength(0);
   });
 

@@ -37,10 +37,14 @@ const count = (values: string[]) => {
 describe('graceful shutdown (CLI relay, SIGTERM)', () => {
   it(`answers all ${IN_FLIGHT} batch requests in flight, none cut, /readyz 503 first, exit 0 within the grace`, { timeout: 60_000 }, async () => {
     emulator = await startEmulator({ host: '127.0.0.1', port: 0, apiKeys: [API_KEY], faults: { latencyMs: SERVICE_LATENCY_MS } });
-    const relay = spawn(process.execPath, ['--import', 'tsx', CLI, 'relay', '--port', '0', '--upstream', emulator.url, '--drain-delay', String(DRAIN_DELAY_MS)], {
-      env: { PATH: process.env.PATH, QP_API_KEY: API_KEY, QP_RELAY_SECRET: SECRET, QP_KEY_SECRET: KEY_SECRET },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const relay = spawn(
+      process.execPath,
+      ['--import', 'tsx', CLI, 'relay', '--port', '0', '--upstream', emulator.url, '--drain-delay', String(DRAIN_DELAY_MS)],
+      {
+        env: { PATH: process.env.PATH, QP_API_KEY: API_KEY, QP_RELAY_SECRET: SECRET, QP_KEY_SECRET: KEY_SECRET },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     children.push(relay);
     relay.stderr!.resume();
     let stdout = '';
@@ -54,11 +58,21 @@ describe('graceful shutdown (CLI relay, SIGTERM)', () => {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body: JSON.stringify({
-          awards: Array.from({ length: AWARDS_PER_BATCH }, () => ({ questId: 'q1', serviceUserId: `p${i}`, eventPoints: 1, idempotencyKey: crypto.randomUUID() })),
+          awards: Array.from({ length: AWARDS_PER_BATCH }, () => ({
+            questId: 'q1',
+            serviceUserId: `p${i}`,
+            eventPoints: 1,
+            idempotencyKey: crypto.randomUUID(),
+          })),
         }),
       }).then(
         async (res) => ({ status: res.status, body: (await res.json()) as { results?: { outcome: string }[] }, at: performance.now() }),
-        (error: Error) => ({ status: 0, error: String(error.cause ?? error.message), body: {} as { results?: { outcome: string }[] }, at: performance.now() }),
+        (error: Error) => ({
+          status: 0,
+          error: String(error.cause ?? error.message),
+          body: {} as { results?: { outcome: string }[] },
+          at: performance.now(),
+        }),
       ),
     );
     const inFlight = async () => {

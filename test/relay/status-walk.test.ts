@@ -28,12 +28,16 @@ describe('one status policy, every status 400-599', () => {
     return { ...fake, sent };
   };
 
-  it('the single route answers each so that the SDK reads the table\'s verdict', async () => {
+  it("the single route answers each so that the SDK reads the table's verdict", async () => {
     const { call, sent } = relay();
     const t = await token({ sub: 'u1' });
     const seen: Record<string, string> = {};
     for (const status of STATUSES) {
-      const res = await call('POST', '/group-quests/q/points', { token: t, headers: { IDEMPOTENCY_KEY: uuid() }, body: { serviceUserId: 'u1', eventPoints: status } });
+      const res = await call('POST', '/group-quests/q/points', {
+        token: t,
+        headers: { IDEMPOTENCY_KEY: uuid() },
+        body: { serviceUserId: 'u1', eventPoints: status },
+      });
       seen[status] = classify(res.status);
     }
     expect(seen).toEqual(Object.fromEntries(STATUSES.map((s) => [s, expected(s)])));
@@ -42,8 +46,12 @@ describe('one status policy, every status 400-599', () => {
     expect(resent).toEqual(STATUSES.filter((s) => s === 408 || s >= 500));
   });
 
-  it('the batch answers each with the table\'s verdict (one player per award, so no award holds back another)', async () => {
-    const { call } = fakeRelay({ policy, upstream: { retries: 0 }, reply: (r) => Response.json({ success: false, message: 'x' }, { status: (r.body as { eventPoints: number }).eventPoints }) });
+  it("the batch answers each with the table's verdict (one player per award, so no award holds back another)", async () => {
+    const { call } = fakeRelay({
+      policy,
+      upstream: { retries: 0 },
+      reply: (r) => Response.json({ success: false, message: 'x' }, { status: (r.body as { eventPoints: number }).eventPoints }),
+    });
     const admin = await token({ sub: 'ops', role: 'admin' });
     const outcomes: Record<string, string> = {};
     for (let i = 0; i < STATUSES.length; i += 100) {
@@ -61,9 +69,18 @@ describe('one status policy, every status 400-599', () => {
     const { call } = relay();
     const t = await token({ sub: 'u1' });
     for (const status of [402, 405, 410, 415]) {
-      const single = await call('POST', '/group-quests/q/points', { token: t, headers: { IDEMPOTENCY_KEY: uuid() }, body: { serviceUserId: 'u1', eventPoints: status } });
+      const single = await call('POST', '/group-quests/q/points', {
+        token: t,
+        headers: { IDEMPOTENCY_KEY: uuid() },
+        body: { serviceUserId: 'u1', eventPoints: status },
+      });
       const batch = await call('POST', '/batch/points', { token: t, body: { awards: [award('q', 'u1', status)] } });
-      expect([single.status, classify(single.status), batch.json.results[0].outcome, batch.json.results[0].status]).toEqual([status, 'rejected', 'rejected', status]);
+      expect([single.status, classify(single.status), batch.json.results[0].outcome, batch.json.results[0].status]).toEqual([
+        status,
+        'rejected',
+        'rejected',
+        status,
+      ]);
     }
   });
 });

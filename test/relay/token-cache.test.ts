@@ -44,7 +44,7 @@ describe('verified-token cache', () => {
     expect(relay.stats().size).toBe(2);
   });
 
-  it("serves a token until its exp, never after: the next request is verified again and refused", async () => {
+  it('serves a token until its exp, never after: the next request is verified again and refused', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     const relay = authed();
     const jwt = await token({ sub: 'alice' }, 30);
@@ -90,7 +90,12 @@ describe('verified-token cache', () => {
     expect(relay.stats().size).toBe(0);
     // Issued 2 minutes ahead of our clock: refused now, accepted once the clock catches up (never a cached refusal).
     const ahead = seconds() + 120;
-    const early = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('alice').setIssuedAt(ahead).setExpirationTime(ahead + 600).sign(secretKey(SECRET));
+    const early = await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('alice')
+      .setIssuedAt(ahead)
+      .setExpirationTime(ahead + 600)
+      .sign(secretKey(SECRET));
     expect((await relay.call(early)).body.message).toBe('token claim iat invalid: in the future');
     vi.setSystemTime(Date.now() + 120_000);
     expect(await relay.call(early)).toEqual({ status: 200, body: { sub: 'alice', role: 'player' } });

@@ -65,7 +65,8 @@ afterAll(() => provider?.close());
 function relayFor(more: Parameters<typeof fakeRelay>[0] = {}) {
   return fakeRelay({ secret: undefined, jwks: { url: provider.url, issuer: ISSUER, audience: AUDIENCE, cooldownMs: 50 }, ...more });
 }
-const read = (relay: ReturnType<typeof fakeRelay>, jwt: string, player = 'alice') => relay.call('GET', `/group-quests/q/points/${player}`, { token: jwt });
+const read = (relay: ReturnType<typeof fakeRelay>, jwt: string, player = 'alice') =>
+  relay.call('GET', `/group-quests/q/points/${player}`, { token: jwt });
 
 describe('tokens from a JWKS', () => {
   it('accepts valid ES256, RS256 and EdDSA tokens, fetching the key set once', async () => {
@@ -79,7 +80,7 @@ describe('tokens from a JWKS', () => {
     expect(provider.state.fetches - fetchesBefore).toBe(1);
   });
 
-  it('maps the player as the relay\'s own tokens do (quests, role, e-mail) and refuses another player', async () => {
+  it("maps the player as the relay's own tokens do (quests, role, e-mail) and refuses another player", async () => {
     const relay = relayFor();
     const jwt = await sign(es, { sub: 'alice', quests: ['q'], email: 'alice@example.com' });
     expect((await read(relay, jwt)).status).toBe(200);
@@ -93,8 +94,16 @@ describe('tokens from a JWKS', () => {
     ['wrong aud', () => sign(es, { sub: 'alice', aud: 'another-app' }), 'token claim aud invalid: unexpected "aud" claim value'],
     ['expired', () => sign(rs, { sub: 'alice', iat: now() - 1000, exp: now() - 100 }), 'token expired'],
     ['unknown kid', () => sign(es, { sub: 'alice' }, { kid: 'not-published' }), 'token signing key unknown to the identity provider'],
-    ['alg none', async () => new UnsecuredJWT({ iss: ISSUER, aud: AUDIENCE, sub: 'alice' }).setIssuedAt().setExpirationTime('5m').encode(), 'token algorithm not allowed (only RS256, ES256, EdDSA)'],
-    ['lifetime beyond maxTokenAgeSeconds', () => sign(es, { sub: 'alice', exp: now() + 86_400 }), "token lifetime (exp - iat) must be at most 3600 s (the relay's maxTokenAgeSeconds)"],
+    [
+      'alg none',
+      async () => new UnsecuredJWT({ iss: ISSUER, aud: AUDIENCE, sub: 'alice' }).setIssuedAt().setExpirationTime('5m').encode(),
+      'token algorithm not allowed (only RS256, ES256, EdDSA)',
+    ],
+    [
+      'lifetime beyond maxTokenAgeSeconds',
+      () => sign(es, { sub: 'alice', exp: now() + 86_400 }),
+      "token lifetime (exp - iat) must be at most 3600 s (the relay's maxTokenAgeSeconds)",
+    ],
     ['no sub', () => sign(es), 'token claim sub invalid: missing'],
   ])('%s -> 401, nothing sent to the service', async (_name, make, message) => {
     const relay = relayFor();
@@ -104,7 +113,7 @@ describe('tokens from a JWKS', () => {
     expect(relay.seen).toEqual([]);
   });
 
-  it('algorithm confusion: HS256 signed with the provider\'s public key is refused, with or without HS256 secrets', async () => {
+  it("algorithm confusion: HS256 signed with the provider's public key is refused, with or without HS256 secrets", async () => {
     const pem = await exportSPKI(rs.publicKey);
     const jwkText = JSON.stringify(rs.jwk);
     const forged = await Promise.all(
@@ -153,11 +162,15 @@ describe('tokens from a JWKS', () => {
     await gone.close();
     const relay = fakeRelay({ secret: undefined, jwks: { url: gone.url, issuer: ISSUER, audience: AUDIENCE, timeoutMs: 1000 } });
     const res = await read(relay, await sign(es, { sub: 'alice' }));
-    expect([res.status, res.json.message, res.headers.get('retry-after')]).toEqual([503, 'identity provider key set unavailable (QP_JWKS_URL); retry later', '5']);
+    expect([res.status, res.json.message, res.headers.get('retry-after')]).toEqual([
+      503,
+      'identity provider key set unavailable (QP_JWKS_URL); retry later',
+      '5',
+    ]);
     expect(relay.seen).toEqual([]);
   });
 
-  it('claims(payload) maps a provider\'s own claim names; null is a 401; an unverified e-mail is dropped', async () => {
+  it("claims(payload) maps a provider's own claim names; null is a 401; an unverified e-mail is dropped", async () => {
     const relay = relayFor({
       jwks: {
         url: provider.url,

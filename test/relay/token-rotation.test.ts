@@ -21,7 +21,8 @@ beforeAll(async () => {
 afterAll(() => stack?.close());
 
 type LedgerEntry = { serviceUserId: string; idempotencyKey?: string; eventPoints: number };
-const ledger = async (): Promise<LedgerEntry[]> => ((await stack.admin('GET', 'state')).ledger as LedgerEntry[]).filter((e) => e.serviceUserId === PLAYER);
+const ledger = async (): Promise<LedgerEntry[]> =>
+  ((await stack.admin('GET', 'state')).ledger as LedgerEntry[]).filter((e) => e.serviceUserId === PLAYER);
 /** As the SDK does, a request that got no answer (a connection the restarted relay closed) is sent again. */
 async function send(url: string, ...args: Parameters<ReturnType<typeof caller>>) {
   for (let attempt = 1; ; attempt++) {
@@ -33,7 +34,11 @@ async function send(url: string, ...args: Parameters<ReturnType<typeof caller>>)
   }
 }
 const single = (token: string, key: string, points: number) =>
-  send(stack.relay.url, 'POST', '/group-quests/q/points', { token, headers: { 'Idempotency-Key': key }, body: { serviceUserId: PLAYER, eventPoints: points } });
+  send(stack.relay.url, 'POST', '/group-quests/q/points', {
+    token,
+    headers: { 'Idempotency-Key': key },
+    body: { serviceUserId: PLAYER, eventPoints: points },
+  });
 const batch = (url: string, token: string, awards: { key: string; points: number }[]) =>
   send(url, 'POST', '/batch/points', {
     token,

@@ -46,7 +46,12 @@ describe('player tokens', () => {
     expect(await verifyPlayerToken(noExp, key)).toEqual({ ok: false, message: 'token claim exp invalid: missing' });
     const noIat = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('u1').setExpirationTime('5m').sign(key);
     expect(await verifyPlayerToken(noIat, key)).toEqual({ ok: false, message: 'token claim iat invalid: missing' });
-    const badRole = await new SignJWT({ role: 'root' }).setProtectedHeader({ alg: 'HS256' }).setSubject('u1').setIssuedAt().setExpirationTime('5m').sign(key);
+    const badRole = await new SignJWT({ role: 'root' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('u1')
+      .setIssuedAt()
+      .setExpirationTime('5m')
+      .sign(key);
     expect(await verifyPlayerToken(badRole, key)).toEqual({ ok: false, message: 'token claim role must be "player" or "admin"' });
   });
 
@@ -54,7 +59,7 @@ describe('player tokens', () => {
     const now = () => Math.floor(Date.now() / 1000);
     const signed = (iat: number, exp: number) =>
       new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('u1').setIssuedAt(iat).setExpirationTime(exp).sign(key);
-    const lifetime = 'token lifetime (exp - iat) must be at most 3600 s (the relay\'s maxTokenAgeSeconds)';
+    const lifetime = "token lifetime (exp - iat) must be at most 3600 s (the relay's maxTokenAgeSeconds)";
 
     it('refuses exp 100 years ahead and exp 1e308', async () => {
       expect(await verifyPlayerToken(await signed(now(), now() + 100 * 365 * 86_400), key)).toEqual({ ok: false, message: lifetime });
@@ -74,7 +79,7 @@ describe('player tokens', () => {
       expect((await verifyPlayerToken(await signed(iat, iat + 7200), key, { maxTokenAgeSeconds: 7200 })).ok).toBe(true);
       expect(await verifyPlayerToken(await signed(iat, iat + 600), key, { maxTokenAgeSeconds: 300 })).toEqual({
         ok: false,
-        message: 'token lifetime (exp - iat) must be at most 300 s (the relay\'s maxTokenAgeSeconds)',
+        message: "token lifetime (exp - iat) must be at most 300 s (the relay's maxTokenAgeSeconds)",
       });
     });
 

@@ -57,12 +57,7 @@ describe('upstream: retries and outages', () => {
     for (const [reply, status, message] of cases) {
       const { call } = fakeRelay({
         upstream: { retries: 0, timeoutMs: 50 },
-        reply: () =>
-          reply === 'hang'
-            ? new Promise<Response>(() => {})
-            : reply === 'text'
-              ? new Response('<html>oops</html>')
-              : reply.clone(),
+        reply: () => (reply === 'hang' ? new Promise<Response>(() => {}) : reply === 'text' ? new Response('<html>oops</html>') : reply.clone()),
       });
       const res = await call('GET', '/group-quests/q/points/u1', { token: await token({ sub: 'u1' }) });
       expect([res.status, res.json]).toEqual([status, { success: false, message }]);
@@ -98,7 +93,9 @@ describe('upstream: retries and outages', () => {
     delete process.env.QP_RELAY_SECRET;
     delete process.env.QP_KEY_SECRET;
     try {
-      expect(() => createRelay({ secret: SECRET, keySecret: KEY_SECRET, upstream: { apiKey: API_KEY } })).toThrow('upstream URL is required: pass upstream.url or set QP_UPSTREAM_URL');
+      expect(() => createRelay({ secret: SECRET, keySecret: KEY_SECRET, upstream: { apiKey: API_KEY } })).toThrow(
+        'upstream URL is required: pass upstream.url or set QP_UPSTREAM_URL',
+      );
       expect(() => createRelay({ secret: SECRET, keySecret: KEY_SECRET, upstream: { url: 'http://x' } })).toThrow('upstream API key is required');
       expect(() => createRelay({ keySecret: KEY_SECRET, upstream: { url: 'http://x', apiKey: API_KEY } })).toThrow('relay secret is required');
       expect(() => createRelay({ secret: 'short', keySecret: KEY_SECRET, upstream: { url: 'http://x', apiKey: API_KEY } })).toThrow(/at least 32/);

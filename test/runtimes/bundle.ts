@@ -21,7 +21,10 @@ export async function bundleCore(entry: string): Promise<CoreBundle> {
     name: 'record-node-imports',
     setup(build) {
       build.onResolve({ filter: /.*/ }, (args) => {
-        const bare = args.path.split('/').slice(0, args.path.startsWith('@') ? 2 : 1).join('/');
+        const bare = args.path
+          .split('/')
+          .slice(0, args.path.startsWith('@') ? 2 : 1)
+          .join('/');
         if (!builtins.has(args.path) && !builtins.has(bare) && !NODE_ONLY.test(args.path)) return undefined;
         nodeImports.push(`${args.path} (from ${args.importer.replace(/^.*?\/(src|node_modules)\//, '$1/')})`);
         return { path: args.path, external: true };

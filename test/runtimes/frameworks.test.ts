@@ -15,7 +15,13 @@ import { awardsGoThrough, httpClient, type Client } from './harness.js';
 
 let emulator: RunningEmulator;
 const closers: (() => Promise<unknown>)[] = [];
-const options = (): RelayOptions => ({ upstream: { url: emulator.url, apiKey: API_KEY }, secret: SECRET, keySecret: KEY_SECRET, policy: OPEN_POLICY, logger: () => {} });
+const options = (): RelayOptions => ({
+  upstream: { url: emulator.url, apiKey: API_KEY },
+  secret: SECRET,
+  keySecret: KEY_SECRET,
+  policy: OPEN_POLICY,
+  logger: () => {},
+});
 
 beforeAll(async () => {
   emulator = await startEmulator({ port: 0, apiKeys: [API_KEY] });
@@ -33,7 +39,7 @@ async function besideTheGame(game: Client, relay: Client): Promise<void> {
   expect([health.status, await health.json()]).toEqual([200, { success: true, data: { status: 'ok' } }]);
 }
 
-describe('inside the game\'s own server', { timeout: 30_000 }, () => {
+describe("inside the game's own server", { timeout: 30_000 }, () => {
   it('Express 5: app.use(path, toNodeListener(relay)), before any body parser', async () => {
     const app = express();
     app.use('/qp', toNodeListener(createRelay(options())));
@@ -88,12 +94,15 @@ describe('inside the game\'s own server', { timeout: 30_000 }, () => {
     expect([health.status, await health.json()]).toEqual([200, { success: true, data: { status: 'ok' } }]);
   });
 
-  it('Hono: app.all(path/*) hands the raw request (and the runtime\'s bindings) to a relay with that basePath', async () => {
+  it("Hono: app.all(path/*) hands the raw request (and the runtime's bindings) to a relay with that basePath", async () => {
     const app = new Hono();
     const relay = createRelay({ ...options(), basePath: '/qp' });
     app.all('/qp/*', (c) => relay.fetch(c.req.raw, c.env));
     app.get('/api/health', (c) => c.json({ game: 'ok' }));
-    const client = (prefix: string): Client => (path, init) => Promise.resolve(app.fetch(new Request(`http://game.test${prefix}${path}`, init)));
+    const client =
+      (prefix: string): Client =>
+      (path, init) =>
+        Promise.resolve(app.fetch(new Request(`http://game.test${prefix}${path}`, init)));
     await awardsGoThrough(client('/qp'));
     await besideTheGame(client(''), client('/qp'));
   });

@@ -64,9 +64,19 @@ type Answer = { status: number; json: { success?: boolean; results?: unknown; da
 /** How a test reaches a relay: a path and a RequestInit in, an answer out (a URL over HTTP, or a Worker's fetch). */
 export type Client = (path: string, init: RequestInit) => Promise<{ status: number; json(): Promise<unknown> }>;
 
-export const httpClient = (base: string): Client => (path, init) => fetch(base + path, init);
+export const httpClient =
+  (base: string): Client =>
+  (path, init) =>
+    fetch(base + path, init);
 
-async function call(client: Client, method: string, path: string, jwt: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+async function call(
+  client: Client,
+  method: string,
+  path: string,
+  jwt: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   const response = await client(path, {
     method,
     headers: { authorization: `Bearer ${jwt}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
@@ -81,7 +91,14 @@ export const playerToken = (sub: string) => signPlayerToken({ sub }, { secret: S
 export async function awardsGoThrough(base: Client, player = `p-${crypto.randomUUID()}`): Promise<void> {
   const jwt = await playerToken(player);
   for (const points of [5, 7]) {
-    const single = await call(base, 'POST', '/group-quests/q1/points', jwt, { serviceUserId: player, eventPoints: points }, { IDEMPOTENCY_KEY: crypto.randomUUID() });
+    const single = await call(
+      base,
+      'POST',
+      '/group-quests/q1/points',
+      jwt,
+      { serviceUserId: player, eventPoints: points },
+      { IDEMPOTENCY_KEY: crypto.randomUUID() },
+    );
     expect([single.status, single.json.success]).toEqual([200, true]);
   }
   const awards = [1, 2, 3].map((eventPoints) => ({ questId: 'q1', serviceUserId: player, eventPoints, idempotencyKey: crypto.randomUUID() }));
@@ -98,14 +115,25 @@ export async function limitIsShared(a: Client, b: Client, limit: number): Promis
   const jwt = await playerToken(player);
   const statuses: number[] = [];
   for (let i = 0; i < 2 * limit; i++) {
-    const answer = await call(i % 2 ? a : b, 'POST', '/group-quests/q1/points', jwt, { serviceUserId: player, eventPoints: 1 }, { IDEMPOTENCY_KEY: crypto.randomUUID() });
+    const answer = await call(
+      i % 2 ? a : b,
+      'POST',
+      '/group-quests/q1/points',
+      jwt,
+      { serviceUserId: player, eventPoints: 1 },
+      { IDEMPOTENCY_KEY: crypto.randomUUID() },
+    );
     statuses.push(answer.status);
   }
   expect(statuses).toEqual([...Array(limit).fill(200), ...Array(limit).fill(429)]);
 }
 
 /** The policy of the shared-limit tests: a per-player limit the test can exhaust. */
-export const limitedPolicy = (limit: number) => ({ allowUnknownEvents: true, maxPointsPerAward: 1000, rateLimits: { perPlayer: { limit, windowSeconds: 60 } } });
+export const limitedPolicy = (limit: number) => ({
+  allowUnknownEvents: true,
+  maxPointsPerAward: 1000,
+  rateLimits: { perPlayer: { limit, windowSeconds: 60 } },
+});
 
 /**
  * The npm packages' binaries. `bun`'s postinstall moves the platform package's binary over a placeholder; should an

@@ -18,7 +18,11 @@ type Launch = (env: Record<string, string>) => Promise<ServerProcess>;
  * `launch` starts the runtime's one-file server; `launchCli(args, env)`, when given, the package's CLI on that
  * runtime (startRelay through the runtime's node:http).
  */
-export function runtimeMatrix(runtime: string, launch: Launch, launchCli?: (args: string[], env: Record<string, string>) => Promise<ServerProcess>): void {
+export function runtimeMatrix(
+  runtime: string,
+  launch: Launch,
+  launchCli?: (args: string[], env: Record<string, string>) => Promise<ServerProcess>,
+): void {
   let emulator: RunningEmulator;
   let redis: TestRedis;
   const servers: ServerProcess[] = [];
@@ -55,7 +59,11 @@ export function runtimeMatrix(runtime: string, launch: Launch, launchCli?: (args
         const dir = await mkdtemp(join(tmpdir(), 'qp-runtime-'));
         try {
           await writeFile(join(dir, 'policy.json'), JSON.stringify(limitedPolicy(LIMIT)));
-          const server = await launchCli(['relay', '--port', '0', '--upstream', emulator.url, '--policy', join(dir, 'policy.json')], { QP_API_KEY: API_KEY, QP_RELAY_SECRET: SECRET, QP_KEY_SECRET: KEY_SECRET });
+          const server = await launchCli(['relay', '--port', '0', '--upstream', emulator.url, '--policy', join(dir, 'policy.json')], {
+            QP_API_KEY: API_KEY,
+            QP_RELAY_SECRET: SECRET,
+            QP_KEY_SECRET: KEY_SECRET,
+          });
           servers.push(server);
           await awardsGoThrough(httpClient(server.url));
         } finally {

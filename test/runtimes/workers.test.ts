@@ -12,10 +12,12 @@ const LIMIT = 6;
 let emulator: RunningEmulator;
 let mf: Miniflare;
 
-const worker = (mf: Miniflare, name: string): Client => async (path, init) => {
-  const target = (await mf.getWorker(name)) as unknown as { fetch(url: string, init: RequestInit): Promise<Response> };
-  return target.fetch(`http://relay.test${path}`, init);
-};
+const worker =
+  (mf: Miniflare, name: string): Client =>
+  async (path, init) => {
+    const target = (await mf.getWorker(name)) as unknown as { fetch(url: string, init: RequestInit): Promise<Response> };
+    return target.fetch(`http://relay.test${path}`, init);
+  };
 
 beforeAll(async () => {
   const [running, bundle] = await Promise.all([
@@ -24,7 +26,13 @@ beforeAll(async () => {
   ]);
   emulator = running;
   expect(bundle.nodeImports).toEqual([]);
-  const bindings = { QP_UPSTREAM_URL: emulator.url, QP_API_KEY: API_KEY, QP_RELAY_SECRET: SECRET, QP_KEY_SECRET: KEY_SECRET, QP_POLICY_JSON: JSON.stringify(limitedPolicy(LIMIT)) };
+  const bindings = {
+    QP_UPSTREAM_URL: emulator.url,
+    QP_API_KEY: API_KEY,
+    QP_RELAY_SECRET: SECRET,
+    QP_KEY_SECRET: KEY_SECRET,
+    QP_POLICY_JSON: JSON.stringify(limitedPolicy(LIMIT)),
+  };
   const base = { modules: true, script: bundle.code, compatibilityDate: '2025-09-01', bindings };
   mf = new Miniflare({
     workers: [
@@ -77,6 +85,9 @@ describe('Cloudflare Workers (workerd via miniflare)', { timeout: 30_000 }, () =
 
   it('GET /metrics is absent on Workers: 404 saying why', async () => {
     const answer = await worker(mf, 'relay-a')('/metrics', { method: 'GET' });
-    expect([answer.status, await answer.json()]).toEqual([404, { success: false, message: 'no metrics on this relay: it was created without a Prometheus metrics sink' }]);
+    expect([answer.status, await answer.json()]).toEqual([
+      404,
+      { success: false, message: 'no metrics on this relay: it was created without a Prometheus metrics sink' },
+    ]);
   });
 });

@@ -92,7 +92,10 @@ describe('registerQuestPointsSync: options', () => {
   it.each([
     [{ tokenUrl: '/token' }, /relayUrl must be a non-empty string/],
     [{ relayUrl: '/api' }, /tokenUrl must be a non-empty string/],
-    [{ relayUrl: '/api', tokenUrl: 'https://elsewhere.test/token' }, /tokenUrl must be same-origin \(https:\/\/game\.test\), not https:\/\/elsewhere\.test/],
+    [
+      { relayUrl: '/api', tokenUrl: 'https://elsewhere.test/token' },
+      /tokenUrl must be same-origin \(https:\/\/game\.test\), not https:\/\/elsewhere\.test/,
+    ],
     [{ relayUrl: '/api', tokenUrl: '/token', storageName: '' }, /storageName must be a non-empty string/],
     [{ relayUrl: '/api', tokenUrl: '/token', tag: ' ' }, /tag must be a non-empty string/],
     [{ relayUrl: '/api', tokenUrl: '/token', budgetMs: Number.NaN }, /budgetMs must be a positive number/],
@@ -124,7 +127,9 @@ describe('registerQuestPointsSync: the sync event', () => {
 
   it('a 503 is retried within the event with the same keys', async () => {
     let calls = 0;
-    const { awards, outbox, relay, fire } = await setup([1, 2], { relay: () => (++calls <= 2 ? json(503, { success: false, message: 'busy' }) : undefined) });
+    const { awards, outbox, relay, fire } = await setup([1, 2], {
+      relay: () => (++calls <= 2 ? json(503, { success: false, message: 'busy' }) : undefined),
+    });
     await fire('sync', 'quest-points');
     expect(relay.sentKeys()).toEqual([...keysOf(awards), ...keysOf(awards), ...keysOf(awards)]);
     expect(await outbox.all()).toEqual([]);
@@ -132,7 +137,10 @@ describe('registerQuestPointsSync: the sync event', () => {
 
   it('still failing at the end of the budget: the event fails (the browser fires it again) and the awards stay', async () => {
     vi.spyOn(console, 'warn').mockImplementation(() => {});
-    const { awards, outbox, relay, fire } = await setup([1], { relay: () => json(503, { success: false, message: 'busy' }), options: { budgetMs: 200 } });
+    const { awards, outbox, relay, fire } = await setup([1], {
+      relay: () => json(503, { success: false, message: 'busy' }),
+      options: { budgetMs: 200 },
+    });
     await expect(fire('sync', 'quest-points')).rejects.toThrow('awards still queued after 200 ms (last: the relay: HTTP 503)');
     expect(relay.sentKeys().length).toBeGreaterThan(1);
     expect(new Set(relay.sentKeys())).toEqual(new Set(keysOf(awards)));
@@ -182,18 +190,29 @@ describe('registerQuestPointsSync: the sync event', () => {
     expect(await outbox.all()).toEqual([]);
   });
 
-  it.each([401, 403])('tokenUrl answering %i (no session): the event fails at once, says why to the pages and the console; the awards stay', async (status) => {
-    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
-    const { awards, outbox, relay, fire, messages, tokenCount } = await setup([5], { token: () => new Response('login first', { status }) });
-    await expect(fire('sync', 'quest-points')).rejects.toThrow(`tokenUrl answered HTTP ${status}`);
-    expect(tokenCount()).toBe(1);
-    expect(relay.sentKeys()).toEqual([]);
-    expect(keysOf(await outbox.all())).toEqual(keysOf(awards));
-    await vi.waitFor(() =>
-      expect(messages).toEqual([{ t: 'sync-failed', failure: { reason: 'auth', message: `getToken() failed: tokenUrl answered HTTP ${status}`, queueSize: 1 } }]),
-    );
-    expect(warn).toHaveBeenCalledWith(expect.stringMatching(new RegExp(`^\\[quest-points/sw\\] sync event given up \\(auth\\): getToken\\(\\) failed: tokenUrl answered HTTP ${status}\\. 1 award\\(s\\) stay queued`)));
-  });
+  it.each([401, 403])(
+    'tokenUrl answering %i (no session): the event fails at once, says why to the pages and the console; the awards stay',
+    async (status) => {
+      const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+      const { awards, outbox, relay, fire, messages, tokenCount } = await setup([5], { token: () => new Response('login first', { status }) });
+      await expect(fire('sync', 'quest-points')).rejects.toThrow(`tokenUrl answered HTTP ${status}`);
+      expect(tokenCount()).toBe(1);
+      expect(relay.sentKeys()).toEqual([]);
+      expect(keysOf(await outbox.all())).toEqual(keysOf(awards));
+      await vi.waitFor(() =>
+        expect(messages).toEqual([
+          { t: 'sync-failed', failure: { reason: 'auth', message: `getToken() failed: tokenUrl answered HTTP ${status}`, queueSize: 1 } },
+        ]),
+      );
+      expect(warn).toHaveBeenCalledWith(
+        expect.stringMatching(
+          new RegExp(
+            `^\\[quest-points/sw\\] sync event given up \\(auth\\): getToken\\(\\) failed: tokenUrl answered HTTP ${status}\\. 1 award\\(s\\) stay queued`,
+          ),
+        ),
+      );
+    },
+  );
 
   it.each<[number, Record<string, string>]>([
     [503, { 'retry-after': '0.2' }],
@@ -230,7 +249,10 @@ describe('registerQuestPointsSync: the sync event', () => {
 
   it('tokenUrl failing past the budget: the event is given up naming the last failure, to the pages and the console', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
-    const { awards, outbox, relay, fire, messages, tokenCount } = await setup([1, 2], { token: () => new Response('down', { status: 503 }), options: { budgetMs: 150 } });
+    const { awards, outbox, relay, fire, messages, tokenCount } = await setup([1, 2], {
+      token: () => new Response('down', { status: 503 }),
+      options: { budgetMs: 150 },
+    });
     const message = 'awards still queued after 150 ms (last: getToken() failed: tokenUrl answered HTTP 503): left for the next sync';
     await expect(fire('sync', 'quest-points')).rejects.toThrow(message);
     expect(tokenCount()).toBeGreaterThan(1);
@@ -243,7 +265,12 @@ describe('registerQuestPointsSync: the sync event', () => {
   it('an open page hears the give-up as the SDK event sync:failed', async () => {
     vi.spyOn(console, 'warn').mockImplementation(() => {});
     const { fire, storageName } = await setup([1], { token: () => new Response('login first', { status: 401 }) });
-    const page = createQuestPoints({ relayUrl: 'https://game.test/api', getToken: () => 'unused', storageName, fetch: () => new Promise<Response>(() => {}) });
+    const page = createQuestPoints({
+      relayUrl: 'https://game.test/api',
+      getToken: () => 'unused',
+      storageName,
+      fetch: () => new Promise<Response>(() => {}),
+    });
     const heard: SyncFailure[] = [];
     page.on('sync:failed', (failure) => heard.push(failure));
     try {
@@ -261,7 +288,9 @@ describe('registerQuestPointsSync: the sync event', () => {
           ? json(200, {
               success: true,
               results: batchOf(req).map((a) =>
-                a.eventPoints === 5000 ? { idempotencyKey: a.idempotencyKey, outcome: 'rejected', status: 422, message: 'too many points' } : { idempotencyKey: a.idempotencyKey, outcome: 'ok' },
+                a.eventPoints === 5000
+                  ? { idempotencyKey: a.idempotencyKey, outcome: 'rejected', status: 422, message: 'too many points' }
+                  : { idempotencyKey: a.idempotencyKey, outcome: 'ok' },
               ),
             })
           : undefined,
@@ -269,7 +298,9 @@ describe('registerQuestPointsSync: the sync event', () => {
     await fire('sync', 'quest-points');
     expect(await outbox.all()).toEqual([]);
     const letters = await dead.all();
-    expect(letters).toEqual([expect.objectContaining({ idempotencyKey: awards[1]!.idempotencyKey, eventPoints: 5000, status: 422, message: 'too many points' })]);
+    expect(letters).toEqual([
+      expect.objectContaining({ idempotencyKey: awards[1]!.idempotencyKey, eventPoints: 5000, status: 422, message: 'too many points' }),
+    ]);
     await vi.waitFor(() => expect(messages).toEqual([{ t: 'done', ok: [awards[0]!.idempotencyKey, awards[2]!.idempotencyKey], dead: letters }]));
   });
 
@@ -279,7 +310,7 @@ describe('registerQuestPointsSync: the sync event', () => {
     expect(relay.sentKeys()).toEqual(keysOf(awards));
   });
 
-  it('an event that arrives during an earlier one\'s drain gets a budget of its own', async () => {
+  it("an event that arrives during an earlier one's drain gets a budget of its own", async () => {
     // 503 until `healthy`: the first event's 300 ms run out while it retries; the second, fired 200 ms in, joins
     // the same drain (nothing is sent twice) but still has time when the relay comes back at 400 ms.
     let healthy = false;

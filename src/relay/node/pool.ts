@@ -29,7 +29,8 @@ export interface PoolTransport {
 }
 
 export function createPoolTransport(options: PoolTransportOptions = {}): PoolTransport {
-  const connections = options.connections ?? parsePositiveInteger(process.env.QP_UPSTREAM_CONNECTIONS, 'QP_UPSTREAM_CONNECTIONS') ?? DEFAULT_UPSTREAM_CONNECTIONS;
+  const connections =
+    options.connections ?? parsePositiveInteger(process.env.QP_UPSTREAM_CONNECTIONS, 'QP_UPSTREAM_CONNECTIONS') ?? DEFAULT_UPSTREAM_CONNECTIONS;
   if (!Number.isInteger(connections) || connections < 1) {
     throw new ConfigError('upstreamConnections', 'invalid', `upstreamConnections must be a positive integer, got ${connections}`);
   }

@@ -52,7 +52,8 @@ export type StartRelayOptions = RelayOptions &
  * (up to shutdownGraceMs), keep-alive connections are closed, then the Redis connection the relay opened is released.
  */
 export async function startRelay(options: StartRelayOptions = {}): Promise<RunningServer> {
-  const [limits, { host = DEFAULT_HOST, port = DEFAULT_PORT, redis, metrics, upstreamConnections, logLevel, drainDelayMs = 0, ...relayOptions }] = takeLimits(options);
+  const [limits, { host = DEFAULT_HOST, port = DEFAULT_PORT, redis, metrics, upstreamConnections, logLevel, drainDelayMs = 0, ...relayOptions }] =
+    takeLimits(options);
   // Node's adapters, unless the caller brought its own: an undici pool to the service, pino for the log.
   const ownTransport = relayOptions.upstream?.fetch || relayOptions.upstream?.transport;
   const pool = ownTransport || !poolAvailable ? undefined : createPoolTransport({ connections: upstreamConnections });

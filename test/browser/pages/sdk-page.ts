@@ -112,7 +112,10 @@ const page = {
   },
   snapshot() {
     const { points, ...rest } = qp.getSnapshot();
-    return { ...rest, points: Object.values(points).map(({ history, pending, ...totals }) => ({ ...totals, pendingKeys: pending.map((a) => a.idempotencyKey) })) };
+    return {
+      ...rest,
+      points: Object.values(points).map(({ history, pending, ...totals }) => ({ ...totals, pendingKeys: pending.map((a) => a.idempotencyKey) })),
+    };
   },
   unwatch,
   /** Registers the service worker at `url` (quest-points/sw.js and its query) and waits until it is active. */
@@ -122,7 +125,9 @@ const page = {
   },
   /** The Background Sync tags registered and not yet fired. */
   async syncTags(): Promise<string[]> {
-    const registration = (await navigator.serviceWorker.getRegistration()) as (ServiceWorkerRegistration & { sync?: { getTags(): Promise<string[]> } }) | undefined;
+    const registration = (await navigator.serviceWorker.getRegistration()) as
+      | (ServiceWorkerRegistration & { sync?: { getTags(): Promise<string[]> } })
+      | undefined;
     return (await registration?.sync?.getTags()) ?? [];
   },
 };

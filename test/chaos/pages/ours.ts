@@ -16,7 +16,9 @@ const qp = createQuestPoints({
   // The harness registers the pages' service worker (pages/worker.ts): it delivers this storage's outbox on this tag.
   backgroundSync: backgroundSync({ tag: `qp-${storage}` }),
 });
-qp.on('storage:degraded', ({ reason, error }) => report({ t: 'degraded', reason, message: String((error as Error)?.message ?? error).slice(0, 200) }));
+qp.on('storage:degraded', ({ reason, error }) =>
+  report({ t: 'degraded', reason, message: String((error as Error)?.message ?? error).slice(0, 200) }),
+);
 // The SDK's own outbox database (one database per store, object store 'kv'), read directly at the end.
 const outbox = createStore(`${storage}:outbox`, 'kv');
 
@@ -47,7 +49,9 @@ const chaos: OursChaosPage = {
   },
   /** The Background Sync tags registered and not yet fired. */
   syncTags: async () => {
-    const registration = (await navigator.serviceWorker.getRegistration()) as (ServiceWorkerRegistration & { sync?: { getTags(): Promise<string[]> } }) | undefined;
+    const registration = (await navigator.serviceWorker.getRegistration()) as
+      | (ServiceWorkerRegistration & { sync?: { getTags(): Promise<string[]> } })
+      | undefined;
     return (await registration?.sync?.getTags()) ?? [];
   },
   /** Registers the pages' service worker for this origin (once per context) and waits until it is active. */
@@ -55,7 +59,8 @@ const chaos: OursChaosPage = {
     await navigator.serviceWorker.register(url, { type: 'module' });
     await navigator.serviceWorker.ready;
   },
-  deadLetters: async () => (await qp.deadLetters()).map((d) => ({ key: d.idempotencyKey, description: d.eventDescription ?? '', status: d.status, message: d.message })),
+  deadLetters: async () =>
+    (await qp.deadLetters()).map((d) => ({ key: d.idempotencyKey, description: d.eventDescription ?? '', status: d.status, message: d.message })),
 };
 (globalThis as ChaosGlobal).chaos = chaos;
 report({ t: 'ready' });

@@ -123,12 +123,15 @@ const hudPage = {
     const result = slices;
     awarding = Number.MAX_SAFE_INTEGER;
     return new Promise((resolve) =>
-      setTimeout(() => {
-        awarding = 0;
-        slices = undefined;
-        if (!hud!.isConnected) stage.append(hud!);
-        resolve(result);
-      }, 2 * count * sliceMs),
+      setTimeout(
+        () => {
+          awarding = 0;
+          slices = undefined;
+          if (!hud!.isConnected) stage.append(hud!);
+          resolve(result);
+        },
+        2 * count * sliceMs,
+      ),
     );
   },
   /** Awards once a frame for `ms`, then resolves with the frame deltas seen meanwhile. */

@@ -24,13 +24,23 @@ function Hud() {
   return h(
     'section',
     { id: 'hud' },
-    h('output', { id: 'total', 'data-value': view.totalPoints, 'data-stale': String(view.stale), 'data-read': String(view.confirmedAt !== null) }, view.totalPoints),
+    h(
+      'output',
+      { id: 'total', 'data-value': view.totalPoints, 'data-stale': String(view.stale), 'data-read': String(view.confirmedAt !== null) },
+      view.totalPoints,
+    ),
     h(
       'ol',
       { id: 'history' },
-      view.history.slice(0, 8).map((entry, i) =>
-        h('li', { key: entry.idempotencyKey ?? `${entry.createdAt}#${i}`, 'data-state': entry.state, 'data-points': entry.eventPoints }, `${entry.eventName} +${entry.eventPoints} ${entry.state}`),
-      ),
+      view.history
+        .slice(0, 8)
+        .map((entry, i) =>
+          h(
+            'li',
+            { key: entry.idempotencyKey ?? `${entry.createdAt}#${i}`, 'data-state': entry.state, 'data-points': entry.eventPoints },
+            `${entry.eventName} +${entry.eventPoints} ${entry.state}`,
+          ),
+        ),
     ),
   );
 }

@@ -3,7 +3,9 @@ import { createRelay } from '../../../src/relay/index.js';
 import { createRedisCounterStore } from '../../../src/relay/node/index.js';
 import { relayOptionsFromEnv } from './env.js';
 
-declare const Bun: { serve(options: { port: number; hostname: string; fetch: (request: Request, server: unknown) => Response | Promise<Response> }): { port: number } };
+declare const Bun: {
+  serve(options: { port: number; hostname: string; fetch: (request: Request, server: unknown) => Response | Promise<Response> }): { port: number };
+};
 
 const env = process.env;
 const redisUrl = env.QP_REDIS_URL;

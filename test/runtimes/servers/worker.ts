@@ -1,11 +1,6 @@
 // The relay as a Cloudflare Worker, as docs/relay.md "Deploying: Cloudflare Workers" shows it: the settings from the
 // Worker's bindings, rate limits in Durable Objects when RATE_LIMITS is bound (in this isolate's memory otherwise).
-import {
-  createDurableObjectCounterStore,
-  createRelay,
-  RateLimitCounter,
-  type DurableObjectNamespaceLike,
-} from '../../../src/relay/index.js';
+import { createDurableObjectCounterStore, createRelay, RateLimitCounter, type DurableObjectNamespaceLike } from '../../../src/relay/index.js';
 
 export { RateLimitCounter };
 
