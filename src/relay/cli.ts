@@ -1,8 +1,7 @@
 import { ConfigError, parseFlags, parsePort, parsePositiveInteger, runCommand, stopOnSignals } from '../kit/index.js';
 import type { ForwardedHeader } from './client-ip.js';
 import type { StoreErrorBehaviour } from './rate-limit.js';
-import { LOG_LEVELS, parseLogLevel } from './node/log.js';
-import { DEFAULT_UPSTREAM_CONNECTIONS } from './node/pool.js';
+import { DEFAULT_UPSTREAM_CONNECTIONS, LOG_LEVELS, parseLogLevel } from './node/settings.js';
 import { DEFAULT_HOST, DEFAULT_PORT, startRelay } from './node/server.js';
 import { MISSING_KEY_SECRET } from './keys.js';
 import { DEFAULT_TOKEN_CACHE_SIZE } from './token-cache.js';

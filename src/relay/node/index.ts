@@ -3,7 +3,7 @@
 // redis are optional peer dependencies, imported only when used. Everything of quest-points/relay is here too.
 export * from '../index.js';
 export { startRelay, DEFAULT_HOST, DEFAULT_PORT, type RunningServer, type StartRelayOptions } from './server.js';
-export { LOG_LEVELS, type LogLevel } from './log.js';
+export { DEFAULT_UPSTREAM_CONNECTIONS, LOG_LEVELS, type LogLevel } from './settings.js';
 export { createRedisCounterStore, type RedisCounterStoreOptions } from './redis-store.js';
 export { createPrometheusMetrics } from './metrics.js';
 export { toNodeListener, type FetchHandler } from './listener.js';

@@ -3,13 +3,8 @@
 // per line. Same records as every sink: the core builds them, secrets already masked (context.ts), so this only
 // filters by level and serialises.
 import pino from 'pino';
-import { ConfigError } from '../../kit/index.js';
 import type { LogSink } from '../logger.js';
-
-/** pino's levels; the relay writes info (every request), warn (4xx, a store outage) and error (5xx, upstream failures). */
-export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
-/** One of pino's levels (LOG_LEVELS): the lowest written. */
-export type LogLevel = (typeof LOG_LEVELS)[number];
+import { type LogLevel, parseLogLevel } from './settings.js';
 
 export interface PinoSinkOptions {
   /** Lowest level written; default QP_LOG_LEVEL or 'info'. */
@@ -22,11 +17,6 @@ export interface PinoSink {
   sink: LogSink;
   /** Writes out what is buffered; call before the process exits (pino also does on a normal exit). */
   flush(): Promise<void>;
-}
-
-export function parseLogLevel(value: string | undefined, name = 'logLevel'): LogLevel | undefined {
-  if (value === undefined || (LOG_LEVELS as readonly string[]).includes(value)) return value as LogLevel | undefined;
-  throw new ConfigError(name, 'invalid', `${name} must be one of ${LOG_LEVELS.join(', ')}, got "${value}"`);
 }
 
 export function createPinoSink(options: PinoSinkOptions = {}): PinoSink {

@@ -6,8 +6,7 @@
 import { Agent } from 'undici';
 import { ConfigError, parsePositiveInteger } from '../../kit/index.js';
 import type { UpstreamTransport } from '../upstream.js';
-
-export const DEFAULT_UPSTREAM_CONNECTIONS = 128;
+import { DEFAULT_UPSTREAM_CONNECTIONS } from './settings.js';
 
 /**
  * Bun answers `import 'undici'` with a stub of its own that has no Agent.request: there startRelay keeps the relay's

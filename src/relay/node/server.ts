@@ -3,9 +3,9 @@ import { startNodeServer, takeLimits, type RunningServer, type ServerLimits } fr
 import { buildRelay, type RelayOptions } from '../app.js';
 import { jsonLinesToStderr } from '../logger.js';
 import type { MetricsSink } from '../metrics.js';
-import { createPinoSink, type LogLevel } from './log.js';
+import type { LogLevel } from './settings.js';
 import { createPrometheusMetrics } from './metrics.js';
-import { createPoolTransport, poolAvailable } from './pool.js';
+import { importPeer } from './peer.js';
 import { createRedisCounterStore } from './redis-store.js';
 
 export type { RunningServer };
@@ -54,11 +54,20 @@ export type StartRelayOptions = RelayOptions &
 export async function startRelay(options: StartRelayOptions = {}): Promise<RunningServer> {
   const [limits, { host = DEFAULT_HOST, port = DEFAULT_PORT, redis, metrics, upstreamConnections, logLevel, drainDelayMs = 0, ...relayOptions }] =
     takeLimits(options);
-  // Node's adapters, unless the caller brought its own: an undici pool to the service, pino for the log.
-  const ownTransport = relayOptions.upstream?.fetch || relayOptions.upstream?.transport;
-  const pool = ownTransport || !poolAvailable ? undefined : createPoolTransport({ connections: upstreamConnections });
-  const pinoLog = relayOptions.logger ? undefined : createPinoSink({ level: logLevel });
+  // Node's adapters, unless the caller brought its own: pino for the log, an undici pool to the service. Both are
+  // optional peers (a browser install of quest-points carries neither): without them, JSON lines and fetch.
+  const missing: string[] = [];
+  const logModule = relayOptions.logger
+    ? undefined
+    : await optionalPeer('pino', () => import('./log.js'), 'The asynchronous access log', 'each log line is written to stderr as it comes', missing);
+  const pinoLog = logModule?.createPinoSink({ level: logLevel });
   const log = relayOptions.logger ?? pinoLog?.sink ?? jsonLinesToStderr;
+  const ownTransport = relayOptions.upstream?.fetch || relayOptions.upstream?.transport;
+  const poolModule = ownTransport
+    ? undefined
+    : await optionalPeer('undici', () => import('./pool.js'), 'The upstream connection pool', 'the service is reached with fetch', missing);
+  const pool = poolModule?.poolAvailable ? poolModule.createPoolTransport({ connections: upstreamConnections }) : undefined;
+  for (const msg of missing) log({ time: new Date().toISOString(), level: 'warn', msg });
   const redisUrl = relayOptions.rateLimitStore ? undefined : (redis ?? process.env.QP_REDIS_URL);
   let ownStore: Awaited<ReturnType<typeof createRedisCounterStore>> | undefined;
   const dispose = async () => {
@@ -98,6 +107,26 @@ export async function startRelay(options: StartRelayOptions = {}): Promise<Runni
         }
       })()),
   };
+}
+
+/**
+ * An optional peer's module, or undefined when the package is not installed: one warning (into `missing`) names what
+ * to install and what the relay does meanwhile. Any other failure to load it is thrown.
+ */
+async function optionalPeer<T>(
+  name: string,
+  load: () => Promise<T>,
+  neededFor: string,
+  meanwhile: string,
+  missing: string[],
+): Promise<T | undefined> {
+  try {
+    return await importPeer(name, load, neededFor);
+  } catch (error) {
+    if (!isConfigError(error)) throw error;
+    missing.push(`${error.message}; until then ${meanwhile}`);
+    return undefined;
+  }
 }
 
 async function defaultMetrics(log: NonNullable<RelayOptions['logger']>): Promise<MetricsSink | undefined> {
