@@ -216,7 +216,9 @@ describe('installed into an empty project', { timeout: 180_000 }, () => {
     );
     // pino and undici missing too: the relay would run on JSON lines and fetch, and says so once each, first.
     expect(failed.stderr).toMatch(/"level":"warn","msg":"The asynchronous access log needs the \\"pino\\" package: npm install pino; until then/);
-    expect(failed.stderr).toMatch(/"level":"warn","msg":"The upstream connection pool needs the \\"undici\\" package: npm install undici; until then/);
+    expect(failed.stderr).toMatch(
+      /"level":"warn","msg":"The upstream connection pool needs the \\"undici\\" package: npm install undici; until then/,
+    );
   });
 
   it('the relay core loads without Node-only packages; createRedisCounterStore names redis when missing', async () => {
