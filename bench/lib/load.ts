@@ -111,7 +111,11 @@ export async function runOpenLoop(options: { rate: number; count: number; units?
   } finally {
     agent.destroy();
   }
-  const ms = performance.now() - started;
+  return loadResult(count, units, performance.now() - started, latencies, seen);
+}
+
+/** What a load run measured: `count` requests of `units` awards each in `ms`. */
+function loadResult(count: number, units: number, ms: number, latencies: number[], seen: ReturnType<typeof tally>): LoadResult {
   return {
     requests: count,
     ms,
@@ -153,15 +157,5 @@ export async function runLoad(options: {
   } finally {
     agent.destroy();
   }
-  const ms = performance.now() - started;
-  return {
-    requests: count,
-    ms,
-    perSecond: (count * units) / (ms / 1000),
-    p50Ms: percentile(latencies, 50),
-    p99Ms: percentile(latencies, 99),
-    statuses: seen.statuses,
-    failures: seen.failures,
-    notOk: seen.notOk(),
-  };
+  return loadResult(count, units, performance.now() - started, latencies, seen);
 }
