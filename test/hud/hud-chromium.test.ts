@@ -75,6 +75,9 @@ describe('<quest-points-hud> in Chromium', { timeout: 60_000 }, () => {
     inContext(async (stack, context) => {
       const opened = await openHud(stack, context, { toastMs: 0 });
       await until(async () => (await opened.parts('connection'))[0] === 'online', 'online');
+      // The start-up read answered: no request is in flight whose answer would mark the client online again (any
+      // answer does, rightly) right after the offline event.
+      await until(() => opened.run((p) => !p.qp.viewPoints().stale && p.qp.viewPoints().confirmedAt !== null), 'the start-up read');
       await context.setOffline(true);
       await until(async () => (await opened.parts('connection'))[0] === 'offline', 'the offline indicator');
       const keys = await opened.run((p) => [p.award(5, 'gem', 'Gem caught'), p.award(1, 'coin')]);
