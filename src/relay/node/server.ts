@@ -67,7 +67,10 @@ export async function startRelay(options: StartRelayOptions = {}): Promise<Runni
     ? undefined
     : await optionalPeer('undici', () => import('./pool.js'), 'The upstream connection pool', 'the service is reached with fetch', missing);
   const pool = poolModule?.poolAvailable ? poolModule.createPoolTransport({ connections: upstreamConnections }) : undefined;
-  for (const msg of missing) log({ time: new Date().toISOString(), level: 'warn', msg });
+  // prom-client is the third optional peer: without it /metrics answers 404.
+  const sink = metrics ?? (await optionalPeer('prom-client', createPrometheusMetrics, 'Prometheus metrics (GET /metrics)', 'GET /metrics answers 404', missing));
+  const warn = (msg: string) => log({ time: new Date().toISOString(), level: 'warn', msg });
+  for (const msg of missing) warn(msg);
   const redisUrl = relayOptions.rateLimitStore ? undefined : (redis ?? process.env.QP_REDIS_URL);
   let ownStore: Awaited<ReturnType<typeof createRedisCounterStore>> | undefined;
   const dispose = async () => {
@@ -76,10 +79,7 @@ export async function startRelay(options: StartRelayOptions = {}): Promise<Runni
   let relay: ReturnType<typeof buildRelay>;
   let running: RunningServer;
   try {
-    ownStore = redisUrl
-      ? await createRedisCounterStore({ url: redisUrl, onConnectionError: (msg) => log({ time: new Date().toISOString(), level: 'warn', msg }) })
-      : undefined;
-    const sink = metrics ?? (await defaultMetrics(log));
+    ownStore = redisUrl ? await createRedisCounterStore({ url: redisUrl, onConnectionError: warn }) : undefined;
     relay = buildRelay({
       ...relayOptions,
       ...(pool ? { upstream: { ...relayOptions.upstream, transport: pool.transport } } : {}),
@@ -125,16 +125,6 @@ async function optionalPeer<T>(
   } catch (error) {
     if (!isConfigError(error)) throw error;
     missing.push(`${error.message}; until then ${meanwhile}`);
-    return undefined;
-  }
-}
-
-async function defaultMetrics(log: NonNullable<RelayOptions['logger']>): Promise<MetricsSink | undefined> {
-  try {
-    return await createPrometheusMetrics();
-  } catch (error) {
-    if (!isConfigError(error)) throw error;
-    log({ time: new Date().toISOString(), level: 'warn', msg: `${error.message}; until then GET /metrics answers 404` });
     return undefined;
   }
 }
