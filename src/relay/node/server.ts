@@ -68,7 +68,8 @@ export async function startRelay(options: StartRelayOptions = {}): Promise<Runni
     : await optionalPeer('undici', () => import('./pool.js'), 'The upstream connection pool', 'the service is reached with fetch', missing);
   const pool = poolModule?.poolAvailable ? poolModule.createPoolTransport({ connections: upstreamConnections }) : undefined;
   // prom-client is the third optional peer: without it /metrics answers 404.
-  const sink = metrics ?? (await optionalPeer('prom-client', createPrometheusMetrics, 'Prometheus metrics (GET /metrics)', 'GET /metrics answers 404', missing));
+  const sink =
+    metrics ?? (await optionalPeer('prom-client', createPrometheusMetrics, 'Prometheus metrics (GET /metrics)', 'GET /metrics answers 404', missing));
   const warn = (msg: string) => log({ time: new Date().toISOString(), level: 'warn', msg });
   for (const msg of missing) warn(msg);
   const redisUrl = relayOptions.rateLimitStore ? undefined : (redis ?? process.env.QP_REDIS_URL);
