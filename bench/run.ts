@@ -82,14 +82,14 @@ async function bundleRows(): Promise<Row[]> {
   return [
     row({
       section: '1',
-      figure: 'quest-points (SDK entry, all dependencies) min+gzip vs target',
+      figure: 'quest-points (SDK entry, all dependencies, up front) min+gzip vs target',
       unit: 'B',
       ours: sdk.gzip,
       baseline: SDK_TARGET_BYTES,
       ratio: sdk.gzip / SDK_TARGET_BYTES,
       target: '<= 14 KB target',
       pass: sdk.gzip <= SDK_TARGET_BYTES,
-      note: `${sdk.min.toLocaleString('en-US')} B minified; minified bytes by package: ${shares}`,
+      note: `${sdk.min.toLocaleString('en-US')} B minified; minified bytes by package: ${shares}; loaded on the first identify/enrollment call: ${sdk.lazyGzip.toLocaleString('en-US')} B min+gzip`,
     }),
     row({
       section: '1',

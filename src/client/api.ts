@@ -10,7 +10,7 @@ import type { ClientState, Session } from './session.js';
 import type { Tabs } from './tabs.js';
 import { DEFAULTS } from './defaults.js';
 import type { AwardOutcome, PendingAward, QuestPoints, QuestPointsOptions } from './types.js';
-import { parseAward, parseIdentify, parseIds } from './validate.js';
+import { parseAward, parseIds } from './validate.js';
 
 /** What the public methods work on. */
 export interface ApiDeps {
@@ -45,7 +45,14 @@ export function createApi({ options, state, events, outbox, live, notifier, requ
   const viewPoints = (questId?: string, serviceUserId?: string) => live.view(pairOfIds(questId, serviceUserId));
   async function fetchEnrollment(questId = options.questId, serviceUserId = options.serviceUserId) {
     const ids = parseIds(questId, serviceUserId);
-    return requests.enrollment(ids.questId, ids.serviceUserId);
+    return (await requests.account()).enrollment(ids.questId, ids.serviceUserId);
+  }
+  /** The ids are checked at the call (it throws there, as a read does); the pages come from account.ts. */
+  function enrolledUsers(questId = options.questId, { limit, offset = 0 }: { limit?: number; offset?: number } = {}) {
+    const quest = parseIds(questId, false).questId;
+    return (async function* pages() {
+      yield* (await requests.account()).enrolledUsers(quest, limit, offset);
+    })();
   }
 
   const api: QuestPoints = {
@@ -65,7 +72,7 @@ export function createApi({ options, state, events, outbox, live, notifier, requ
       return { idempotencyKey, persisted, settled };
     },
     flush: () => session.flush(true),
-    identify: async (input) => requests.identify(parseIdentify(input)),
+    identify: async (input) => (await requests.account()).identify(input),
     fetchPoints,
     viewPoints,
     watchPoints(questId, serviceUserId, cb) {
@@ -79,7 +86,7 @@ export function createApi({ options, state, events, outbox, live, notifier, requ
       return unwatch;
     },
     fetchEnrollment,
-    enrolledUsers: (questId = options.questId, { limit, offset = 0 } = {}) => requests.enrolledUsers(parseIds(questId, false).questId, limit, offset),
+    enrolledUsers,
     subscribe: notifier.subscribe,
     getSnapshot: notifier.getSnapshot,
     pending: () => outbox.reload(),

@@ -1,25 +1,19 @@
-import type { IdentifyBody } from '../protocol/bodies.js';
 import { paths } from '../protocol/paths.js';
-import type {
-  EnrolledUser,
-  EnrolledUsersResponse,
-  EnrollmentResponse,
-  EnrollmentStatus,
-  IdentifyResponse,
-  PointsResponse,
-  PointsSummary,
-} from '../protocol/responses.js';
+import type { PointsResponse, PointsSummary } from '../protocol/responses.js';
+import type { Account } from './account.js';
 import type { QuestPointsError } from './errors.js';
 import { idsOf } from './live.js';
 import type { KV } from './store.js';
 import { answerError, type Transport } from './transport.js';
 
+/** A call that is not an award: the body of a 2xx answer with `success: true`, of the service's response type `T`. */
+export type Call = <T>(path: string, body?: unknown) => Promise<T>;
+
 /**
- * The calls that are not awards: the pair's summary, identify, enrollment, enrolled users. Each answer tells whether
- * the relay is reachable (`setOnline`); a failure is a QuestPointsError.
+ * The calls that are not awards: the pair's summary here, identify and enrollment in account.ts (loaded on first
+ * use). Each answer tells whether the relay is reachable (`setOnline`); a failure is a QuestPointsError.
  */
 export function createRequests(transport: Transport, cache: KV<unknown>, setOnline: (online: boolean) => void) {
-  /** The body of a 2xx answer with `success: true`, of the service's response type `T`; else a QuestPointsError. */
   async function call<T>(path: string, body?: unknown): Promise<T> {
     try {
       const answer = await transport.request(body ? 'POST' : 'GET', path, body);
@@ -32,39 +26,17 @@ export function createRequests(transport: Transport, cache: KV<unknown>, setOnli
       throw error;
     }
   }
+  let account: Promise<Account> | undefined;
 
   return {
     async summary(pair: string): Promise<PointsSummary> {
       const { questId, serviceUserId } = idsOf(pair);
       return (await call<PointsResponse>(paths.pointsOf(questId, serviceUserId))).data;
     },
-    /** A serviceUserId never changes: once known it is answered offline, from the cache (IndexedDB, or memory). */
-    async identify(body: IdentifyBody): Promise<string> {
-      const key = `id:${JSON.stringify(body)}`;
-      const known = await cache.get(key).catch(() => undefined);
-      if (typeof known === 'string') return known;
-      const id = (await call<IdentifyResponse>(paths.identify(), body)).data.serviceUserId;
-      await cache.setMany([[key, id]]).catch(() => {});
-      return id;
-    },
-    async enrollment(questId: string, serviceUserId: string): Promise<EnrollmentStatus | null> {
-      try {
-        return (await call<EnrollmentResponse>(paths.enrollment(questId, serviceUserId))).data;
-      } catch (error) {
-        // Not enrolled (or no such quest): no status, not an error.
-        if ((error as QuestPointsError).status === 404) return null;
-        throw error;
-      }
-    },
-    /** Offset arithmetic, not nextPage: its shape is the service's business. */
-    async *enrolledUsers(questId: string, limit: number | undefined, offset: number): AsyncIterableIterator<EnrolledUser[]> {
-      for (;;) {
-        const body = await call<EnrolledUsersResponse>(paths.enrolledUsers(questId, { limit, offset }));
-        const users = body.data;
-        if (users.length) yield users;
-        if (!users.length || body.pagination?.nextPage == null) return;
-        offset += users.length;
-      }
+    /** identify, enrollment and enrolled users, loaded on first use. */
+    account(): Promise<Account> {
+      if (!account) account = import('./account.js').then(({ createAccount }) => createAccount(call, cache));
+      return account;
     },
   };
 }

@@ -1,37 +1,26 @@
-import type { AwardBody, IdentifyBody } from '../protocol/bodies.js';
-import {
-  AWARD_RULES,
-  checkRule,
-  EMAIL_RULE,
-  ID_RULE,
-  IDENTIFY_ONE_OF_MESSAGE,
-  WALLET_MESSAGE,
-  WALLET_RULES,
-  type FieldRule,
-  type RuleTable,
-  type TextRule,
-} from '../protocol/rules.js';
+import type { AwardBody } from '../protocol/bodies.js';
+import { AWARD_RULES, checkRule, ID_RULE, type FieldRule, type RuleTable, type TextRule } from '../protocol/rules.js';
 import { QuestPointsError } from './errors.js';
 import type { AwardInput } from './types.js';
 
 // Fields are checked one by one with the protocol's rules (protocol/rules.ts): the same steps and messages the
 // servers' valibot schemas run, without a validation library in the bundle.
 
-const invalid = (message: string, field?: string) => new QuestPointsError(message, 'invalid', undefined, field);
+export const invalid = (message: string, field?: string) => new QuestPointsError(message, 'invalid', undefined, field);
 
 /** One field's value, checked; throws naming `path` (and `field`, the top-level key) and the rule. */
-function check(rule: TextRule, value: unknown, path: string, field?: string): string;
-function check(rule: FieldRule, value: unknown, path: string, field?: string): string | number;
-function check(rule: FieldRule, value: unknown, path: string, field = path): string | number {
+export function check(rule: TextRule, value: unknown, path: string, field?: string): string;
+export function check(rule: FieldRule, value: unknown, path: string, field?: string): string | number;
+export function check(rule: FieldRule, value: unknown, path: string, field = path): string | number {
   const checked = checkRule(rule, value);
   if (checked.ok) return checked.value;
   throw invalid(`${path} ${checked.message}`, field);
 }
 
-type Input = Record<string, unknown>;
+export type Input = Record<string, unknown>;
 
 /** The fields of a table present in `input` (required ones must be), checked; unknown keys are dropped. */
-function checkFields(fields: RuleTable, input: Input, parent?: string) {
+export function checkFields(fields: RuleTable, input: Input, parent?: string) {
   const out: Input = {};
   for (const [key, { rule, optional }] of Object.entries(fields))
     if (!optional || input[key] !== undefined) out[key] = check(rule, input[key], parent ? `${parent}.${key}` : key, parent);
@@ -43,19 +32,6 @@ export function parseAward(input: AwardInput, defaults: { questId?: string; serv
   const { questId = defaults.questId, serviceUserId = defaults.serviceUserId, ...rest } = (input ?? {}) as AwardInput;
   const body = checkFields(AWARD_RULES, { ...rest, serviceUserId }) as AwardBody;
   return { ...body, questId: check(ID_RULE, questId, 'questId') };
-}
-
-/** Exactly one of email or wallet, as IdentifyBodySchema says. */
-export function parseIdentify(input: unknown): IdentifyBody {
-  const { email, wallet } = (input ?? {}) as Input;
-  const body: IdentifyBody = {};
-  if (email !== undefined) body.email = check(EMAIL_RULE, email, 'email');
-  if (wallet !== undefined) {
-    if (!wallet || typeof wallet !== 'object') throw invalid(`wallet ${WALLET_MESSAGE}`, 'wallet');
-    body.wallet = checkFields(WALLET_RULES, wallet as Input, 'wallet') as IdentifyBody['wallet'];
-  }
-  if ((email === undefined) === (wallet === undefined)) throw invalid(IDENTIFY_ONE_OF_MESSAGE);
-  return body;
 }
 
 /** questId / serviceUserId of a read, defaults applied. */

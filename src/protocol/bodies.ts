@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { EmailSchema, entriesOf, WalletSchema } from './fields.js';
-import { AWARD_RULES, IDENTIFY_ONE_OF_MESSAGE } from './rules.js';
+import { IDENTIFY_ONE_OF_MESSAGE } from './identify-rules.js';
+import { AWARD_RULES } from './rules.js';
 
 const BODY_MESSAGE = 'body must be a JSON object';
 

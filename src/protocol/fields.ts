@@ -1,15 +1,11 @@
 import * as v from 'valibot';
+import { EMAIL_RULE, WALLET_ADDRESS_RULE, WALLET_CHAIN_RULE, WALLET_MESSAGE, WALLET_RULES } from './identify-rules.js';
 import {
   checkRule,
-  EMAIL_RULE,
   EVENT_DESCRIPTION_RULE,
   EVENT_NAME_RULE,
   EVENT_POINTS_RULE,
   ID_RULE,
-  WALLET_ADDRESS_RULE,
-  WALLET_CHAIN_RULE,
-  WALLET_MESSAGE,
-  WALLET_RULES,
   type FieldRule,
   type NumberRule,
   type RuleTable,

@@ -1,5 +1,6 @@
 export * from './limits.js';
 export * from './rules.js';
+export * from './identify-rules.js';
 export * from './headers.js';
 export * from './fields.js';
 export * from './bodies.js';

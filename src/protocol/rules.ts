@@ -1,12 +1,4 @@
-import { EMAIL_REGEX } from 'valibot';
-import {
-  CHAIN_MAX_LENGTH,
-  EMAIL_MAX_LENGTH,
-  EVENT_DESCRIPTION_MAX_LENGTH,
-  EVENT_NAME_MAX_LENGTH,
-  ID_MAX_LENGTH,
-  WALLET_ADDRESS_MAX_LENGTH,
-} from './limits.js';
+import { EVENT_DESCRIPTION_MAX_LENGTH, EVENT_NAME_MAX_LENGTH, ID_MAX_LENGTH } from './limits.js';
 
 // The field rules of the service interface, written once as data. The servers' valibot schemas (fields.ts) run them
 // through valibot; the browser SDK runs the very same steps with checkRule() and carries no validation library (the
@@ -26,9 +18,9 @@ export type RuleTable = Record<string, { readonly rule: FieldRule; readonly opti
 
 /** Unicode's control characters, general category Cc: C0 (U+0000-U+001F), DEL (U+007F) and C1 (U+0080-U+009F). */
 const CONTROL_CHAR = /\p{Cc}/u;
-const noControl: Step<string> = [(s) => !CONTROL_CHAR.test(s), 'must not contain control characters'];
-const maxChars = (max: number): Step<string> => [(s) => s.length <= max, `must be at most ${max} characters`];
-const notEmpty: Step<string> = [(s) => s.length > 0, 'must not be empty'];
+export const noControl: Step<string> = [(s) => !CONTROL_CHAR.test(s), 'must not contain control characters'];
+export const maxChars = (max: number): Step<string> => [(s) => s.length <= max, `must be at most ${max} characters`];
+export const notEmpty: Step<string> = [(s) => s.length > 0, 'must not be empty'];
 /**
  * No lone UTF-16 surrogates: such a string has no UTF-8 form, so it cannot be put in a URL (encodeURIComponent
  * throws) nor stored faithfully. String.prototype.isWellFormed is Node 20 / 2023 browsers; \p{Cs} under the u flag
@@ -42,8 +34,8 @@ export function isWellFormed(s: string): boolean {
 export const WELL_FORMED_MESSAGE = 'must be well-formed Unicode (no lone surrogates)';
 const wellFormed: Step<string> = [isWellFormed, WELL_FORMED_MESSAGE];
 /** Every text field is well-formed Unicode first: the other steps then read real characters. */
-const text = (...steps: Step<string>[]): TextRule => ({ type: 'string', steps: [wellFormed, ...steps] });
-const oneCharAtLeast: Step<string> = [(s) => s.length >= 1, 'must be at least 1 character'];
+export const text = (...steps: Step<string>[]): TextRule => ({ type: 'string', steps: [wellFormed, ...steps] });
+export const oneCharAtLeast: Step<string> = [(s) => s.length >= 1, 'must be at least 1 character'];
 
 /**
  * questId and serviceUserId: 1-128 characters, no control characters, and not "." or "..":
@@ -65,18 +57,6 @@ export const EVENT_NAME_RULE = text(maxChars(EVENT_NAME_MAX_LENGTH), noControl);
 const isFreeText = (s: string): boolean => !CONTROL_CHAR.test(s.replace(/[\t\n\r\x80-\x9f]/gu, ''));
 /** Free text: newlines and tabs are allowed, other control characters are not. */
 export const EVENT_DESCRIPTION_RULE = text(maxChars(EVENT_DESCRIPTION_MAX_LENGTH), [isFreeText, 'must not contain control characters']);
-/** valibot's own e-mail pattern, as v.email uses it. */
-export const EMAIL_RULE = text('trim', maxChars(EMAIL_MAX_LENGTH), [(s) => EMAIL_REGEX.test(s), 'must be a valid e-mail address']);
-/** `wallet.address`: trimmed, then 1 to WALLET_ADDRESS_MAX_LENGTH printable ASCII characters without spaces. */
-export const WALLET_ADDRESS_RULE = text('trim', notEmpty, maxChars(WALLET_ADDRESS_MAX_LENGTH), [
-  (s) => /^[\x21-\x7e]+$/.test(s),
-  'must be printable ASCII without spaces',
-]);
-/**
- * `wallet.chain`: 1 to CHAIN_MAX_LENGTH characters without control characters, not blank; trimmed. Any chain passes
- * here; the emulator narrows it with its `chains` option.
- */
-export const WALLET_CHAIN_RULE = text(oneCharAtLeast, maxChars(CHAIN_MAX_LENGTH), noControl, 'trim', notEmpty);
 
 /** POST /group-quests/<questId>/points — the body's fields, in the order they are checked. */
 export const AWARD_RULES = {
@@ -85,13 +65,6 @@ export const AWARD_RULES = {
   eventName: { rule: EVENT_NAME_RULE, optional: true },
   eventDescription: { rule: EVENT_DESCRIPTION_RULE, optional: true },
 } as const satisfies RuleTable;
-
-/** POST /users/identify — the `wallet` object's fields. */
-export const WALLET_RULES = { address: { rule: WALLET_ADDRESS_RULE }, chain: { rule: WALLET_CHAIN_RULE } } as const satisfies RuleTable;
-/** The rule a `wallet` that is not an object breaks. */
-export const WALLET_MESSAGE = 'must be an object with address and chain';
-/** POST /users/identify — the rule across its two fields. */
-export const IDENTIFY_ONE_OF_MESSAGE = 'exactly one of email or wallet is required (not both, not neither)';
 
 /** What checkRule() found: the value to use (trimmed where the rule trims), or the rule it broke. */
 export type Checked<T> = { ok: true; value: T } | { ok: false; message: string };

@@ -32,7 +32,7 @@ describe('npm run bench --quick', () => {
     const figures = report.rows.map((r) => r.figure);
     expect(figures).toEqual(
       expect.arrayContaining([
-        'quest-points (SDK entry, all dependencies) min+gzip vs target',
+        'quest-points (SDK entry, all dependencies, up front) min+gzip vs target',
         'quest-points vs the smallest full SDK (gameanalytics)',
         'peer: workbox-background-sync Queue 7.4.1 min+gzip',
         'peer: @sentry/browser + offline transport 11.12.0 min+gzip',

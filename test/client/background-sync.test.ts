@@ -11,6 +11,7 @@ import { fakeRelay, json, testClients, until } from './fake-relay.js';
 const { client, closeAll } = testClients();
 const open: QuestPoints[] = [];
 afterEach(async () => {
+  for (const answer of held.splice(0)) answer();
   await Promise.all(open.splice(0).map((c) => c.close()));
   await closeAll();
   Reflect.deleteProperty(navigator, 'serviceWorker');
@@ -24,7 +25,9 @@ function fakeServiceWorker({ sync = true } = {}) {
   return register;
 }
 
-const silent = fakeRelay(() => new Promise<undefined>(() => {}));
+/** Requests the silent relay holds: answered (as a 404) after each test, so close() does not wait out the timeout. */
+const held: (() => void)[] = [];
+const silent = fakeRelay(() => new Promise<Response>((resolve) => held.push(() => resolve(json(404, { success: false, message: 'gone' })))));
 const busy = fakeRelay((req) => (req.method === 'POST' ? json(503, { success: false, message: 'busy' }) : undefined));
 
 describe('backgroundSync option', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { classify } from '../../src/client/retry.js';
-import { parseAward, parseIdentify } from '../../src/client/validate.js';
+import { parseIdentify } from '../../src/client/account.js';
+import { parseAward } from '../../src/client/validate.js';
 import { QuestPointsError } from '../../src/client/errors.js';
 import { STATUS_POLICY, statusRule, statusVerdict, WELL_FORMED_MESSAGE } from '../../src/protocol/index.js';
 
