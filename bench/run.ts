@@ -73,8 +73,10 @@ async function bundleRows(): Promise<Row[]> {
   const sdk = await measureBundle({ file: 'src/client/index.ts' });
   // Phaser is a peer dependency: the game already ships it.
   const phaser = await measureBundle({ file: 'src/phaser/index.ts' }, ['phaser']);
+  // Peers lazy-load differently (some fetch most of themselves at init): each SDK is compared whole, one file.
+  const whole = await measureBundle({ file: 'src/client/index.ts' }, [], false);
   const peers = [];
-  for (const peer of PEERS) peers.push({ ...peer, size: await measureBundle({ contents: peer.entry }) });
+  for (const peer of PEERS) peers.push({ ...peer, size: await measureBundle({ contents: peer.entry }, [], false) });
   const smallest = peers.filter((p) => p.full).sort((a, b) => a.size.gzip - b.size.gzip)[0]!;
   const shares = Object.entries(sdk.packages)
     .map(([name, bytes]) => `${name} ${bytes.toLocaleString('en-US')}`)
@@ -95,20 +97,21 @@ async function bundleRows(): Promise<Row[]> {
       section: '1',
       figure: `quest-points vs the smallest full SDK (${smallest.name})`,
       unit: 'B',
-      ours: sdk.gzip,
+      ours: whole.gzip,
       baseline: smallest.size.gzip,
-      ratio: sdk.gzip / smallest.size.gzip,
+      ratio: whole.gzip / smallest.size.gzip,
       target: '<= 0.6x',
-      pass: sdk.gzip / smallest.size.gzip <= 0.6,
+      pass: whole.gzip / smallest.size.gzip <= 0.6,
+      note: 'each SDK whole, lazy chunks included',
     }),
     ...peers.map((p) =>
       row({
         section: '1',
         figure: `peer: ${p.name} ${version(p.name)} min+gzip`,
         unit: 'B',
-        ours: sdk.gzip,
+        ours: whole.gzip,
         baseline: p.size.gzip,
-        ratio: sdk.gzip / p.size.gzip,
+        ratio: whole.gzip / p.size.gzip,
         target: 'info',
         note: `${p.note}; ${p.size.min.toLocaleString('en-US')} B minified`,
       }),

@@ -4,15 +4,16 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
 /**
- * The SDK entry's target, min+gzip with every dependency: 14 KB with a stable ofetch. Not met: ofetch 1.x brings ufo
- * and destr (15,758 B measured on 2026-11-24; docs/sdk.md, "The stack, and size", says what was tried).
+ * The SDK entry's target, min+gzip with every dependency, as a page loads it up front: 14 KB with a stable ofetch. Not
+ * met: ofetch 1.x brings ufo and destr (15,495 B measured on 2026-11-24; docs/sdk.md, "The stack, and size", says what
+ * was tried).
  */
 export const SDK_TARGET_BYTES = 14 * 1024;
 /**
- * What test/client/size.test.ts holds until the target is met: 16 KB, so growth is still caught (the entry is 626 B
+ * What test/client/size.test.ts holds until the target is met: 15.5 KB, so growth is still caught (the entry is 377 B
  * under it). Lower it as the entry shrinks; raising it needs a reason in docs/sdk.md.
  */
-export const SDK_BUDGET_BYTES = 16 * 1024;
+export const SDK_BUDGET_BYTES = 15.5 * 1024;
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -43,12 +44,16 @@ const common: BuildOptions = {
   absWorkingDir: repoRoot,
 };
 
-/** Bundle one entry (a file, or `contents` standing for one) and measure it, with dynamic imports split off. */
-export async function measureBundle(entry: { file: string } | { contents: string }, external: string[] = []): Promise<BundleSize> {
+/**
+ * Bundle one entry (a file, or `contents` standing for one) and measure it: with `split`, dynamic imports are split
+ * off and counted apart (what a page loads up front); without, everything is one file (the whole, to compare SDKs
+ * whose up-front parts are cut differently).
+ */
+export async function measureBundle(entry: { file: string } | { contents: string }, external: string[] = [], split = true): Promise<BundleSize> {
   const result = await build({
     ...common,
     external,
-    splitting: true,
+    splitting: split,
     outdir: 'measure-out',
     ...('file' in entry ? { entryPoints: [entry.file] } : { stdin: { contents: entry.contents, resolveDir: repoRoot, loader: 'ts' } }),
   });
