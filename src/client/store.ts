@@ -81,8 +81,10 @@ function openStores(dbName: string): { plain: UseStore; committing: UseStore } {
 export function idbKV<T>(dbName: string): KV<T> {
   const { plain, committing } = openStores(dbName);
   return {
-    get: (key) => get<T>(key, plain),
-    all: () => values<T>(plain),
+    // Reads commit at once too (one request each): a read left to auto-commit holds the store until the page's task
+    // ends, and a write issued in that task (awards in the continuation of pending()) could not start meanwhile.
+    get: (key) => get<T>(key, committing),
+    all: () => values<T>(committing),
     setMany: (pairs) => setMany(pairs, committing),
     delMany: (keys) => delMany(keys, committing),
     // Not committing: update's put is issued later, in a request callback.
