@@ -667,4 +667,25 @@ describe('storage and environment', () => {
     // Every key went out exactly once: no two tabs flushed the same award concurrently.
     expect(relay.sentKeys().sort()).toEqual([...keys].sort());
   });
+
+  it('a large commit reaches the other tabs in parts of at most 1,000 awards, every award once', async () => {
+    const storageName = uniqueName();
+    const down = fakeRelay(() => json(503, { success: false, message: 'down' }));
+    const a = client({ fetch: down.fetch, storageName, backoff: { baseMs: 3_600_000, maxMs: 3_600_000 } });
+    const b = client({ fetch: down.fetch, storageName });
+    const heard: string[][] = [];
+    const channel = new BroadcastChannel(`quest-points:${storageName}`);
+    channel.onmessage = (event: MessageEvent<{ t: string; recs?: { idempotencyKey: string }[] }>) => {
+      if (event.data.t === 'add') heard.push(event.data.recs!.map((r) => r.idempotencyKey));
+    };
+    try {
+      const keys = Array.from({ length: 2_500 }, () => a.award({ eventPoints: 1 }).idempotencyKey);
+      await until(() => heard.flat().length === keys.length);
+      expect(heard.map((part) => part.length)).toEqual([1_000, 1_000, 500]);
+      expect(heard.flat()).toEqual(keys);
+      await until(() => b.getSnapshot().queueSize === keys.length);
+    } finally {
+      channel.close();
+    }
+  });
 });
