@@ -572,6 +572,35 @@ describe('storage and environment', () => {
     expect(stored).toMatchObject({ idempotencyKey, eventPoints: 3 });
   });
 
+  it('reads ask for their commit at once: left to auto-commit, one would hold up a write issued in the same task', async () => {
+    const created: IDBTransaction[] = [];
+    const committed = new Set<IDBTransaction>();
+    const { transaction } = IDBDatabase.prototype;
+    const { commit } = IDBTransaction.prototype;
+    IDBDatabase.prototype.transaction = function (this: IDBDatabase, ...args: Parameters<IDBDatabase['transaction']>) {
+      const tx = transaction.apply(this, args);
+      created.push(tx);
+      return tx;
+    };
+    IDBTransaction.prototype.commit = function (this: IDBTransaction) {
+      committed.add(this);
+      commit.call(this);
+    };
+    try {
+      const qp = client({ fetch: fakeRelay(() => json(503, {})).fetch });
+      await qp.pending();
+      await qp.award({ eventPoints: 1 }).persisted;
+      await qp.deadLetters();
+      const reads = created.filter((tx) => tx.mode === 'readonly');
+      // Start-up (outbox, dead letters, cache), pending() and deadLetters().
+      expect(reads.length).toBeGreaterThanOrEqual(4);
+      expect(reads.filter((tx) => !committed.has(tx))).toEqual([]);
+    } finally {
+      IDBDatabase.prototype.transaction = transaction;
+      IDBTransaction.prototype.commit = commit;
+    }
+  });
+
   it('award:queued is emitted synchronously inside award(), before the commit', async () => {
     const qp = client({ fetch: fakeRelay(() => json(503, {})).fetch });
     const seen: string[] = [];
