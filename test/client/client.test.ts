@@ -601,6 +601,32 @@ describe('storage and environment', () => {
     }
   });
 
+  it('pending() follows the store where no message told: an award written elsewhere joins, one deleted elsewhere leaves', async () => {
+    const storageName = uniqueName();
+    const qp = client({ fetch: fakeRelay(() => json(503, {})).fetch, storageName, backoff: { baseMs: 3_600_000, maxMs: 3_600_000 } });
+    const mine = qp.award({ eventPoints: 1 });
+    const gone = qp.award({ eventPoints: 2 });
+    expect(await mine.persisted).toBe(true);
+    const other = { questId: 'quest-1', serviceUserId: 'player-1', eventPoints: 3, idempotencyKey: crypto.randomUUID(), queuedAt: 1, seq: 1 };
+    // Another tab's write whose message never came, and another tab's delete.
+    await new Promise<void>((resolve, reject) => {
+      const open = indexedDB.open(`${storageName}:outbox`);
+      open.onerror = () => reject(open.error);
+      open.onsuccess = () => {
+        const tx = open.result.transaction('kv', 'readwrite');
+        tx.objectStore('kv').put(other, other.idempotencyKey);
+        tx.objectStore('kv').delete(gone.idempotencyKey);
+        tx.oncomplete = () => {
+          open.result.close();
+          resolve();
+        };
+        tx.onerror = () => reject(tx.error);
+      };
+    });
+    expect((await qp.pending()).map((a) => a.idempotencyKey)).toEqual([other.idempotencyKey, mine.idempotencyKey]);
+    expect(qp.getSnapshot().queueSize).toBe(2);
+  });
+
   it('award:queued is emitted synchronously inside award(), before the commit', async () => {
     const qp = client({ fetch: fakeRelay(() => json(503, {})).fetch });
     const seen: string[] = [];
