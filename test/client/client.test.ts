@@ -604,9 +604,10 @@ describe('storage and environment', () => {
   it('pending() follows the store where no message told: an award written elsewhere joins, one deleted elsewhere leaves', async () => {
     const storageName = uniqueName();
     const qp = client({ fetch: fakeRelay(() => json(503, {})).fetch, storageName, backoff: { baseMs: 3_600_000, maxMs: 3_600_000 } });
-    const mine = qp.award({ eventPoints: 1 });
+    // Enough of its own that the one missing record is read by key (a quarter of the store or less).
+    const mine = [1, 1, 1, 1, 1].map((eventPoints) => qp.award({ eventPoints }));
     const gone = qp.award({ eventPoints: 2 });
-    expect(await mine.persisted).toBe(true);
+    expect(await gone.persisted).toBe(true);
     const other = { questId: 'quest-1', serviceUserId: 'player-1', eventPoints: 3, idempotencyKey: crypto.randomUUID(), queuedAt: 1, seq: 1 };
     // Another tab's write whose message never came, and another tab's delete.
     await new Promise<void>((resolve, reject) => {
@@ -623,8 +624,11 @@ describe('storage and environment', () => {
         tx.onerror = () => reject(tx.error);
       };
     });
-    expect((await qp.pending()).map((a) => a.idempotencyKey)).toEqual([other.idempotencyKey, mine.idempotencyKey]);
-    expect(qp.getSnapshot().queueSize).toBe(2);
+    expect((await qp.pending()).map((a) => a.idempotencyKey)).toEqual([other.idempotencyKey, ...mine.map((a) => a.idempotencyKey)]);
+    expect(qp.getSnapshot().queueSize).toBe(6);
+    // A new page holds none of them: all six are read (in one getAll).
+    const next = client({ fetch: fakeRelay(() => json(503, {})).fetch, storageName, backoff: { baseMs: 3_600_000, maxMs: 3_600_000 } });
+    expect((await next.pending()).map((a) => a.idempotencyKey)).toEqual([other.idempotencyKey, ...mine.map((a) => a.idempotencyKey)]);
   });
 
   it('award:queued is emitted synchronously inside award(), before the commit', async () => {
