@@ -1,10 +1,14 @@
-import { delMany, get, promisifyRequest, setMany, update, values, type UseStore } from 'idb-keyval';
+import { delMany, get, getMany, keys, promisifyRequest, setMany, update, values, type UseStore } from 'idb-keyval';
 import type { StorageDegradedReason } from './types.js';
 
 /** The few operations the SDK needs from a key-value store: idb-keyval over IndexedDB, or memory. */
 export interface KV<T> {
   get(key: string): Promise<T | undefined>;
   all(): Promise<T[]>;
+  /** The keys only: no value is read. */
+  keys(): Promise<string[]>;
+  /** Each key's value, undefined where there is none (one transaction). */
+  getMany(keys: string[]): Promise<(T | undefined)[]>;
   setMany(pairs: [string, T][]): Promise<void>;
   delMany(keys: string[]): Promise<void>;
   /** Atomic read-modify-write of one key (one readwrite transaction). */
@@ -16,6 +20,8 @@ export function memoryKV<T>(): KV<T> {
   return {
     get: async (key) => map.get(key),
     all: async () => [...map.values()],
+    keys: async () => [...map.keys()],
+    getMany: async (keys) => keys.map((key) => map.get(key)),
     setMany: async (pairs) => {
       for (const [k, v] of pairs) map.set(k, v);
     },
@@ -81,8 +87,12 @@ function openStores(dbName: string): { plain: UseStore; committing: UseStore } {
 export function idbKV<T>(dbName: string): KV<T> {
   const { plain, committing } = openStores(dbName);
   return {
-    get: (key) => get<T>(key, plain),
-    all: () => values<T>(plain),
+    // Reads commit at once too (one request each): a read left to auto-commit holds the store until the page's task
+    // ends, and a write issued in that task (awards in the continuation of pending()) could not start meanwhile.
+    get: (key) => get<T>(key, committing),
+    all: () => values<T>(committing),
+    keys: () => keys<string>(committing),
+    getMany: (keys) => getMany<T>(keys, committing),
     setMany: (pairs) => setMany(pairs, committing),
     delMany: (keys) => delMany(keys, committing),
     // Not committing: update's put is issued later, in a request callback.

@@ -572,6 +572,65 @@ describe('storage and environment', () => {
     expect(stored).toMatchObject({ idempotencyKey, eventPoints: 3 });
   });
 
+  it('reads ask for their commit at once: left to auto-commit, one would hold up a write issued in the same task', async () => {
+    const created: IDBTransaction[] = [];
+    const committed = new Set<IDBTransaction>();
+    const { transaction } = IDBDatabase.prototype;
+    const { commit } = IDBTransaction.prototype;
+    IDBDatabase.prototype.transaction = function (this: IDBDatabase, ...args: Parameters<IDBDatabase['transaction']>) {
+      const tx = transaction.apply(this, args);
+      created.push(tx);
+      return tx;
+    };
+    IDBTransaction.prototype.commit = function (this: IDBTransaction) {
+      committed.add(this);
+      commit.call(this);
+    };
+    try {
+      const qp = client({ fetch: fakeRelay(() => json(503, {})).fetch });
+      await qp.pending();
+      await qp.award({ eventPoints: 1 }).persisted;
+      await qp.deadLetters();
+      const reads = created.filter((tx) => tx.mode === 'readonly');
+      // Start-up (outbox, dead letters, cache), pending() and deadLetters().
+      expect(reads.length).toBeGreaterThanOrEqual(4);
+      expect(reads.filter((tx) => !committed.has(tx))).toEqual([]);
+    } finally {
+      IDBDatabase.prototype.transaction = transaction;
+      IDBTransaction.prototype.commit = commit;
+    }
+  });
+
+  it('pending() follows the store where no message told: an award written elsewhere joins, one deleted elsewhere leaves', async () => {
+    const storageName = uniqueName();
+    const qp = client({ fetch: fakeRelay(() => json(503, {})).fetch, storageName, backoff: { baseMs: 3_600_000, maxMs: 3_600_000 } });
+    // Enough of its own that the one missing record is read by key (a quarter of the store or less).
+    const mine = [1, 1, 1, 1, 1].map((eventPoints) => qp.award({ eventPoints }));
+    const gone = qp.award({ eventPoints: 2 });
+    expect(await gone.persisted).toBe(true);
+    const other = { questId: 'quest-1', serviceUserId: 'player-1', eventPoints: 3, idempotencyKey: crypto.randomUUID(), queuedAt: 1, seq: 1 };
+    // Another tab's write whose message never came, and another tab's delete.
+    await new Promise<void>((resolve, reject) => {
+      const open = indexedDB.open(`${storageName}:outbox`);
+      open.onerror = () => reject(open.error);
+      open.onsuccess = () => {
+        const tx = open.result.transaction('kv', 'readwrite');
+        tx.objectStore('kv').put(other, other.idempotencyKey);
+        tx.objectStore('kv').delete(gone.idempotencyKey);
+        tx.oncomplete = () => {
+          open.result.close();
+          resolve();
+        };
+        tx.onerror = () => reject(tx.error);
+      };
+    });
+    expect((await qp.pending()).map((a) => a.idempotencyKey)).toEqual([other.idempotencyKey, ...mine.map((a) => a.idempotencyKey)]);
+    expect(qp.getSnapshot().queueSize).toBe(6);
+    // A new page holds none of them: all six are read (in one getAll).
+    const next = client({ fetch: fakeRelay(() => json(503, {})).fetch, storageName, backoff: { baseMs: 3_600_000, maxMs: 3_600_000 } });
+    expect((await next.pending()).map((a) => a.idempotencyKey)).toEqual([other.idempotencyKey, ...mine.map((a) => a.idempotencyKey)]);
+  });
+
   it('award:queued is emitted synchronously inside award(), before the commit', async () => {
     const qp = client({ fetch: fakeRelay(() => json(503, {})).fetch });
     const seen: string[] = [];
@@ -666,5 +725,26 @@ describe('storage and environment', () => {
     await until(async () => (await a.pending()).length === 0 && b.getSnapshot().queueSize === 0);
     // Every key went out exactly once: no two tabs flushed the same award concurrently.
     expect(relay.sentKeys().sort()).toEqual([...keys].sort());
+  });
+
+  it('a large commit reaches the other tabs in parts of at most 1,000 awards, every award once', async () => {
+    const storageName = uniqueName();
+    const down = fakeRelay(() => json(503, { success: false, message: 'down' }));
+    const a = client({ fetch: down.fetch, storageName, backoff: { baseMs: 3_600_000, maxMs: 3_600_000 } });
+    const b = client({ fetch: down.fetch, storageName });
+    const heard: string[][] = [];
+    const channel = new BroadcastChannel(`quest-points:${storageName}`);
+    channel.onmessage = (event: MessageEvent<{ t: string; recs?: { idempotencyKey: string }[] }>) => {
+      if (event.data.t === 'add') heard.push(event.data.recs!.map((r) => r.idempotencyKey));
+    };
+    try {
+      const keys = Array.from({ length: 2_500 }, () => a.award({ eventPoints: 1 }).idempotencyKey);
+      await until(() => heard.flat().length === keys.length);
+      expect(heard.map((part) => part.length)).toEqual([1_000, 1_000, 500]);
+      expect(heard.flat()).toEqual(keys);
+      await until(() => b.getSnapshot().queueSize === keys.length);
+    } finally {
+      channel.close();
+    }
   });
 });
