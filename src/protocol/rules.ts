@@ -18,8 +18,11 @@ export type RuleTable = Record<string, { readonly rule: FieldRule; readonly opti
 
 /** Unicode's control characters, general category Cc: C0 (U+0000-U+001F), DEL (U+007F) and C1 (U+0080-U+009F). */
 const CONTROL_CHAR = /\p{Cc}/u;
+/** Step: no control character (Cc) at all. */
 export const noControl: Step<string> = [(s) => !CONTROL_CHAR.test(s), 'must not contain control characters'];
+/** Step: at most `max` UTF-16 code units, as the service counts characters. */
 export const maxChars = (max: number): Step<string> => [(s) => s.length <= max, `must be at most ${max} characters`];
+/** Step: not empty (after a 'trim' before it: not blank). */
 export const notEmpty: Step<string> = [(s) => s.length > 0, 'must not be empty'];
 /**
  * No lone UTF-16 surrogates: such a string has no UTF-8 form, so it cannot be put in a URL (encodeURIComponent
@@ -35,6 +38,7 @@ export const WELL_FORMED_MESSAGE = 'must be well-formed Unicode (no lone surroga
 const wellFormed: Step<string> = [isWellFormed, WELL_FORMED_MESSAGE];
 /** Every text field is well-formed Unicode first: the other steps then read real characters. */
 export const text = (...steps: Step<string>[]): TextRule => ({ type: 'string', steps: [wellFormed, ...steps] });
+/** Step: at least one character, with the ids' own message. */
 export const oneCharAtLeast: Step<string> = [(s) => s.length >= 1, 'must be at least 1 character'];
 
 /**
