@@ -1,4 +1,4 @@
-// Graceful shutdown as an operator meets it: the relay started with the CLI (--drain-delay 1000), SIGTERM with 100
+// Graceful shutdown as an operator meets it: the relay started with the CLI (--drain-delay 3000), SIGTERM with 100
 // batch requests in flight. /readyz answers 503 at once while the relay still accepts connections (a balancer's
 // health check takes it out of rotation), then new connections are refused; every request in flight is answered
 // (ok, or retry for the SDK to resend), none is cut, and the process exits 0 within the documented grace
@@ -18,7 +18,11 @@ const AWARDS_PER_BATCH = 3;
 const DOCUMENTED_GRACE_MS = 10_000;
 /** Each service call takes this long, so a batch of one player's 3 awards (sent in order) takes about 3 x. */
 const SERVICE_LATENCY_MS = 1_000;
-const DRAIN_DELAY_MS = 1_000;
+/**
+ * Longer than a /readyz round trip can take on a loaded CI machine: with 1,000 ms, one probe sent before the relay
+ * handled the signal was answered 200 after 1,172 ms, the next was already refused, and the 503 window went unseen.
+ */
+const DRAIN_DELAY_MS = 3_000;
 
 let emulator: RunningEmulator | undefined;
 const children: ReturnType<typeof spawn>[] = [];
