@@ -3,6 +3,7 @@ import type { IdentifyBody } from '../protocol/bodies.js';
 import { EMAIL_RULE, IDENTIFY_ONE_OF_MESSAGE, WALLET_MESSAGE, WALLET_RULES } from '../protocol/identify-rules.js';
 import type { EnrolledUser, EnrolledUsersResponse, EnrollmentResponse, EnrollmentStatus, IdentifyResponse } from '../protocol/responses.js';
 import type { QuestPointsError } from './errors.js';
+import { identifyKey } from './defaults.js';
 import type { Call } from './requests.js';
 import type { KV } from './store.js';
 import { check, checkFields, invalid, type Input } from './validate.js';
@@ -14,11 +15,14 @@ import { check, checkFields, invalid, type Input } from './validate.js';
  */
 export function createAccount(call: Call, cache: KV<unknown>) {
   return {
-    /** A serviceUserId never changes: once known it is answered offline, from the cache (IndexedDB, or memory). */
-    async identify(input: unknown): Promise<string> {
+    /**
+     * Checked, then the cache under the checked body (`tried`: the key requests.ts already read, the input as given),
+     * then the relay; the answer is cached under the checked body (IndexedDB, or memory).
+     */
+    async identify(input: unknown, tried?: string): Promise<string> {
       const body = parseIdentify(input);
-      const key = `id:${JSON.stringify(body)}`;
-      const known = await cache.get(key).catch(() => undefined);
+      const key = identifyKey(body);
+      const known = key === tried ? undefined : await cache.get(key).catch(() => undefined);
       if (typeof known === 'string') return known;
       const id = (await call<IdentifyResponse>(paths.identify(), body)).data.serviceUserId;
       await cache.setMany([[key, id]]).catch(() => {});

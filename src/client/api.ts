@@ -72,7 +72,7 @@ export function createApi({ options, state, events, outbox, live, notifier, requ
       return { idempotencyKey, persisted, settled };
     },
     flush: () => session.flush(true),
-    identify: async (input) => (await requests.account()).identify(input),
+    identify: (input) => requests.identify(input),
     fetchPoints,
     viewPoints,
     watchPoints(questId, serviceUserId, cb) {

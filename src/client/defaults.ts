@@ -32,3 +32,9 @@ export function storageLayout(storageName: string) {
     rescue: `${name}:rescue:`,
   };
 }
+
+/**
+ * The cache key of an identify answer (in storageLayout's cache): its checked body, or an input as given. Throws for a
+ * value with no JSON form. A leaf here, so the account chunk and the entry share nothing more for it.
+ */
+export const identifyKey = (body: unknown): string => `id:${JSON.stringify(body)}`;

@@ -20,7 +20,7 @@ type AccountWindow = {
 const EMAIL_MESSAGE = 'must be a valid e-mail address';
 
 const MAIN = `import { createQuestPoints } from 'quest-points';
-const { token } = await (await fetch('/__dev/token?sub=chunk-player')).json();
+const { token } = await (await fetch('/__dev/token?sub=chunk-player&email=chunk@example.com')).json();
 const qp = createQuestPoints({ relayUrl: '/api', getToken: () => token, questId: 'chunk-quest', serviceUserId: 'chunk-player' });
 window.enrollment = () => qp.fetchEnrollment();
 window.identify = (input) => qp.identify(input).catch((error) => error.code + ' ' + error.field + ': ' + error.message);
@@ -40,7 +40,7 @@ afterAll(async () => {
 });
 
 describe('the account chunk in a Vite build', () => {
-  it('is left out of the up-front scripts, fetched on the first account call, and answers', async () => {
+  it('is left out of the up-front scripts, fetched on the first account call and again after a failed load; identify answers from the cache without it', async () => {
     const plugin = (await import(join(project.pkg, 'dist/vite/index.js'))) as Plugin;
     await writeFile(join(project.dir, 'index.html'), '<!doctype html><title>game</title><script type="module" src="/main.js"></script>');
     await writeFile(join(project.dir, 'main.js'), MAIN);
@@ -59,7 +59,8 @@ describe('the account chunk in a Vite build', () => {
 
     server = await preview({ ...config, build: { outDir }, preview: { host: '127.0.0.1', port: 0, open: false } });
     const base = server.resolvedUrls!.local[0]!.replace(/\/$/, '');
-    const page = await browser.newPage();
+    const context = await browser.newContext();
+    const page = await context.newPage();
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
     const loaded: string[] = [];
@@ -76,6 +77,26 @@ describe('the account chunk in a Vite build', () => {
     expect(await page.evaluate(() => (window as unknown as AccountWindow).identify({ email: 'not an address' }))).toBe(
       `invalid email: email ${EMAIL_MESSAGE}`,
     );
+    // The page's own identify (the dev token carries this e-mail): a serviceUserId, not an error's text.
+    const id = await page.evaluate(() => (window as unknown as AccountWindow).identify({ email: 'chunk@example.com' }));
+    expect(id).toMatch(/^[^ ]+$/);
     expect(errors).toEqual([]);
+
+    // A later page of the game with neither the relay nor the chunk reachable (offline, the chunk not in any cache):
+    // identify still answers from the cache, as documented; the enrollment call, which needs both, is refused.
+    // The same browser context: the same origin's IndexedDB, where the first page cached the answer.
+    const later = await context.newPage();
+    await later.goto(`${base}/`);
+    await later.waitForFunction(() => (window as unknown as AccountWindow).ready === true, undefined, { timeout: 30_000 });
+    const unreachable = (route: { abort(): Promise<void> }) => route.abort();
+    await later.route(`**/assets/${chunk}`, unreachable);
+    await later.route('**/api/**', unreachable);
+    expect(await later.evaluate(() => (window as unknown as AccountWindow).identify({ email: 'chunk@example.com' }))).toBe(id);
+    await expect(later.evaluate(() => (window as unknown as AccountWindow).enrollment())).rejects.toThrow();
+    // Reachable again: the chunk is fetched anew (a failed load is not kept) and the call answers.
+    await later.unroute(`**/assets/${chunk}`);
+    await later.unroute('**/api/**');
+    expect(await later.evaluate(() => (window as unknown as AccountWindow).enrollment())).toBeNull();
+    await context.close();
   });
 });
