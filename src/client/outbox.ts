@@ -79,6 +79,9 @@ export function createOutbox({ queue, dead, degraded: onDegraded, committed, dur
     return rec;
   }
 
+  /** Still in the store but no longer queued: deleted here (not yet landed) or settled by another tab. reload() skips it. */
+  const leaving = (key: string) => deletes.has(key) || settledElsewhere.has(key);
+
   /** Chains store work so reload() sees every earlier write. */
   const chain = (work: () => Promise<unknown>) => (writing = writing.then(work, work));
 
@@ -210,7 +213,7 @@ export function createOutbox({ queue, dead, degraded: onDegraded, committed, dur
           const stored = await queue.keys();
           for (const key of stored) {
             if (settledElsewhere.has(key)) stillStored.add(key);
-            if (deletes.has(key) || settledElsewhere.has(key)) continue;
+            if (leaving(key)) continue;
             seen.add(key);
             if (!mirror.has(key)) missing.push(key);
             remote.delete(key);
@@ -224,7 +227,7 @@ export function createOutbox({ queue, dead, degraded: onDegraded, committed, dur
           // 25 µs and getAll about 7 µs a record, so past a quarter of the store one read of it all is cheaper.
           const read = missing.length * 4 <= stored.length ? await queue.getMany(missing) : await queue.all();
           for (const rec of read) {
-            if (!rec || deletes.has(rec.idempotencyKey) || settledElsewhere.has(rec.idempotencyKey)) continue;
+            if (!rec || leaving(rec.idempotencyKey)) continue;
             if (!mirror.has(rec.idempotencyKey)) keep(rec);
             remote.delete(rec.idempotencyKey);
           }
