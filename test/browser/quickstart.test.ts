@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import type { Browser, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BROWSER_BUNDLE } from '../helpers/bundle.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { startStack, type ServedStack } from '../helpers/stack.js';
 
@@ -35,12 +36,7 @@ async function pageScript(): Promise<string> {
   const result = await build({
     stdin: { contents, loader: 'ts', resolveDir: root },
     alias: { 'quest-points': `${root}src/client/index.ts` },
-    bundle: true,
-    write: false,
-    format: 'esm',
-    platform: 'browser',
-    target: 'chrome120',
-    logLevel: 'silent',
+    ...BROWSER_BUNDLE,
   });
   return result.outputFiles[0]!.text;
 }
