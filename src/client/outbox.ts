@@ -33,6 +33,12 @@ export function createOutbox({ queue, dead, degraded: onDegraded, committed, dur
   const deletes = new Set<string>();
   /** Settled by another tab, whose delete may not have landed yet: reload() must not bring them back either. */
   const settledElsewhere = new Set<string>();
+  /**
+   * Gone from the store before the word of it came: another tab (or the worker) settled them, and its 'done' message,
+   * posted once its deletes land, is on its way. reload() takes them out of the queue; remove() still hands them over
+   * when the message comes, so their `settled` promises and events are not lost.
+   */
+  const vanished = new Map<string, PendingAward>();
   const unwrittenDead = new Map<string, DeadLetter>();
   let degraded = false;
   let writing: Promise<unknown> = Promise.resolve();
@@ -76,6 +82,12 @@ export function createOutbox({ queue, dead, degraded: onDegraded, committed, dur
     remote.delete(key);
     unwritten.delete(key);
     if (rec) byPair.get(pairOf(rec))?.delete(key);
+    return rec;
+  }
+
+  function takeVanished(key: string): PendingAward | undefined {
+    const rec = vanished.get(key);
+    vanished.delete(key);
     return rec;
   }
 
@@ -162,7 +174,7 @@ export function createOutbox({ queue, dead, degraded: onDegraded, committed, dur
     landed: () => chain(async () => {}),
     /** Acknowledged (or dead-lettered) awards leave the outbox. `local`: this tab deletes them from the store. */
     remove(keys: string[], local: boolean): PendingAward[] {
-      const removed = keys.map(forget).filter((r): r is PendingAward => !!r);
+      const removed = keys.map((k) => forget(k) ?? takeVanished(k)).filter((r): r is PendingAward => !!r);
       if (local) {
         // Until deleted from the store, reload() must not bring them back.
         for (const k of keys) deletes.add(k);
@@ -218,7 +230,11 @@ export function createOutbox({ queue, dead, degraded: onDegraded, committed, dur
             if (!mirror.has(key)) missing.push(key);
             remote.delete(key);
           }
-          for (const key of [...mirror.keys()]) if (!seen.has(key) && !unwritten.has(key)) forget(key);
+          for (const key of [...mirror.keys()]) {
+            if (seen.has(key) || unwritten.has(key)) continue;
+            const rec = forget(key);
+            if (rec) vanished.set(key, rec);
+          }
           // The other tab's delete has landed: nothing left to guard against (the set stays bounded by the store).
           for (const key of [...settledElsewhere]) if (!stillStored.has(key)) settledElsewhere.delete(key);
           if (!missing.length) return;

@@ -631,6 +631,40 @@ describe('storage and environment', () => {
     expect((await next.pending()).map((a) => a.idempotencyKey)).toEqual([other.idempotencyKey, ...mine.map((a) => a.idempotencyKey)]);
   });
 
+  it('an award another tab settled, gone from the store before its message came, still settles here when the message comes', async () => {
+    const storageName = uniqueName();
+    const qp = client({ fetch: fakeRelay(() => json(503, {})).fetch, storageName, backoff: { baseMs: 3_600_000, maxMs: 3_600_000 } });
+    const sent: string[] = [];
+    qp.on('award:sent', ({ award }) => sent.push(award.idempotencyKey));
+    const handle = qp.award({ eventPoints: 4 });
+    expect(await handle.persisted).toBe(true);
+    // The other tab's delete lands first (settleBatch posts 'done' only then), and pending() reads the store meanwhile.
+    await new Promise<void>((resolve, reject) => {
+      const open = indexedDB.open(`${storageName}:outbox`);
+      open.onerror = () => reject(open.error);
+      open.onsuccess = () => {
+        const tx = open.result.transaction('kv', 'readwrite');
+        tx.objectStore('kv').delete(handle.idempotencyKey);
+        tx.oncomplete = () => {
+          open.result.close();
+          resolve();
+        };
+        tx.onerror = () => reject(tx.error);
+      };
+    });
+    expect(await qp.pending()).toEqual([]);
+    const channel = new BroadcastChannel(`quest-points:${storageName}`);
+    channel.postMessage({ t: 'done', ok: [handle.idempotencyKey], dead: [] });
+    channel.close();
+    let outcome: unknown;
+    void handle.settled.then((settled) => {
+      outcome = settled;
+    });
+    await until(() => outcome !== undefined);
+    expect(outcome).toMatchObject({ outcome: 'sent', idempotencyKey: handle.idempotencyKey });
+    expect(sent).toEqual([handle.idempotencyKey]);
+  });
+
   it('award:queued is emitted synchronously inside award(), before the commit', async () => {
     const qp = client({ fetch: fakeRelay(() => json(503, {})).fetch });
     const seen: string[] = [];
