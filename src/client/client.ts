@@ -1,19 +1,23 @@
+import { createAnnouncer } from './announce.js';
 import { createApi } from './api.js';
 import { DEFAULTS, storageLayout } from './defaults.js';
 import { QuestPointsEmitter } from './events.js';
-import { createFlusher } from './flusher.js';
-import { createLive, pairOf } from './live.js';
+import { createFlush } from './flush.js';
+import { createLive } from './live.js';
 import { createFlushLock, type Lease } from './lock.js';
 import { createNotifier } from './notify.js';
 import { createOutbox } from './outbox.js';
+import { pairOf } from './pair.js';
 import { createReads, type CacheRecord } from './reads.js';
 import { createRequests } from './requests.js';
 import { createRescue } from './rescue.js';
-import { createSession, type ClientState } from './session.js';
+import { startClient } from './startup.js';
+import { createClientState } from './state.js';
 import { idbKV, memoryKV, type KV } from './store.js';
 import { createTabs } from './tabs.js';
+import { createTracked } from './tracked.js';
 import { createTransport } from './transport.js';
-import type { QuestPoints, QuestPointsOptions } from './types.js';
+import type { QuestPoints, QuestPointsOptions, StorageDegradedReason } from './types.js';
 import { parseIds } from './validate.js';
 
 /** IndexedDB unless memory is asked for, or there is none; `missing`: wanted (in a browser) but not there. */
@@ -23,62 +27,67 @@ function chooseStorage(storage: QuestPointsOptions['storage']) {
   return { idb: wanted && present, missing: wanted && !present };
 }
 
-/** What a snapshot shows of the client's state (not its life cycle). */
-const shown = ({ closed, loaded, ...status }: ClientState) => status;
-
-/** Assembles the client: each collaborator is made once and handed what it needs; the session holds the state. */
+/**
+ * Assembles the client: each collaborator is made once, after everything it needs, and handed it; none is
+ * referred to before it exists. The client's state has one writer (state.ts); the others dispatch to it.
+ */
 export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
   const { storageName = DEFAULTS.storageName, pollIntervalMs = DEFAULTS.pollIntervalMs, historyLimit = DEFAULTS.historyLimit } = options;
   const layout = storageLayout(storageName);
   const { idb, missing } = chooseStorage(options.storage);
   const kv = <T>(name: string): KV<T> => (idb ? idbKV<T>(name) : memoryKV<T>());
-  const state: ClientState = {
+  const own =
+    options.questId !== undefined && options.serviceUserId !== undefined ? pairOf(parseIds(options.questId, options.serviceUserId)) : undefined;
+  const requestSync = () => options.backgroundSync?.();
+
+  const events = new QuestPointsEmitter();
+  const store = createClientState({
     online: true,
     deadLetterCount: 0,
     authRequired: false,
     storage: idb ? 'indexeddb' : 'memory',
     closed: false,
     loaded: false,
+  });
+  const degrade = (reason: StorageDegradedReason, error?: unknown) => {
+    store.dispatch({ storage: 'degraded' });
+    events.emit('storage:degraded', { reason, error });
   };
-  const events = new QuestPointsEmitter();
   const transport = createTransport(options);
   const cache = kv<CacheRecord>(layout.cache);
-  const tabs = createTabs(layout.channel, idb, (message) => session.heard(message));
+  const tabs = createTabs(layout.channel, idb);
   const outbox = createOutbox({
     queue: kv(layout.outbox),
     dead: kv(layout.dead),
-    degraded: (reason, error) => session.degrade(reason, error),
-    committed: (recs) => session.committed(recs),
+    degraded: degrade,
+    // Awards this tab committed: the other tabs are told; offline, the worker is asked to deliver them (it reads the store).
+    committed(awards) {
+      tabs.tell(awards);
+      if (!store.get().online) requestSync();
+    },
     durable: idb,
     rescue: idb ? createRescue(layout.rescue) : undefined,
   });
   const live = createLive(outbox.pendingOf, historyLimit);
-  const own =
-    options.questId !== undefined && options.serviceUserId !== undefined ? pairOf(parseIds(options.questId, options.serviceUserId)) : undefined;
-  const notifier = createNotifier({ events, live, own, queueSize: () => outbox.mirror.size, status: () => shown(state) });
-  const requests = createRequests(transport, cache, (online) => session.setOnline(online));
-  const reads = createReads({ live, cache, fetch: requests.summary, changed: notifier.changed, post: tabs.post });
-  const flusher = createFlusher({
-    outbox,
-    transport,
-    lock: createFlushLock(layout.channel, idb ? (cache as KV<Lease>) : undefined),
-    backoff: { ...DEFAULTS.backoff, ...options.backoff },
-    authPauseMs: pollIntervalMs,
-    settle: (head, results) => session.settle(head, results),
-  });
-  const session = createSession({
-    state,
+  const tracked = createTracked({ own, release: live.release });
+  const notifier = createNotifier({ events, live, own, queueSize: outbox.size, state: store });
+  const requests = createRequests(transport, cache, (online) => store.dispatch({ online }));
+  const reads = createReads({ live, cache, fetch: requests.summary, changed: notifier.changed, post: tabs.post, tracked });
+  const announcer = createAnnouncer({ store, events, outbox, notifier, reads, tabs });
+  tabs.listen(announcer.heard);
+  const flush = createFlush({
+    store,
     events,
     outbox,
-    notifier,
-    reads,
-    tabs,
-    flusher,
     transport,
-    own,
-    pollIntervalMs,
-    requestSync: () => options.backgroundSync?.(),
+    announcer,
+    reads,
+    lock: createFlushLock(layout.channel, idb ? (cache as KV<Lease>) : undefined, 0, (error) => events.emit('error', { error, during: 'lock' })),
+    backoff: { ...DEFAULTS.backoff, ...options.backoff },
+    authPauseMs: pollIntervalMs,
+    requestSync,
   });
-  if (missing) queueMicrotask(() => session.degrade('unavailable'));
-  return createApi({ options, state, events, outbox, live, notifier, requests, reads, tabs, flusher, session });
+  const stop = startClient({ store, outbox, notifier, reads, announcer, flush, transport, own, pollIntervalMs });
+  if (missing) queueMicrotask(() => degrade('unavailable'));
+  return createApi({ options, store, events, outbox, live, tracked, notifier, requests, reads, tabs, announcer, flush, stop });
 }
