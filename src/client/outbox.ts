@@ -28,7 +28,7 @@ export interface OutboxDeps {
  * transaction), issued in a microtask after the first of them. While the store fails, the journal keeps everything
  * and recover() replays it.
  */
-export function createOutbox({ queue, dead, degraded: onDegraded, committed, durable = true, rescue, now = Date.now }: OutboxDeps) {
+export function createOutbox({ queue, dead, degraded: onDegraded, committed, durable = true, rescue, now = () => Date.now() }: OutboxDeps) {
   const mirror = createMirror(now);
   const journal: Journal = createJournal();
   const store = {
