@@ -247,9 +247,10 @@ export function createOutbox({ queue, dead, degraded: onDegraded, committed, dur
         if (!store.degraded) return true;
         const copy = journal.copy();
         try {
+          // Dead letters first: an award leaves the queue only once its dead letter is stored (never in neither).
+          await dead.setMany(copy.dead);
           await queue.setMany(copy.awards);
           await queue.delMany(copy.deletes);
-          await dead.setMany(copy.dead);
         } catch {
           return false;
         }

@@ -23,9 +23,12 @@ const noAnswer = () => Promise.reject(new TypeError('fetch failed'));
 export function modelService() {
   const ledger = new Map<string, { user: string; points: number; at: number }>();
   const applied = new Map<string, number>();
+  /** Keys refused once: refused again. */
+  const refused = new Set<string>();
   return {
     ledger,
     applied,
+    refused,
     apply(key: string, user: string, points: number) {
       applied.set(key, (applied.get(key) ?? 0) + 1);
       if (!ledger.has(key)) ledger.set(key, { user, points, at: ledger.size });
@@ -58,7 +61,12 @@ export function modelRelay(service: ReturnType<typeof modelService>, state: { mo
   /** One award's fate: applied and acknowledged, refused (unless applied before: an idempotent replay), or not applied. */
   const decide = (a: AwardSent): 'ok' | 'rejected' | 'retry' | 'lost' => {
     if (state.mode === 'retry') return 'retry';
-    if (state.mode === 'reject' && !service.ledger.has(a.idempotencyKey)) return 'rejected';
+    // A refusal is final: the same award sent again is refused again (the service's rules do not change).
+    if (service.refused.has(a.idempotencyKey)) return 'rejected';
+    if (state.mode === 'reject' && !service.ledger.has(a.idempotencyKey)) {
+      service.refused.add(a.idempotencyKey);
+      return 'rejected';
+    }
     service.apply(a.idempotencyKey, a.serviceUserId, a.eventPoints);
     return state.mode === 'lost' ? 'lost' : 'ok';
   };
