@@ -23,7 +23,7 @@ export function createMirror(now: () => number) {
   const settledElsewhere = new Set<string>();
   /** Gone from the store before the word of it came (see VANISHED_MS), with when. */
   const vanished = new Map<string, { award: PendingAward; at: number }>();
-  const seq = { last: 0 };
+  let lastSeq = 0;
 
   function keep(rec: PendingAward) {
     awards.set(rec.idempotencyKey, rec);
@@ -31,7 +31,7 @@ export function createMirror(now: () => number) {
     const ofPair = byPair.get(pair) ?? new Map<string, PendingAward>();
     if (!ofPair.size) byPair.set(pair, ofPair);
     ofPair.set(rec.idempotencyKey, rec);
-    if (rec.seq > seq.last) seq.last = rec.seq;
+    if (rec.seq > lastSeq) lastSeq = rec.seq;
   }
 
   function forget(key: string): PendingAward | undefined {
@@ -51,7 +51,7 @@ export function createMirror(now: () => number) {
     size: () => awards.size,
     has: (key: string) => awards.has(key),
     /** Strictly increasing in this tab, and time-ordered across tabs and reloads. */
-    nextSeq: () => (seq.last = Math.max(seq.last + 1, now() * 1000)),
+    nextSeq: () => (lastSeq = Math.max(lastSeq + 1, now() * 1000)),
     /** Heard from another tab: shown, never written by this tab. Skips what is already settled. */
     heard(rec: PendingAward) {
       if (awards.has(rec.idempotencyKey) || settledElsewhere.has(rec.idempotencyKey)) return;
