@@ -45,9 +45,15 @@ export function createAnnouncer({ store, events, outbox, notifier, reads, tabs }
     if (letters && mine === counts) store.dispatch({ deadLetterCount: letters.length });
   }
 
-  /** What left the outbox, told: `settled` promises, events, views. `local`: this tab's drain (it reads after). */
+  /**
+   * What left the outbox, told: `settled` promises, events, views. `local`: this tab's drain (it reads after).
+   * An award that had vanished from the store before the word came (outbox.isLate) may be in a read accepted since:
+   * it is not counted as sent (that would count it twice); its pair is read again instead.
+   */
   function announce({ sent, dead }: Settled, local: boolean) {
-    reads.acknowledged(sent, local);
+    const late = sent.filter(outbox.isLate);
+    reads.acknowledged(late.length ? sent.filter((a) => !outbox.isLate(a)) : sent, local);
+    if (late.length) reads.refresh(late.map(pairOf));
     for (const award of sent) {
       const pair = pairOf(award);
       if (local) acked.add(pair);

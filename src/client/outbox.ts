@@ -218,6 +218,7 @@ export function createOutbox({ queue, dead, degraded: onDegraded, committed, dur
     pendingOf: mirror.ofPair,
     /** Awards gone from the store whose settling tab never told within VANISHED_MS (mirror.ts): they leave here. */
     unheard: mirror.unheard,
+    isLate: mirror.isLate,
     /**
      * Replays the journal once the store works again; true when it does. In the chain like every store operation,
      * and it clears only what it wrote: an award added while the replay is in flight waits for the next commit.
