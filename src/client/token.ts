@@ -1,3 +1,5 @@
+import { checkToken } from './token-check.js';
+
 /** Renew this long before a JWT's exp, so a token never expires in flight. */
 const SKEW_MS = 30_000;
 
@@ -21,8 +23,8 @@ export function createTokenCache(getToken: () => string | Promise<string>, now =
       if (token && now() < until) return Promise.resolve(token);
       inFlight ??= Promise.resolve()
         .then(getToken)
-        .then((fresh) => {
-          if (typeof fresh !== 'string' || !fresh) throw new TypeError('getToken() must return a non-empty string');
+        .then((value) => {
+          const fresh = checkToken(value);
           until = tokenExpiry(fresh) - SKEW_MS;
           token = fresh;
           return fresh;

@@ -4,6 +4,7 @@ import { DEFAULTS } from './defaults.js';
 import { QuestPointsError } from './errors.js';
 import { retryAfterMs } from './retry.js';
 import { createTokenCache } from './token.js';
+import { tokenFailure } from './token-check.js';
 import type { QuestPointsOptions } from './types.js';
 
 /** An HTTP answer, body parsed as JSON (whatever else it was otherwise). */
@@ -50,7 +51,8 @@ export function createTransport(options: QuestPointsOptions) {
       try {
         headers.authorization = `Bearer ${await tokens.get()}`;
       } catch (error) {
-        throw new QuestPointsError(`getToken() failed: ${(error as Error)?.message ?? error}`, 'auth');
+        // A mistake or no session: auth:required. No network: offline, like any request without an answer.
+        throw tokenFailure(error);
       }
     }
     // The service's own header in direct mode; to the relay the IETF spelling, which proxies such as nginx keep
