@@ -65,7 +65,8 @@ export function createApi({ options, state, events, outbox, live, notifier, requ
       // The outbox writes it in a microtask, with every other award of this tick.
       const persisted = outbox.add(award);
       const settled = new Promise<AwardOutcome>((resolve) => session.settling.set(idempotencyKey, resolve));
-      events.emit('award:queued', { award, queueSize: outbox.mirror.size });
+      session.durability.track(idempotencyKey, persisted);
+      events.emit('award:queued', { award, queueSize: outbox.mirror.size, persisted });
       notifier.changed(pairOf(award));
       notifier.queueChanged();
       session.schedule(flushDelayMs, false);

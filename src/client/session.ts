@@ -1,5 +1,6 @@
 import { paths } from '../protocol/paths.js';
 import type { QuestPointsEmitter } from './events.js';
+import type { Durability } from './durability.js';
 import type { Flusher, FlushResult } from './flusher.js';
 import { pairOf } from './live.js';
 import type { Notifier } from './notify.js';
@@ -13,7 +14,7 @@ import { createTriggers, unref } from './triggers.js';
 import type { AwardOutcome, PendingAward, Snapshot, StorageDegradedReason } from './types.js';
 
 /** The client's own state: what a snapshot shows besides the queue and the points, and its life cycle. */
-export interface ClientState extends Omit<Snapshot, 'queueSize' | 'points'> {
+export interface ClientState extends Omit<Snapshot, 'queueSize' | 'points' | 'environment'> {
   closed: boolean;
   /** The start-up read of the outbox is in: before it, this tab's mirror is not the head of the queue. */
   loaded: boolean;
@@ -31,8 +32,12 @@ export interface SessionDeps {
   /** The client's own pair, read from start-up on. */
   own: string | undefined;
   pollIntervalMs: number;
+  /** Each award's `persisted`, for the award:* events. */
+  durability: Durability;
   /** The option backgroundSync: hands the outbox to the service worker for when the network is back. */
   requestSync(): void;
+  /** Where awards are kept changed: memory (why) or IndexedDB again (environment.ts). */
+  storageChanged?(storage: 'indexeddb' | 'memory', reason?: StorageDegradedReason): void;
 }
 
 /** A keepalive body must stay under 64 KiB: 20 awards of the largest allowed size fit. */
@@ -83,7 +88,7 @@ export function createSession(deps: SessionDeps) {
       if (local) acked.add(pair);
       const { idempotencyKey } = award;
       resolve({ outcome: 'sent', status: 'sent', idempotencyKey });
-      events.emit('award:sent', { award });
+      events.emit('award:sent', { award, persisted: deps.durability.done(idempotencyKey) });
       changed(pair);
     }
     // Counted at once, and again from the store (a count read in flight may predate these letters).
@@ -92,7 +97,7 @@ export function createSession(deps: SessionDeps) {
       state.deadLetterCount++;
       const { idempotencyKey, status: httpStatus, message } = deadLetter;
       resolve({ outcome: 'rejected', status: 'rejected', idempotencyKey, deadLetter, httpStatus, message });
-      events.emit('award:rejected', { deadLetter });
+      events.emit('award:rejected', { deadLetter, persisted: deps.durability.done(idempotencyKey) });
       changed(pairOf(deadLetter));
     }
     notifier.queueChanged();
@@ -129,7 +134,8 @@ export function createSession(deps: SessionDeps) {
       schedule(result.delayMs, true);
       deps.requestSync();
       const { attempt, delayMs } = result;
-      for (const r of result.retrying) events.emit('award:retrying', { ...r, attempt, delayMs });
+      for (const r of result.retrying)
+        events.emit('award:retrying', { ...r, attempt, delayMs, persisted: deps.durability.of(r.award.idempotencyKey) });
     }
   }
 
@@ -192,7 +198,10 @@ export function createSession(deps: SessionDeps) {
         if (head.length && transport.batch) transport.beacon(paths.batch(), { awards: head.map(toWire) });
       },
       async poll() {
-        if (outbox.degraded && (await outbox.recover())) set('storage', 'indexeddb');
+        if (outbox.degraded && (await outbox.recover())) {
+          set('storage', 'indexeddb');
+          deps.storageChanged?.('indexeddb');
+        }
         if (!triggers.visible()) return;
         void flush(false);
         reads.refresh();
@@ -224,6 +233,7 @@ export function createSession(deps: SessionDeps) {
 
   return {
     settling,
+    durability: deps.durability,
     /** Awards this tab committed: the other tabs are told; offline, the worker is asked to deliver them (it reads the store). */
     committed(awards: PendingAward[]) {
       // A large commit goes out in parts, each in a task of its own: 10,000 records cloned in one message held the
@@ -243,6 +253,7 @@ export function createSession(deps: SessionDeps) {
     recountDead,
     degrade(reason: StorageDegradedReason, error?: unknown) {
       set('storage', 'degraded');
+      deps.storageChanged?.('memory', reason);
       events.emit('storage:degraded', { reason, error });
     },
     /** Stops the timer and the browser's signals; resolves every award still waiting as closed (they stay queued). */
@@ -252,6 +263,7 @@ export function createSession(deps: SessionDeps) {
     },
     close() {
       for (const idempotencyKey of settling.keys()) resolve({ outcome: 'closed', status: 'closed', idempotencyKey });
+      deps.durability.clear();
     },
   };
 }

@@ -42,11 +42,11 @@ const OPEN_BLOCKED_MS = 5000;
  * commit now (`committing`) rather than at auto-commit, because a page torn down meanwhile drops the transaction.
  * The layout is createStore(dbName, 'kv'): one database per store, as earlier versions wrote it.
  */
-function openStores(dbName: string): { plain: UseStore; committing: UseStore } {
+function openStores(dbName: string, factory?: IDBFactory): { plain: UseStore; committing: UseStore } {
   let db: Promise<IDBDatabase> | undefined;
   const open = () => {
     db ??= new Promise<IDBDatabase>((resolve, reject) => {
-      const request = indexedDB.open(dbName);
+      const request = (factory ?? indexedDB).open(dbName);
       request.onupgradeneeded = () => request.result.createObjectStore(STORE);
       const timer = setTimeout(
         () => reject(Object.assign(new Error(`IndexedDB open blocked for ${OPEN_BLOCKED_MS / 1000} s`), { name: 'BlockedError' })),
@@ -84,8 +84,9 @@ function openStores(dbName: string): { plain: UseStore; committing: UseStore } {
   return { plain: use(false), committing: use(true) };
 }
 
-export function idbKV<T>(dbName: string): KV<T> {
-  const { plain, committing } = openStores(dbName);
+/** `factory`: the IndexedDB to use (default the page's; a Storage Access handle's for the unpartitioned one). */
+export function idbKV<T>(dbName: string, factory?: IDBFactory): KV<T> {
+  const { plain, committing } = openStores(dbName, factory);
   return {
     // Reads commit at once too (one request each): a read left to auto-commit holds the store until the page's task
     // ends, and a write issued in that task (awards in the continuation of pending()) could not start meanwhile.
@@ -104,6 +105,7 @@ export function storageFailure(error: unknown): StorageDegradedReason {
   const { name = '', message = '' } = (error ?? {}) as Error;
   if (name === 'QuotaExceededError' || /quota/i.test(message)) return 'quota';
   if (name === 'BlockedError' || name === 'VersionError') return 'blocked';
+  if (name === 'SecurityError') return 'denied';
   if (name === 'InvalidStateError' || /clos/i.test(message)) return 'connection-lost';
   return 'error';
 }

@@ -14,7 +14,7 @@ import { statusVerdict } from '../protocol/status.js';
 import { readToken } from './token.js';
 
 export { SYNC_TAG };
-export { backgroundSync } from './page.js';
+export { backgroundSync, registerWorker, type WorkerRegistration } from './page.js';
 export { readToken, tokenFrom } from './token.js';
 
 /** registerQuestPointsSync()'s options: where the relay and the player's token are, and how long an event may try. */

@@ -4,6 +4,8 @@ import 'fake-indexeddb/auto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { QuestPointsError, type QuestPoints } from '../../src/client/index.js';
 import { checkToken, tokenFailure } from '../../src/client/token-check.js';
+import { plausibleToken } from '../../src/client/token.js';
+import { statusVerdict } from '../../src/protocol/status.js';
 import { tokenFrom } from '../../src/sw/token.js';
 import { fakeRelay, jwt, testClients, until } from './fake-relay.js';
 
@@ -35,9 +37,9 @@ describe('checkToken: what getToken() returned', () => {
 
   it('a JWT, an opaque token and a token with a trailing newline (a text route) are tokens', () => {
     const token = jwt('p', 2e9);
-    expect(checkToken(token)).toBe(token);
-    expect(checkToken('opaque_Token-123~+/==')).toBe('opaque_Token-123~+/==');
-    expect(checkToken(`${token}\n`)).toBe(token);
+    expect(plausibleToken(token)).toBe(token);
+    expect(plausibleToken('opaque_Token-123~+/==')).toBe('opaque_Token-123~+/==');
+    expect(plausibleToken(`${token}\n`)).toBe(token);
   });
 });
 
@@ -54,7 +56,7 @@ describe('tokenFailure: what a getToken() failure means', () => {
     [new Error('logged out'), 'auth'],
     [new TypeError("Cannot read properties of undefined (reading 'token')"), 'auth'],
   ])('%s -> %s', (error, code) => {
-    expect(tokenFailure(error).code).toBe(code);
+    expect(tokenFailure(error, statusVerdict).code).toBe(code);
   });
 });
 
