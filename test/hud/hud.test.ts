@@ -88,13 +88,38 @@ describe('<quest-points-hud>', () => {
     expect(part(hud, 'toast')[0]!.getAttribute('part')).toBe('toast toast-rejected');
   });
 
-  it('an award waiting with storage in memory says it will sync, not that it is saved', async () => {
+  it('an award waiting with storage in memory says it is kept until the page is closed, not that it will sync', async () => {
     const fake = fakeClient();
     fake.setSnapshot({ storage: 'memory', online: false });
     const hud = attachHud(fake.client);
-    fake.emitter.emit('award:queued', { award: award(2), queueSize: 1, persisted: STORED });
+    fake.emitter.emit('award:queued', { award: award(2), queueSize: 1, persisted: Promise.resolve(false) });
     await until(() => toasts(hud).length === 1, 'a toast');
-    expect(toasts(hud)[0]![2]).toBe('will sync');
+    expect(toasts(hud)[0]![2]).toBe('kept until you close this page');
+  });
+
+  it('an award whose persisted resolved false says so even while the snapshot still says IndexedDB; localisable', async () => {
+    const fake = fakeClient();
+    fake.setSnapshot({ online: false });
+    const hud = attachHud(fake.client, { strings: { waiting: 'gardé jusqu’à la fermeture de la page' } });
+    fake.emitter.emit('award:queued', { award: award(3), queueSize: 1, persisted: Promise.resolve(false) });
+    fake.emitter.emit('award:queued', { award: award(4), queueSize: 2, persisted: STORED });
+    await until(() => toasts(hud).length === 2 && toasts(hud)[1]![2] !== 'saved — will sync', 'the memory-only toast');
+    expect(toasts(hud).map((t) => t[2])).toEqual(['saved — will sync', 'gardé jusqu’à la fermeture de la page']);
+  });
+
+  it('a sign-in state when the client needs a token: the connection says so (part sign-in), waiting toasts stop saying sending', async () => {
+    const fake = fakeClient();
+    const hud = attachHud(fake.client, { toastMs: 0 });
+    fake.emitter.emit('award:queued', { award: award(5), queueSize: 1, persisted: STORED });
+    await until(() => toasts(hud)[0]?.[2] === 'sending', 'a sending toast');
+    fake.setSnapshot({ authRequired: true });
+    await until(() => textOf(hud, 'connection')[0] === 'sign in to save points', 'the sign-in state');
+    expect(part(hud, 'connection')[0]!.getAttribute('part')).toBe('connection sign-in');
+    expect(toasts(hud)[0]![2]).toBe('saved — will sync');
+    hud.strings = { signIn: 'Anmelden' };
+    await until(() => textOf(hud, 'connection')[0] === 'Anmelden', 'the localised word');
+    fake.setSnapshot({ authRequired: false });
+    await until(() => textOf(hud, 'connection')[0] === 'online', 'online again');
   });
 
   it('keeps the newest `toasts` toasts and drops each toast-ms after its last change', async () => {
