@@ -40,7 +40,8 @@ export function backgroundSync({ tag = SYNC_TAG }: { tag?: string } = {}): Backg
     if (!workers) return closedTabDelivery(place());
     try {
       const registration = (await workers.getRegistration()) as SyncRegistration | undefined;
-      if (!registration) return { available: false, reason: 'no-service-worker' };
+      // In a frame the frame is the reason: with a worker, the registration would be refused there too.
+      if (!registration) return { available: false, reason: isFramed() ? 'framed' : 'no-service-worker' };
       if (!registration.sync) return { available: false, reason: 'unsupported' };
       await registration.sync.register(tag);
       return { available: true };
