@@ -42,7 +42,10 @@ const NO_NETWORK = /failed to fetch|networkerror|network error|load failed|netwo
 export function tokenFailure(error: unknown, verdict: (status: number) => Verdict): QuestPointsError {
   const { name = '', message = String(error) } = (error ?? {}) as Error;
   if (error instanceof QuestPointsError) {
-    if (error.code === 'network' || error.code === 'timeout' || error.code === 'auth') return error;
+    if (error.code === 'network' || error.code === 'timeout') return error;
+    // A mistake checkToken named says so itself; another refusal (tokenFrom's 401/403) is told as getToken's.
+    if (error.code === 'auth')
+      return message.startsWith('getToken') ? error : new QuestPointsError(`getToken() failed: ${message}`, 'auth', error.status);
     if (error.code === 'http' && error.status !== undefined && verdict(error.status) === 'retry') return error;
   }
   if (name === 'TimeoutError' || name === 'AbortError') return new QuestPointsError(`getToken() timed out: ${message}`, 'timeout');

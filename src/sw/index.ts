@@ -104,7 +104,12 @@ export function registerQuestPointsSync(options: QuestPointsSyncOptions, scope: 
   let tokenWait: { afterMs: number } | undefined;
   /** Consecutive token fetches that must be waited for: the backoff's attempt. */
   let tokenAttempt = 0;
-  const getToken = async () => {
+  // The worker decides itself what a token failure means (tokenWait, below): every one reaches the flusher as 'auth'.
+  const getToken = () =>
+    fetchToken().catch((error: QuestPointsError) => {
+      throw new QuestPointsError(error.message, 'auth', error.status);
+    });
+  const fetchToken = async () => {
     tokenWait = { afterMs: 0 };
     let response: Response;
     try {
