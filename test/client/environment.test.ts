@@ -147,3 +147,18 @@ describe('award:* events carry persisted', () => {
     ]);
   });
 });
+
+describe('the indexedDB option (a Storage Access handle: the unpartitioned store)', () => {
+  it('awards are kept in the IndexedDB given, not the page’s own', async () => {
+    const { IDBFactory } = await import('fake-indexeddb');
+    const unpartitioned = new IDBFactory();
+    const busy = fakeRelay((req) => (req.method === 'POST' ? json(503, { success: false, message: 'busy' }) : undefined));
+    const qp = client({ fetch: busy.fetch, storageName: 'saa-game', indexedDB: unpartitioned, backoff: { baseMs: 60_000, maxMs: 60_000 } });
+    const { persisted, idempotencyKey } = qp.award({ eventPoints: 2 });
+    expect(await persisted).toBe(true);
+    const names = async (factory: globalThis.IDBFactory) => (await factory.databases()).map((d) => d.name);
+    expect(await names(unpartitioned)).toContain('saa-game:outbox');
+    expect(await names(indexedDB)).not.toContain('saa-game:outbox');
+    expect((await qp.pending()).map((a) => a.idempotencyKey)).toEqual([idempotencyKey]);
+  });
+});
