@@ -4,7 +4,7 @@ import { EMAIL_RULE, IDENTIFY_ONE_OF_MESSAGE, WALLET_MESSAGE, WALLET_RULES } fro
 import type { EnrolledUser, EnrolledUsersResponse, EnrollmentResponse, EnrollmentStatus, IdentifyResponse } from '../protocol/responses.js';
 import type { QuestPointsError } from './errors.js';
 import { identifyKey } from './defaults.js';
-import type { Call } from './requests.js';
+import type { Call } from './transport.js';
 import type { KV } from './store.js';
 import { check, checkFields, invalid, type Input } from './validate.js';
 

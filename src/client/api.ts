@@ -1,34 +1,41 @@
-import type { QuestPointsEmitter } from './events.js';
+import type { Announcer } from './announce.js';
+import { DEFAULTS } from './defaults.js';
 import { QuestPointsError } from './errors.js';
-import type { Flusher } from './flusher.js';
-import { pairOf, type Live } from './live.js';
+import type { QuestPointsEmitter } from './events.js';
+import type { Flush } from './flush.js';
+import type { Live } from './live.js';
 import type { Notifier } from './notify.js';
 import type { Outbox } from './outbox.js';
+import { pairOf } from './pair.js';
 import type { Reads } from './reads.js';
 import type { Requests } from './requests.js';
-import type { ClientState, Session } from './session.js';
+import type { ClientStore } from './state.js';
 import type { Tabs } from './tabs.js';
-import { DEFAULTS } from './defaults.js';
-import type { AwardOutcome, PendingAward, QuestPoints, QuestPointsOptions } from './types.js';
+import type { Tracked } from './tracked.js';
+import type { PendingAward, QuestPoints, QuestPointsOptions } from './types.js';
 import { parseAward, parseIds } from './validate.js';
 
 /** What the public methods work on. */
 export interface ApiDeps {
   options: QuestPointsOptions;
-  state: ClientState;
+  store: ClientStore;
   events: QuestPointsEmitter;
   outbox: Outbox;
   live: Live;
+  tracked: Tracked;
   notifier: Notifier;
   requests: Requests;
   reads: Reads;
   tabs: Tabs;
-  flusher: Flusher;
-  session: Session;
+  announcer: Announcer;
+  flush: Flush;
+  /** Stops the browser's signals (startup.ts). */
+  stop(): void;
 }
 
-/** The public methods, over the client's parts. */
-export function createApi({ options, state, events, outbox, live, notifier, requests, reads, tabs, session, flusher }: ApiDeps): QuestPoints {
+/** The public methods, over the client's parts: they read snapshots and send actions, never write another's state. */
+export function createApi(deps: ApiDeps): QuestPoints {
+  const { options, store, events, outbox, live, tracked, notifier, requests, reads, tabs, announcer, flush } = deps;
   const { maxQueue = DEFAULTS.maxQueue, flushDelayMs = DEFAULTS.flushDelayMs } = options;
   const pairOfIds = (questId = options.questId, serviceUserId = options.serviceUserId) => pairOf(parseIds(questId, serviceUserId));
 
@@ -39,10 +46,17 @@ export function createApi({ options, state, events, outbox, live, notifier, requ
     } catch (error) {
       // No answer: the last accepted read, marked stale, if there is one.
       if (!live.base(pair)) throw error;
+    } finally {
+      // Not watched: its state goes after a grace.
+      tracked.used(pair);
     }
     return live.view(pair);
   }
-  const viewPoints = (questId?: string, serviceUserId?: string) => live.view(pairOfIds(questId, serviceUserId));
+  function viewPoints(questId?: string, serviceUserId?: string) {
+    const pair = pairOfIds(questId, serviceUserId);
+    tracked.used(pair);
+    return live.view(pair);
+  }
   async function fetchEnrollment(questId = options.questId, serviceUserId = options.serviceUserId) {
     const ids = parseIds(questId, serviceUserId);
     return (await requests.account()).enrollment(ids.questId, ids.serviceUserId);
@@ -57,34 +71,36 @@ export function createApi({ options, state, events, outbox, live, notifier, requ
 
   const api: QuestPoints = {
     award(input) {
-      if (state.closed) throw new QuestPointsError('the client is closed', 'closed');
+      if (store.get().closed) throw new QuestPointsError('the client is closed', 'closed');
       const parsed = parseAward(input, options);
-      if (outbox.mirror.size >= maxQueue) throw new QuestPointsError(`outbox full (maxQueue ${maxQueue}): award not queued`, 'queue-full');
+      if (outbox.size() >= maxQueue) throw new QuestPointsError(`outbox full (maxQueue ${maxQueue}): award not queued`, 'queue-full');
       const award: PendingAward = { ...parsed, idempotencyKey: crypto.randomUUID(), queuedAt: Date.now(), seq: outbox.nextSeq() };
       const { idempotencyKey } = award;
       // The outbox writes it in a microtask, with every other award of this tick.
       const persisted = outbox.add(award);
-      const settled = new Promise<AwardOutcome>((resolve) => session.settling.set(idempotencyKey, resolve));
-      session.durability.track(idempotencyKey, persisted);
-      events.emit('award:queued', { award, queueSize: outbox.mirror.size, persisted });
+      const settled = announcer.settled(idempotencyKey, persisted);
+      events.emit('award:queued', { award, queueSize: outbox.size(), persisted });
       notifier.changed(pairOf(award));
       notifier.queueChanged();
-      session.schedule(flushDelayMs, false);
+      flush.schedule(flushDelayMs, false);
       return { idempotencyKey, persisted, settled };
     },
-    flush: () => session.flush(true),
+    flush: () => flush.flush(true),
     identify: (input) => requests.identify(input),
     fetchPoints,
     viewPoints,
     watchPoints(questId, serviceUserId, cb) {
       const pair = pairOf(parseIds(questId, serviceUserId));
-      const unwatch = notifier.watch(pair, cb);
       // A pair already live (the client's own, or watched elsewhere) is read on its own schedule: no extra read.
-      if (!reads.isTracked(pair)) {
-        reads.track(pair);
-        reads.refresh([pair]);
-      }
-      return unwatch;
+      if (tracked.watch(pair)) reads.refresh([pair]);
+      const unwatch = notifier.watch(pair, cb);
+      const done = { unwatched: false };
+      return () => {
+        if (done.unwatched) return;
+        done.unwatched = true;
+        unwatch();
+        tracked.unwatch(pair);
+      };
     },
     fetchEnrollment,
     enrolledUsers,
@@ -104,7 +120,7 @@ export function createApi({ options, state, events, outbox, live, notifier, requ
     async discardDeadLetter(key) {
       if (!(await outbox.dropDead(key))) return;
       tabs.post({ t: 'dead' });
-      await session.recountDead();
+      await announcer.recountDead();
     },
     on(event, fn) {
       events.on(event, fn as never);
@@ -119,14 +135,15 @@ export function createApi({ options, state, events, outbox, live, notifier, requ
       return api;
     },
     async close() {
-      if (state.closed) return;
-      state.closed = true;
-      flusher.stop();
-      session.stop();
+      if (store.get().closed) return;
+      store.dispatch({ closed: true });
+      flush.stop();
+      deps.stop();
+      tracked.dispose();
       tabs.close();
       await outbox.commit();
-      await flusher.current();
-      session.close();
+      await flush.current();
+      announcer.close();
       events.removeAllListeners();
     },
     getPoints: fetchPoints,

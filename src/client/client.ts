@@ -1,21 +1,24 @@
+import { createAnnouncer } from './announce.js';
 import { createApi } from './api.js';
 import { DEFAULTS, storageLayout } from './defaults.js';
 import { QuestPointsEmitter } from './events.js';
-import { createDurability } from './durability.js';
-import { createEnvironment, isSandboxed, type EnvironmentOwner } from './environment.js';
-import { createFlusher } from './flusher.js';
-import { createLive, pairOf } from './live.js';
+import { createEnvironment, initialEnvironment, isSandboxed, type EnvironmentOwner } from './environment.js';
+import { createFlush } from './flush.js';
+import { createLive } from './live.js';
 import { createFlushLock, type Lease } from './lock.js';
 import { createNotifier } from './notify.js';
 import { createOutbox } from './outbox.js';
+import { pairOf } from './pair.js';
 import { createReads, type CacheRecord } from './reads.js';
 import { createRequests } from './requests.js';
 import { createRescue } from './rescue.js';
-import { createSession, type ClientState } from './session.js';
+import { startClient } from './startup.js';
+import { createClientState } from './state.js';
 import { idbKV, memoryKV, type KV } from './store.js';
 import { createTabs } from './tabs.js';
+import { createTracked } from './tracked.js';
 import { createTransport } from './transport.js';
-import type { ClosedTabDelivery, QuestPoints, QuestPointsOptions } from './types.js';
+import type { ClosedTabDelivery, QuestPoints, QuestPointsOptions, StorageDegradedReason } from './types.js';
 import { parseIds } from './validate.js';
 
 /**
@@ -30,12 +33,9 @@ function chooseStorage({ storage, indexedDB: given }: QuestPointsOptions) {
   return { idb, missing: wanted && !idb ? (denied ? ('denied' as const) : ('unavailable' as const)) : undefined };
 }
 
-/** What a snapshot shows of the client's state (not its life cycle). */
-const shown = ({ closed, loaded, ...status }: ClientState) => status;
-
 const isDelivery = (answer: unknown): answer is ClosedTabDelivery => typeof (answer as ClosedTabDelivery)?.available === 'boolean';
 
-/** The start-up probes of where the game is played: told once they answer, never thrown (environment.ts). */
+/** The start-up probes of where the game is played (probes.ts, loaded now): told once they answer, never thrown. */
 function detect(options: QuestPointsOptions, env: EnvironmentOwner) {
   const sync = options.backgroundSync;
   void import('./probes.js').then(
@@ -46,78 +46,86 @@ function detect(options: QuestPointsOptions, env: EnvironmentOwner) {
   );
 }
 
-/** Assembles the client: each collaborator is made once and handed what it needs; the session holds the state. */
+/**
+ * Assembles the client: each collaborator is made once, after everything it needs, and handed it; none is
+ * referred to before it exists. The client's state has one writer (state.ts); the others dispatch to it.
+ */
 export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
   const { storageName = DEFAULTS.storageName, pollIntervalMs = DEFAULTS.pollIntervalMs, historyLimit = DEFAULTS.historyLimit } = options;
   const layout = storageLayout(storageName);
   const { idb, missing } = chooseStorage(options);
   const kv = <T>(name: string): KV<T> => (idb ? idbKV<T>(name, options.indexedDB) : memoryKV<T>());
-  const state: ClientState = {
+  const own =
+    options.questId !== undefined && options.serviceUserId !== undefined ? pairOf(parseIds(options.questId, options.serviceUserId)) : undefined;
+  const events = new QuestPointsEmitter();
+  // Where the game is played and what holds here (environment.ts): in the state, so the snapshot shows it.
+  const environment = initialEnvironment(idb ? 'indexeddb' : 'memory', idb ? undefined : (missing ?? 'option'));
+
+  const store = createClientState({
     online: true,
     deadLetterCount: 0,
     authRequired: false,
     storage: idb ? 'indexeddb' : 'memory',
+    environment,
     closed: false,
     loaded: false,
+  });
+  const env = createEnvironment(environment, (changed) => {
+    store.dispatch({ environment: changed });
+    events.emit('environment:changed', { environment: changed });
+  });
+  const requestSync = () => {
+    // Its answer (a refused registration: a frame, no worker) is what the environment says from then on.
+    void Promise.resolve(options.backgroundSync?.()).then(
+      (answer) => isDelivery(answer) && env.delivery(answer),
+      () => {},
+    );
   };
-  const events = new QuestPointsEmitter();
-  const env = createEnvironment(idb ? 'indexeddb' : 'memory', idb ? undefined : (missing ?? 'option'), (environment) => {
-    notifier.changed();
-    events.emit('environment:changed', { environment });
+  const degrade = (reason: StorageDegradedReason, error?: unknown) => {
+    store.dispatch({ storage: 'degraded' });
+    env.storage('memory', reason);
+    events.emit('storage:degraded', { reason, error });
+  };
+  // IndexedDB works again (the poll's recovery): awards are kept there from now on.
+  store.listen((next, previous) => {
+    if (next.storage === 'indexeddb' && previous.storage === 'degraded') env.storage('indexeddb');
   });
   const transport = createTransport(options);
   const cache = kv<CacheRecord>(layout.cache);
-  const tabs = createTabs(layout.channel, idb, (message) => session.heard(message));
+  const tabs = createTabs(layout.channel, idb);
   const outbox = createOutbox({
     queue: kv(layout.outbox),
     dead: kv(layout.dead),
-    degraded: (reason, error) => session.degrade(reason, error),
-    committed: (recs) => session.committed(recs),
+    degraded: degrade,
+    // Awards this tab committed: the other tabs are told; offline, the worker is asked to deliver them (it reads the store).
+    committed(awards) {
+      tabs.tell(awards);
+      if (!store.get().online) requestSync();
+    },
     durable: idb,
     rescue: idb ? createRescue(layout.rescue) : undefined,
   });
   const live = createLive(outbox.pendingOf, historyLimit);
-  const own =
-    options.questId !== undefined && options.serviceUserId !== undefined ? pairOf(parseIds(options.questId, options.serviceUserId)) : undefined;
-  const notifier = createNotifier({
+  const tracked = createTracked({ own, release: live.release });
+  const notifier = createNotifier({ events, live, own, queueSize: outbox.size, state: store });
+  const requests = createRequests(transport, cache, (online) => store.dispatch({ online }));
+  const reads = createReads({ live, cache, fetch: requests.summary, changed: notifier.changed, post: tabs.post, tracked });
+  const announcer = createAnnouncer({ store, events, outbox, notifier, reads, tabs });
+  tabs.listen(announcer.heard);
+  const flush = createFlush({
+    store,
     events,
-    live,
-    own,
-    queueSize: () => outbox.mirror.size,
-    status: () => ({ ...shown(state), environment: env.current() }),
-  });
-  const requests = createRequests(transport, cache, (online) => session.setOnline(online));
-  const reads = createReads({ live, cache, fetch: requests.summary, changed: notifier.changed, post: tabs.post });
-  const flusher = createFlusher({
     outbox,
     transport,
-    lock: createFlushLock(layout.channel, idb ? (cache as KV<Lease>) : undefined),
+    announcer,
+    reads,
+    lock: createFlushLock(layout.channel, idb ? (cache as KV<Lease>) : undefined, 0, (error) => events.emit('error', { error, during: 'lock' })),
     backoff: { ...DEFAULTS.backoff, ...options.backoff },
     authPauseMs: pollIntervalMs,
-    settle: (head, results) => session.settle(head, results),
+    requestSync,
   });
-  const session = createSession({
-    state,
-    events,
-    outbox,
-    notifier,
-    reads,
-    tabs,
-    flusher,
-    transport,
-    own,
-    pollIntervalMs,
-    durability: createDurability(),
-    requestSync() {
-      // Its answer (a refused registration: a frame, no worker) is what the environment says from then on.
-      void Promise.resolve(options.backgroundSync?.()).then(
-        (answer) => isDelivery(answer) && env.delivery(answer),
-        () => {},
-      );
-    },
-    storageChanged: env.storage,
-  });
-  if (missing) queueMicrotask(() => session.degrade(missing));
+  const stop = startClient({ store, outbox, notifier, reads, announcer, flush, transport, own, pollIntervalMs });
+  if (missing) queueMicrotask(() => degrade(missing));
   detect(options, env);
-  return createApi({ options, state, events, outbox, live, notifier, requests, reads, tabs, flusher, session });
+  return createApi({ options, store, events, outbox, live, tracked, notifier, requests, reads, tabs, announcer, flush, stop });
 }

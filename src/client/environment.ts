@@ -30,8 +30,8 @@ export type Detected = Pick<Environment, 'partitioned' | 'persistent' | 'closedT
  * new object (the snapshot's) and is told once through `changed`. Awards in memory cannot be delivered by the
  * worker: while storage is memory, closed-tab delivery says so, and comes back with IndexedDB.
  */
-export function createEnvironment(storage: Environment['storage'], storageReason: Environment['storageReason'], changed: (env: Environment) => void) {
-  let env = initialEnvironment(storage, storageReason);
+export function createEnvironment(initial: Environment, changed: (env: Environment) => void) {
+  let env = initial;
   let found: ClosedTabDelivery = env.closedTabDelivery;
   const derive = (next: Environment): Environment =>
     next.storage === 'memory' && found.available

@@ -1,6 +1,6 @@
 export { createQuestPoints } from './client.js';
 export { QuestPointsError, type QuestPointsErrorCode } from './errors.js';
-export { pointsKey } from './live.js';
+export { pointsKey } from './pair.js';
 export type * from './types.js';
 import type { EventEmitter } from 'eventemitter3';
 import { QuestPointsEmitter as Emitter } from './events.js';

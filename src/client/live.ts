@@ -1,15 +1,7 @@
 import { DEFAULT_EVENT_NAME } from '../protocol/limits.js';
 import type { PointsSummary } from '../protocol/responses.js';
+import { idsOf, pairOf } from './pair.js';
 import type { HistoryEntry, PendingAward, PointsView } from './types.js';
-
-/** Key of a (questId, serviceUserId) pair. Ids never contain control characters, so '\n' cannot be ambiguous. */
-export const pointsKey = (questId: string, serviceUserId: string) => `${questId}\n${serviceUserId}`;
-export const pairOf = (ids: { questId: string; serviceUserId: string }) => pointsKey(ids.questId, ids.serviceUserId);
-/** The ids of a pointsKey. */
-export function idsOf(pair: string): { questId: string; serviceUserId: string } {
-  const [questId = '', serviceUserId = ''] = pair.split('\n');
-  return { questId, serviceUserId };
-}
 
 /** Totals are exact to 6 decimals (0.1 + 0.2 shows 0.3), as the service reports them. */
 const round = (n: number) => Math.round(n * 1e6) / 1e6;
@@ -75,7 +67,7 @@ export function createLive(pendingOf: (pair: string) => PendingAward[], historyL
   };
 
   /** Replaces the base when the rule above allows it; returns the keys it absorbed, or undefined when dropped. */
-  function settle(pair: string, summary: PointsSummary, certain: string[], ambiguous: PendingAward[]): string[] | undefined {
+  function accept(pair: string, summary: PointsSummary, certain: string[], ambiguous: PendingAward[]): string[] | undefined {
     const s = state(pair);
     const grown = s.base ? summary.history.length - s.base.count : summary.history.length;
     const fresh = grown >= 0 ? summary.history.slice(0, grown) : summary.history;
@@ -90,10 +82,10 @@ export function createLive(pendingOf: (pair: string) => PendingAward[], historyL
   }
 
   /** Certain: the sent awards the read must hold. Every other sent award, and every pending one, is ambiguous. */
-  function settleWith(pair: string, summary: PointsSummary, certain: string[]): string[] | undefined {
+  function acceptWith(pair: string, summary: PointsSummary, certain: string[]): string[] | undefined {
     const known = new Set(certain);
     const racing = [...state(pair).sent.values()].filter((a) => !known.has(a.idempotencyKey));
-    return settle(pair, summary, certain, [...pendingOf(pair), ...racing]);
+    return accept(pair, summary, certain, [...pendingOf(pair), ...racing]);
   }
 
   function entry(award: PendingAward, state: HistoryEntry['state']): HistoryEntry {
@@ -174,12 +166,12 @@ export function createLive(pendingOf: (pair: string) => PendingAward[], historyL
     /** This tab's read answered: accepted unless a newer base came meanwhile or it is ambiguous (see above). */
     endRead(ticket: ReadTicket, summary: PointsSummary): string[] | undefined {
       if (state(ticket.pair).version !== ticket.version) return undefined;
-      return settleWith(ticket.pair, summary, ticket.certain);
+      return acceptWith(ticket.pair, summary, ticket.certain);
     },
     /** Another tab's accepted read, with the keys it absorbed. */
     adopt(pair: string, summary: PointsSummary, absorbed: string[]): string[] | undefined {
       const sent = state(pair).sent;
-      return settleWith(
+      return acceptWith(
         pair,
         summary,
         absorbed.filter((key) => sent.has(key)),
@@ -193,6 +185,10 @@ export function createLive(pendingOf: (pair: string) => PendingAward[], historyL
       s.view = undefined;
     },
     base: (pair: string) => pairs.get(pair)?.base,
+    /** Nothing tracks or uses the pair any more: its state goes (a later view starts from the outbox alone). */
+    release: (pair: string) => void pairs.delete(pair),
+    /** How many pairs have state (for tests: it follows the tracked pairs). */
+    size: () => pairs.size,
   };
 }
 

@@ -1,5 +1,6 @@
 import type { QuestPointsEmitter } from './events.js';
 import type { Live } from './live.js';
+import type { ClientState, ClientStore } from './state.js';
 import type { PointsView, Snapshot } from './types.js';
 
 export interface NotifyDeps {
@@ -8,93 +9,118 @@ export interface NotifyDeps {
   /** The client's own pair, if it has one: in every snapshot from the start. */
   own?: string;
   queueSize(): number;
-  status(): Omit<Snapshot, 'queueSize' | 'points'>;
+  /** The client's state: each change is told in the next tick (and `connection:changed` at once). */
+  state: ClientStore;
 }
+
+/** What a snapshot shows of the client's state (not its life cycle). */
+const shown = ({ closed, loaded, ...status }: ClientState) => status;
 
 export type Notifier = ReturnType<typeof createNotifier>;
 
 /**
- * The subscribable part of the client (TanStack Query's Subscribable): everything observable changes at most once
- * per tick — one round of `queue:changed`, `points:changed`, watchers and subscribers — and the snapshot is the same
- * object between changes (useSyncExternalStore compares by reference).
+ * The subscribable part of the client (TanStack Query's Subscribable and notifyManager): everything observable
+ * changes at most once per tick — one round of `queue:changed`, `points:changed`, watchers and subscribers — and the
+ * snapshot is the same object between changes (useSyncExternalStore compares by reference). Watchers and subscribers
+ * are isolated from each other: one that throws is reported (`error`, `during` 'watchPoints' or 'subscribe'; the
+ * console when nobody listens) and the others still run, in this tick and the next.
  */
 export function createNotifier(deps: NotifyDeps) {
-  const { events, live, own } = deps;
+  const { events, live, own, state } = deps;
   const watchers = new Map<string, Set<(view: PointsView) => void>>();
   const subscribers = new Set<(snapshot: Snapshot) => void>();
-  const touched = new Set<string>();
-  let queueChanged = false;
-  let tickPending = false;
-  let snapshot: Snapshot | undefined;
+  /** What this tick must tell: the pairs touched, whether the queue changed, whether a tick is queued. */
+  const tick = { touched: new Set<string>(), queue: false, queued: false };
+  /** The snapshot, the same object until something changes; undefined once it is outdated. */
+  const cached: { snapshot?: Snapshot } = {};
   /** The own pair's cached state is loaded: until then its view would show a total without the confirmed part. */
-  let restored = !own;
+  const own$ = { restored: !own };
+
+  /** One listener's failure, told once and kept from the others. */
+  function call<T>(cb: (value: T) => void, value: T, during: 'watchPoints' | 'subscribe') {
+    try {
+      cb(value);
+    } catch (error) {
+      if (events.listenerCount('error')) events.emit('error', { error, during });
+      else console.error(`[quest-points] a ${during} callback threw`, error);
+    }
+  }
 
   function changed(pair?: string) {
     if (pair) {
-      touched.add(pair);
+      tick.touched.add(pair);
       live.invalidate(pair);
     }
-    snapshot = undefined;
-    if (tickPending) return;
-    tickPending = true;
-    queueMicrotask(tick);
+    cached.snapshot = undefined;
+    if (tick.queued) return;
+    tick.queued = true;
+    queueMicrotask(run);
   }
 
-  function tick() {
-    tickPending = false;
-    if (queueChanged) {
-      queueChanged = false;
+  function run() {
+    tick.queued = false;
+    const touched = [...tick.touched];
+    tick.touched.clear();
+    if (!own$.restored && own) tick.touched.add(own);
+    if (tick.queue) {
+      tick.queue = false;
       events.emit('queue:changed', { queueSize: deps.queueSize() });
     }
     for (const pair of touched) {
-      if (pair === own && !restored) continue;
+      if (pair === own && !own$.restored) continue;
       const cbs = watchers.get(pair);
       if (!cbs && !events.listenerCount('points:changed')) continue;
       const view = live.view(pair);
       events.emit('points:changed', { view });
-      for (const cb of cbs ?? []) cb(view);
+      for (const cb of [...(cbs ?? [])]) call(cb, view, 'watchPoints');
     }
-    touched.clear();
-    if (!restored && own) touched.add(own);
     if (subscribers.size) {
       const current = getSnapshot();
-      for (const cb of subscribers) cb(current);
+      for (const cb of [...subscribers]) call(cb, current, 'subscribe');
     }
   }
 
+  state.listen((next, previous) => {
+    changed();
+    if (next.online !== previous.online) events.emit('connection:changed', { online: next.online });
+  });
+
   function getSnapshot(): Snapshot {
     const pairs = new Set([...(own ? [own] : []), ...watchers.keys()]);
-    snapshot ??= { ...deps.status(), queueSize: deps.queueSize(), points: Object.fromEntries([...pairs].map((pair) => [pair, live.view(pair)])) };
-    return snapshot;
+    cached.snapshot ??= {
+      ...shown(state.get()),
+      queueSize: deps.queueSize(),
+      points: Object.fromEntries([...pairs].map((pair) => [pair, live.view(pair)])),
+    };
+    return cached.snapshot;
   }
 
   return {
     changed,
     /** The outbox's size changed: `queue:changed` in this tick. */
     queueChanged() {
-      queueChanged = true;
+      tick.queue = true;
       changed();
     },
     /** The own pair's cache is loaded: its events may go. */
     restored() {
-      restored = true;
+      own$.restored = true;
       if (own) changed(own);
     },
     getSnapshot,
     subscribe(cb: (snapshot: Snapshot) => void) {
       subscribers.add(cb);
-      cb(getSnapshot());
+      call(cb, getSnapshot(), 'subscribe');
       return () => void subscribers.delete(cb);
     },
     /** Calls cb with the pair's view at once and on every change; returns unwatch. */
     watch(pair: string, cb: (view: PointsView) => void) {
       const cbs = watchers.get(pair) ?? new Set();
       watchers.set(pair, cbs.add(cb));
-      snapshot = undefined;
-      cb(live.view(pair));
+      cached.snapshot = undefined;
+      call(cb, live.view(pair), 'watchPoints');
       return () => {
-        cbs.delete(cb);
-        if (cbs.size) return;
+        if (!cbs.delete(cb) || cbs.size) return;
         watchers.delete(pair);
         changed();
       };

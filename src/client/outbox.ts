@@ -1,8 +1,9 @@
+import { createJournal, type Journal } from './journal.js';
+import { createMirror } from './mirror.js';
 import type { Rescue } from './rescue.js';
 import type { KV } from './store.js';
 import { storageFailure } from './store.js';
 import type { DeadLetter, PendingAward, StorageDegradedReason } from './types.js';
-import { pairOf } from './live.js';
 
 export type Outbox = ReturnType<typeof createOutbox>;
 
@@ -16,45 +17,38 @@ export interface OutboxDeps {
   /** The store survives the page (IndexedDB): `persisted` can be true. Memory never persists. */
   durable?: boolean;
   rescue?: Rescue;
+  now?: () => number;
 }
 
 /**
- * The queue of unacknowledged awards: IndexedDB (or memory) is the truth shared by tabs; `mirror` is this tab's
- * copy so award() never reads the store. The outbox schedules its own writes: the awards added in one tick go in
- * one setMany (one transaction), issued in a microtask after the first of them. While the store fails, everything
- * stays in memory and `unwritten`/`deletes` are replayed by recover().
+ * The queue of unacknowledged awards. IndexedDB (or memory) is the truth shared by tabs; this tab's copy of it is
+ * mirror.ts (so award() never reads the store), and what the store does not hold yet is journal.ts. Every store
+ * operation goes through one chain, in issue order, so reload() sees every earlier write and recover() replays the
+ * journal after them. The outbox schedules its own writes: the awards added in one tick go in one setMany (one
+ * transaction), issued in a microtask after the first of them. While the store fails, the journal keeps everything
+ * and recover() replays it.
  */
-export function createOutbox({ queue, dead, degraded: onDegraded, committed, durable = true, rescue }: OutboxDeps) {
-  const mirror = new Map<string, PendingAward>();
-  const byPair = new Map<string, Map<string, PendingAward>>();
-  /** Awards known from another tab's message, not written by this tab. */
-  const remote = new Set<string>();
-  const unwritten = new Map<string, PendingAward>();
-  const deletes = new Set<string>();
-  /** Settled by another tab, whose delete may not have landed yet: reload() must not bring them back either. */
-  const settledElsewhere = new Set<string>();
-  /**
-   * Gone from the store before the word of it came: another tab (or the worker) settled them, and its 'done' message,
-   * posted once its deletes land, is on its way. reload() takes them out of the queue; remove() still hands them over
-   * when the message comes, so their `settled` promises and events are not lost.
-   */
-  const vanished = new Map<string, PendingAward>();
-  const unwrittenDead = new Map<string, DeadLetter>();
-  let degraded = false;
-  let writing: Promise<unknown> = Promise.resolve();
-  let lastSeq = 0;
-  let rescued = false;
-  /** The awards added since the last write began: settles true once they are in the store. */
+export function createOutbox({ queue, dead, degraded: onDegraded, committed, durable = true, rescue, now = Date.now }: OutboxDeps) {
+  const mirror = createMirror(now);
+  const journal: Journal = createJournal();
+  const store = {
+    degraded: false,
+    /** The last store operation issued: the next one starts after it. */
+    writing: Promise.resolve() as Promise<unknown>,
+    /** Set once a pagehide rescued this page's awards: the rescue then follows each commit. */
+    rescued: false,
+  };
+  /** The awards added since the last write began: resolves true once they are in the store. */
   let next: { written: Promise<boolean>; wrote(ok: boolean): void } | undefined;
 
   function degrade(error: unknown) {
-    if (!degraded) onDegraded(storageFailure(error), error);
-    degraded = true;
+    if (!store.degraded) onDegraded(storageFailure(error), error);
+    store.degraded = true;
   }
 
   /** A store operation that degrades the outbox instead of throwing; true when it worked. */
   const attempt = async (op: () => Promise<unknown>) => {
-    if (degraded) return false;
+    if (store.degraded) return false;
     try {
       await op();
       return true;
@@ -64,41 +58,18 @@ export function createOutbox({ queue, dead, degraded: onDegraded, committed, dur
     }
   };
 
-  function keep(rec: PendingAward) {
-    mirror.set(rec.idempotencyKey, rec);
-    const pair = pairOf(rec);
-    let ofPair = byPair.get(pair);
-    if (!ofPair) {
-      ofPair = new Map();
-      byPair.set(pair, ofPair);
-    }
-    ofPair.set(rec.idempotencyKey, rec);
-    if (rec.seq > lastSeq) lastSeq = rec.seq;
-  }
-
-  function forget(key: string): PendingAward | undefined {
-    const rec = mirror.get(key);
-    mirror.delete(key);
-    remote.delete(key);
-    unwritten.delete(key);
-    if (rec) byPair.get(pairOf(rec))?.delete(key);
-    return rec;
-  }
-
-  function takeVanished(key: string): PendingAward | undefined {
-    const rec = vanished.get(key);
-    vanished.delete(key);
-    return rec;
-  }
-
   /** Still in the store but no longer queued: deleted here (not yet landed) or settled by another tab. reload() skips it. */
-  const leaving = (key: string) => deletes.has(key) || settledElsewhere.has(key);
+  const leaving = (key: string) => journal.isDeleting(key) || mirror.isSettledElsewhere(key);
 
-  /** Chains store work so reload() sees every earlier write. */
-  const chain = (work: () => Promise<unknown>) => (writing = writing.then(work, work));
+  /** Chains store work so reload() sees every earlier write. Every store operation goes through it. */
+  const chain = <T>(work: () => Promise<T>): Promise<T> => {
+    const done = store.writing.then(work, work);
+    store.writing = done.catch(() => {});
+    return done;
+  };
 
   /** This tab's rescue holds what is not known committed (added, or in a commit still in flight); none: removed. */
-  const stash = () => rescue?.save([...unwritten.values()]);
+  const stash = () => rescue?.save(journal.unwritten());
 
   // Start-up: awards an earlier page rescued join the store, unless known there (queued or dead-lettered); their
   // rescues are removed once that write is committed (a failing store leaves them for a later page).
@@ -117,17 +88,17 @@ export function createOutbox({ queue, dead, degraded: onDegraded, committed, dur
     const taken = next;
     next = undefined;
     return chain(async () => {
-      // Taken together, so every award in this batch settles with this write (later ones wait for the next).
-      const batch = [...unwritten];
-      // Kept in `unwritten` until written, so reload() never mistakes an award in flight for an acknowledged one.
+      // Taken together, so every award in this batch is persisted with this write (later ones wait for the next).
+      const batch = journal.awards();
+      // Kept in the journal until written, so reload() never mistakes an award in flight for an acknowledged one.
       // Empty: an earlier commit, issued before this one but run after these awards were added, wrote them (a failed
-      // write leaves its awards in `unwritten`). They are stored: `persisted` is true, not false.
-      const ok = batch.length === 0 ? !degraded : await attempt(() => queue.setMany(batch));
+      // write leaves its awards in the journal). They are stored: `persisted` is true, not false.
+      const ok = batch.length === 0 ? !store.degraded : await attempt(() => queue.setMany(batch));
       taken?.wrote(ok && durable);
       if (!ok || !batch.length) return ok && !!taken;
-      for (const [k, v] of batch) if (unwritten.get(k) === v) unwritten.delete(k);
+      journal.written(batch);
       // The page survived its pagehide (back/forward cache): the rescue shrinks to what is still uncommitted.
-      if (rescued) stash();
+      if (store.rescued) stash();
       // The other tabs hear of them in a task of their own: cloning a burst's records for BroadcastChannel (tens of
       // ms for 10,000) must not hold up the page's own work, such as `persisted` and what waits on it.
       if (committed)
@@ -137,23 +108,54 @@ export function createOutbox({ queue, dead, degraded: onDegraded, committed, dur
           batch.map(([, v]) => v),
         );
       return taken ? ok : false;
-    }) as Promise<boolean>;
+    });
   }
 
+  /** Reconciles the mirror with the store's keys (and the records this tab does not hold). In the chain. */
+  async function reconcile() {
+    const seen = new Set<string>();
+    const stillStored = new Set<string>();
+    // The keys first, and only the records this tab does not hold: a drain after a burst of 10,000 read back
+    // all of them (the values copied out of IndexedDB and cloned into new objects) just to find them known.
+    const missing: string[] = [];
+    const stored = await queue.keys();
+    for (const key of stored) {
+      if (mirror.isSettledElsewhere(key)) stillStored.add(key);
+      if (leaving(key)) continue;
+      seen.add(key);
+      if (!mirror.has(key)) missing.push(key);
+      mirror.stored(key);
+    }
+    mirror.vanishUnless((key) => seen.has(key) || journal.has(key));
+    mirror.landedElsewhere(stillStored);
+    if (!missing.length) return;
+    // Read apart from the keys: meanwhile a record may have been deleted (none), settled elsewhere or heard of.
+    // A few by key; many (an earlier page's outbox at start-up) in one getAll: in Chromium a get costs about
+    // 25 µs and getAll about 7 µs a record, so past a quarter of the store one read of it all is cheaper.
+    const read = missing.length * 4 <= stored.length ? await queue.getMany(missing) : await queue.all();
+    for (const rec of read) {
+      if (!rec || leaving(rec.idempotencyKey)) continue;
+      if (!mirror.has(rec.idempotencyKey)) mirror.keep(rec);
+      mirror.stored(rec.idempotencyKey);
+    }
+  }
+
+  const queued = () => mirror.queued(store.degraded);
+
   return {
-    mirror,
+    /** Awards in this tab's copy of the queue. */
+    size: mirror.size,
     get degraded() {
-      return degraded;
+      return store.degraded;
     },
-    /** Strictly increasing in this tab, and time-ordered across tabs and reloads. */
-    nextSeq: () => (lastSeq = Math.max(lastSeq + 1, Date.now() * 1000)),
+    nextSeq: mirror.nextSeq,
     /**
      * O(1): the write is issued in a microtask, with every award of this tick. Resolves true once it is stored (in a
      * durable store): one promise for the tick's awards.
      */
     add(rec: PendingAward): Promise<boolean> {
-      keep(rec);
-      unwritten.set(rec.idempotencyKey, rec);
+      mirror.keep(rec);
+      journal.add(rec);
       if (!next) {
         let wrote!: (ok: boolean) => void;
         const written = new Promise<boolean>((resolve) => (wrote = resolve));
@@ -162,120 +164,103 @@ export function createOutbox({ queue, dead, degraded: onDegraded, committed, dur
       }
       return next.written;
     },
-    /** Awards another tab wrote: shown, never written again by this tab. */
+    /** Awards another tab wrote: shown, never written again by this tab (a fast tab's 'done' can overtake its 'add'). */
     addRemote(recs: PendingAward[]) {
-      // Skips what is already settled: a fast tab's 'done' can overtake its own 'add'.
-      for (const rec of recs) {
-        if (mirror.has(rec.idempotencyKey) || settledElsewhere.has(rec.idempotencyKey)) continue;
-        keep(rec);
-        remote.add(rec.idempotencyKey);
-      }
+      for (const rec of recs) mirror.heard(rec);
     },
     commit,
     /** Resolves once every store operation issued so far is done. */
     landed: () => chain(async () => {}),
     /** Acknowledged (or dead-lettered) awards leave the outbox. `local`: this tab deletes them from the store. */
     remove(keys: string[], local: boolean): PendingAward[] {
-      const removed = keys.map((k) => forget(k) ?? takeVanished(k)).filter((r): r is PendingAward => !!r);
+      const removed: PendingAward[] = [];
+      for (const k of keys) {
+        const rec = mirror.take(k);
+        journal.drop(k);
+        if (rec) removed.push(rec);
+      }
       if (local) {
         // Until deleted from the store, reload() must not bring them back.
-        for (const k of keys) deletes.add(k);
+        journal.deleting(keys);
         void chain(async () => {
-          if (!(await attempt(() => queue.delMany(keys)))) return;
-          for (const k of keys) deletes.delete(k);
+          if (await attempt(() => queue.delMany(keys))) journal.deleted(keys);
         });
-      } else {
-        for (const k of keys) settledElsewhere.add(k);
-      }
+      } else mirror.settledElsewhere(keys);
       return removed;
     },
     /** The dead letter is stored before the award leaves the queue: it is never in neither. */
     kill(letters: DeadLetter[]) {
       const entries = letters.map((d): [string, DeadLetter] => [d.idempotencyKey, d]);
       return chain(async () => {
-        if (await attempt(() => dead.setMany(entries))) return;
-        for (const [k, d] of entries) unwrittenDead.set(k, d);
+        if (!(await attempt(() => dead.setMany(entries)))) journal.keepDead(entries);
       });
     },
+    /** Stored and journalled dead letters, oldest first. Rejects when the store cannot be read (then degraded). */
     async deadLetters(): Promise<DeadLetter[]> {
-      const stored = await dead.all().catch((error: unknown): DeadLetter[] => {
+      const stored = await dead.all().catch((error: unknown) => {
         degrade(error);
-        return [];
+        throw error;
       });
       const all = new Map(stored.map((d) => [d.idempotencyKey, d]));
-      for (const [k, d] of unwrittenDead) all.set(k, d);
+      for (const d of journal.deadLetters()) all.set(d.idempotencyKey, d);
       return [...all.values()].sort((a, b) => a.seq - b.seq);
     },
-    /** Removes a dead letter; false when there was none under this key. */
-    async dropDead(key: string): Promise<boolean> {
-      const known = unwrittenDead.delete(key) || (await dead.get(key).catch(() => undefined)) !== undefined;
-      if (known) await dead.delMany([key]).catch(degrade);
-      return known;
+    /** Removes a dead letter; false when there was none under this key. Rejects when the store failed. */
+    dropDead(key: string): Promise<boolean> {
+      return chain(async () => {
+        const journalled = journal.dropDead(key);
+        try {
+          const known = journalled || (await dead.get(key)) !== undefined;
+          if (known) await dead.delMany([key]);
+          return known;
+        } catch (error) {
+          degrade(error);
+          throw error;
+        }
+      });
     },
     /**
      * The queue as the store holds it now (another tab may have added or acknowledged awards), merged into the
      * mirror, oldest first. While degraded: this tab's own awards only.
      */
     async reload(): Promise<PendingAward[]> {
-      await chain(() =>
-        attempt(async () => {
-          const seen = new Set<string>();
-          const stillStored = new Set<string>();
-          // The keys first, and only the records this tab does not hold: a drain after a burst of 10,000 read back
-          // all of them (the values copied out of IndexedDB and cloned into new objects) just to find them known.
-          const missing: string[] = [];
-          const stored = await queue.keys();
-          for (const key of stored) {
-            if (settledElsewhere.has(key)) stillStored.add(key);
-            if (leaving(key)) continue;
-            seen.add(key);
-            if (!mirror.has(key)) missing.push(key);
-            remote.delete(key);
-          }
-          for (const key of [...mirror.keys()]) {
-            if (seen.has(key) || unwritten.has(key)) continue;
-            const rec = forget(key);
-            if (rec) vanished.set(key, rec);
-          }
-          // The other tab's delete has landed: nothing left to guard against (the set stays bounded by the store).
-          for (const key of [...settledElsewhere]) if (!stillStored.has(key)) settledElsewhere.delete(key);
-          if (!missing.length) return;
-          // Read apart from the keys: meanwhile a record may have been deleted (none), settled elsewhere or heard of.
-          // A few by key; many (an earlier page's outbox at start-up) in one getAll: in Chromium a get costs about
-          // 25 µs and getAll about 7 µs a record, so past a quarter of the store one read of it all is cheaper.
-          const read = missing.length * 4 <= stored.length ? await queue.getMany(missing) : await queue.all();
-          for (const rec of read) {
-            if (!rec || leaving(rec.idempotencyKey)) continue;
-            if (!mirror.has(rec.idempotencyKey)) keep(rec);
-            remote.delete(rec.idempotencyKey);
-          }
-        }),
-      );
-      return this.queued();
+      await chain(() => attempt(reconcile));
+      return queued();
     },
     /** The mirror, oldest first, without reading the store. While degraded: this tab's own awards only. */
-    queued: (): PendingAward[] => [...mirror.values()].filter((r) => !degraded || !remote.has(r.idempotencyKey)).sort((a, b) => a.seq - b.seq),
+    queued,
     /** On pagehide, synchronously: the awards this page could still lose go to its rescue. */
     rescue() {
-      rescued = true;
+      store.rescued = true;
       stash();
     },
-    pendingOf: (pair: string) => [...(byPair.get(pair)?.values() ?? [])],
-    /** Replays what failed while degraded; true when the store works again. */
-    async recover(): Promise<boolean> {
-      if (!degraded) return true;
-      try {
-        await queue.setMany([...unwritten]);
-        await queue.delMany([...deletes]);
-        await dead.setMany([...unwrittenDead]);
-      } catch {
-        return false;
-      }
-      unwritten.clear();
-      deletes.clear();
-      unwrittenDead.clear();
-      degraded = false;
-      return true;
+    pendingOf: mirror.ofPair,
+    /**
+     * Awards reload() found gone from the store whose settling tab never told (it died between its deletes and its
+     * message) within VANISHED_MS: they leave the outbox here, for the caller to settle.
+     */
+    unheard: mirror.unheard,
+    /**
+     * Replays the journal once the store works again; true when it does. In the chain like every store operation,
+     * and it clears only what it wrote: an award added while the replay is in flight waits for the next commit.
+     */
+    recover(): Promise<boolean> {
+      return chain(async () => {
+        if (!store.degraded) return true;
+        const copy = journal.copy();
+        try {
+          await queue.setMany(copy.awards);
+          await queue.delMany(copy.deletes);
+          await dead.setMany(copy.dead);
+        } catch {
+          return false;
+        }
+        journal.stored(copy);
+        store.degraded = false;
+        // What was added meanwhile (kept in the journal) goes in the next commit.
+        if (journal.awards().length && !next) void commit();
+        return true;
+      });
     },
   };
 }

@@ -1,9 +1,10 @@
 import type { PointsSummary } from '../protocol/responses.js';
 import type { Base, Live } from './live.js';
-import { pairOf } from './live.js';
 import type { Lease } from './lock.js';
+import { pairOf } from './pair.js';
 import type { KV } from './store.js';
 import type { TabMessage } from './tabs.js';
+import type { Tracked } from './tracked.js';
 import type { PendingAward } from './types.js';
 
 /** The cache's records: a pair's accepted base, and each acknowledged award not yet absorbed by a read. */
@@ -20,17 +21,18 @@ export interface ReadsDeps {
   fetch(pair: string): Promise<PointsSummary>;
   changed(pair: string): void;
   post(message: TabMessage): void;
+  /** The pairs kept live (the own pair and the watched ones): the only ones read in the background. */
+  tracked: Tracked;
 }
 
 /**
- * Reads of the tracked pairs (the client's own pair, watched pairs, pairs read once by getPoints): one read per pair
- * at a time, and every read asked for meanwhile coalesced into one more after it (the history endpoint returns the
+ * Reads of pairs: the tracked ones (the client's own pair, watched pairs) in the background, any pair when asked
+ * (fetchPoints). One read per pair at a time, and every read asked for meanwhile coalesced into one more after it (the history endpoint returns the
  * whole history, so reads are not free). What a read accepted, and each acknowledgement, is cached in IndexedDB so a
  * later page, offline, starts from the last known total.
  */
 export function createReads(deps: ReadsDeps) {
-  const { live, cache } = deps;
-  const tracked = new Set<string>();
+  const { live, cache, tracked } = deps;
   const running = new Map<string, Promise<void>>();
   const next = new Map<string, Promise<void>>();
   const quietly = (work: Promise<unknown>) => void work.catch(() => {});
@@ -61,7 +63,6 @@ export function createReads(deps: ReadsDeps) {
 
   /** A read of this pair; during one, the next read waits for it and serves every caller that asked meanwhile. */
   function read(pair: string): Promise<void> {
-    tracked.add(pair);
     const current = running.get(pair);
     if (current !== undefined) {
       let queued = next.get(pair);
@@ -84,16 +85,11 @@ export function createReads(deps: ReadsDeps) {
   return {
     read,
     /** Background reads (start-up, `online`, visible, poll, after a drain): failures only mark the view stale. */
-    refresh(pairs: Iterable<string> = tracked) {
+    refresh(pairs: Iterable<string> = tracked.pairs()) {
       for (const pair of [...pairs]) if (tracked.has(pair)) quietly(read(pair));
     },
-    track(pair: string) {
-      tracked.add(pair);
-    },
-    isTracked: (pair: string) => tracked.has(pair),
     /** What an earlier page cached for this pair: its base (stale until read) and its unabsorbed acknowledgements. */
     async restore(pair: string) {
-      tracked.add(pair);
       const records = await cache.all().catch((): CacheRecord[] => []);
       // The cache also holds identify answers (strings) and the flush lease.
       const sent = records.flatMap((r) => (typeof r === 'object' && r !== null && 'sent' in r && pairOf(r.sent) === pair ? [r.sent] : []));
@@ -101,9 +97,9 @@ export function createReads(deps: ReadsDeps) {
       live.restore(pair, typeof stored === 'object' && 'base' in stored ? stored.base : undefined, sent);
       deps.changed(pair);
     },
-    /** Acknowledged awards of tracked pairs move pending -> sent at once; `local`: this tab caches them. */
+    /** Acknowledged awards of live pairs (tracked, or read) move pending -> sent at once; `local`: this tab caches them. */
     acknowledged(awards: PendingAward[], local: boolean) {
-      const kept = awards.filter((award) => tracked.has(pairOf(award)));
+      const kept = awards.filter((award) => tracked.has(pairOf(award)) || live.base(pairOf(award)));
       for (const award of kept) live.acknowledged(award);
       if (local && kept.length) quietly(cache.setMany(kept.map((award): [string, Cached] => [sentKey(award.idempotencyKey), { sent: award }])));
     },

@@ -3,12 +3,9 @@ import type { PointsResponse, PointsSummary } from '../protocol/responses.js';
 import type { Account } from './account.js';
 import { identifyKey } from './defaults.js';
 import type { QuestPointsError } from './errors.js';
-import { idsOf } from './live.js';
+import { idsOf } from './pair.js';
 import type { KV } from './store.js';
 import { answerError, type Transport } from './transport.js';
-
-/** A call that is not an award: the body of a 2xx answer with `success: true`, of the service's response type `T`. */
-export type Call = <T>(path: string, body?: unknown) => Promise<T>;
 
 /**
  * The calls that are not awards: the pair's summary here, identify and enrollment in account.ts (loaded on first

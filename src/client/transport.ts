@@ -16,6 +16,9 @@ export interface Answer {
 
 export type Transport = ReturnType<typeof createTransport>;
 
+/** A call that is not an award: the body of a 2xx answer with `success: true`, of the service's response type `T`. */
+export type Call = <T>(path: string, body?: unknown) => Promise<T>;
+
 /** The error an answer that is not a success stands for: the relay's message when it sent one. */
 export function answerError({ status, body }: Answer): QuestPointsError {
   const message = typeof body?.message === 'string' ? body.message : `HTTP ${status}`;

@@ -30,10 +30,16 @@ export function operatorRoutes(runtime: RelayRuntime, state: OpsState, metricsTo
   let cached: { at: number; answer: Promise<Readiness> } | undefined;
 
   const serviceCheck = async (): Promise<Check> => {
-    // Any answer but a 5xx or a 401 means the service is there and takes the relay's key.
-    const probe = runtime.upstream.send({ method: 'GET', path: paths.pointsOf('readyz', 'readyz'), requestId: 'readyz' });
+    // Any answer but a 5xx or a 401 means the service is there and takes the relay's key. A probe that did not answer
+    // in time is cancelled: left running, each probe past the cache's second would hold a connection to the service
+    // until the upstream timeout.
+    const cancel = new AbortController();
+    const probe = runtime.upstream.send({ method: 'GET', path: paths.pointsOf('readyz', 'readyz'), requestId: 'readyz', signal: cancel.signal });
     const timeout = new Promise<Check>((resolve) => {
-      setTimeout(() => resolve({ ok: false, detail: `did not answer within ${READY_TIMEOUT_MS} ms` }), READY_TIMEOUT_MS).unref?.();
+      setTimeout(() => {
+        cancel.abort();
+        resolve({ ok: false, detail: `did not answer within ${READY_TIMEOUT_MS} ms` });
+      }, READY_TIMEOUT_MS).unref?.();
     });
     const answer = probe.then((result): Check => {
       const outage = upstreamOutage(result);

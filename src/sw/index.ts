@@ -179,7 +179,7 @@ export function registerQuestPointsSync(options: QuestPointsSyncOptions, scope: 
    * pages (the SDK's `sync:failed`) hear why; nothing else would tell, with every tab closed.
    */
   const giveUp = (waiter: Waiter, error: unknown, reason: SyncFailure['reason']) => {
-    const failure: SyncFailure = { reason, message: (error as Error)?.message ?? String(error), queueSize: outbox.mirror.size };
+    const failure: SyncFailure = { reason, message: (error as Error)?.message ?? String(error), queueSize: outbox.size() };
     console.warn(
       `[quest-points/sw] sync event given up (${reason}): ${failure.message}. ${failure.queueSize} award(s) stay queued for the browser's next attempt and the next page.`,
     );

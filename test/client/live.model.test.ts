@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createLive, pointsKey, type Base } from '../../src/client/live.js';
+import { createLive, type Base } from '../../src/client/live.js';
+import { pointsKey } from '../../src/client/pair.js';
 import type { PendingAward } from '../../src/client/types.js';
 import type { PointsSummary } from '../../src/protocol/responses.js';
 

@@ -3,7 +3,7 @@ import { SignJWT } from 'jose';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createPrometheusMetrics, startRelay, type RunningServer } from '../../src/relay/node/index.js';
-import type { AwardLabel, MetricsSink } from '../../src/relay/index.js';
+import { createRelay, type AwardLabel, type MetricsSink } from '../../src/relay/index.js';
 import { API_KEY, KEY_SECRET, SECRET, token } from '../helpers/fixtures.js';
 import { award, caller, fakeRelay, uuid } from './helpers.js';
 
@@ -46,6 +46,31 @@ describe('GET /healthz and /readyz', () => {
       message: 'not ready: service: Quest Points Service unreachable (ECONNREFUSED)',
       checks: { service: 'Quest Points Service unreachable (ECONNREFUSED)', store: 'ok (in memory)' },
     });
+  });
+
+  it('/readyz cancels a probe the service did not answer in time (main a0b4a06 left it running until the upstream timeout)', async () => {
+    const aborted: boolean[] = [];
+    const app = createRelay({
+      secret: SECRET,
+      keySecret: KEY_SECRET,
+      upstream: {
+        url: 'http://upstream.test',
+        apiKey: API_KEY,
+        timeoutMs: 60_000,
+        retries: 0,
+        fetch: (request) =>
+          new Promise<Response>((_resolve, reject) => {
+            request.signal.addEventListener('abort', () => {
+              aborted.push(true);
+              reject(request.signal.reason);
+            });
+          }),
+      },
+    });
+    const res = await caller(app.fetch)('GET', '/readyz');
+    expect(res.status).toBe(503);
+    expect(res.json.message).toContain('did not answer within');
+    await vi.waitFor(() => expect(aborted).toEqual([true]), { timeout: 2000 });
   });
 
   it("/readyz is 503 when the service refuses the relay's API key", async () => {

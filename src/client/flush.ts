@@ -1,0 +1,98 @@
+import type { Announcer } from './announce.js';
+import type { QuestPointsEmitter } from './events.js';
+import { createFlusher, type FlushResult } from './flusher.js';
+import type { Outbox } from './outbox.js';
+import type { Reads } from './reads.js';
+import type { SendResult } from './send.js';
+import type { ClientStore } from './state.js';
+import type { Transport } from './transport.js';
+import { unref } from './triggers.js';
+import type { PendingAward } from './types.js';
+
+export interface FlushDeps {
+  store: ClientStore;
+  events: QuestPointsEmitter;
+  outbox: Outbox;
+  transport: Transport;
+  announcer: Announcer;
+  reads: Reads;
+  lock: (fn: () => Promise<void>) => Promise<unknown>;
+  backoff: { baseMs: number; maxMs: number };
+  authPauseMs: number;
+  /** The option backgroundSync: hands the outbox to the service worker for when the network is back. */
+  requestSync(): void;
+}
+
+/**
+ * Flush scheduling and what each result means for the page: the flush timer, the drain's batches told (online, the
+ * token pause), and its end (retry timer, `award:retrying`, `queue:drained`, `auth:required`, the reads after it).
+ * The flusher (flusher.ts) owns the drain and the backoff; this owns when it runs and what its answers mean.
+ */
+export function createFlush(deps: FlushDeps) {
+  const { store, events, announcer, reads } = deps;
+  /** The next run: after an award (unforced) or at the end of a backoff (forced); and the last result told. */
+  const run: { timer?: ReturnType<typeof setTimeout>; last?: FlushResult } = {};
+
+  /** One batch's results from this tab: the first decides `online`, a settled award clears the token pause. */
+  async function settle(head: PendingAward[], results: SendResult[]) {
+    const [first] = results;
+    // Offline only for lack of network: a retry the relay answered (deadline, relay_busy, upstream_auth...) is an answer.
+    if (first && first.outcome !== 'auth') store.dispatch({ online: !(first.outcome === 'retry' && first.noAnswer) });
+    // A token worked: an award was acknowledged or refused.
+    if (results.some((r) => r.outcome === 'ok' || r.outcome === 'rejected')) store.dispatch({ authRequired: false });
+    await announcer.settle(head, results);
+  }
+
+  const flusher = createFlusher({ ...deps, settle });
+
+  /** A run of the flusher, and what its result means here. Every run goes through this. */
+  async function flush(force: boolean): Promise<void> {
+    const result = await flusher.run(force);
+    // Callers that joined one drain get its one result: it is told once.
+    if (result === run.last) return;
+    run.last = result;
+    if (result.outcome !== 'busy' && result.outcome !== 'closed') reads.refresh(announcer.takeAcked());
+    // The drain read the store: awards another tab settled there without telling are settled here.
+    void announcer.unheard();
+    if (result.outcome === 'drained') events.emit('queue:drained', { queueSize: 0 });
+    if (result.outcome === 'error') events.emit('error', { error: result.error, during: 'flush' });
+    if (result.outcome === 'auth') {
+      store.dispatch({ authRequired: true });
+      deps.requestSync();
+      events.emit('auth:required', { error: result.error });
+    }
+    if (result.outcome === 'retry' && result.retrying.length) {
+      schedule(result.delayMs, true);
+      deps.requestSync();
+      const { attempt, delayMs } = result;
+      for (const r of result.retrying)
+        events.emit('award:retrying', { ...r, attempt, delayMs, persisted: announcer.persisted(r.award.idempotencyKey) });
+    }
+  }
+
+  /** Unforced (after an award): a timer already set stands. Forced (the end of a backoff): it replaces it. */
+  function schedule(delayMs: number, force: boolean) {
+    if (run.timer !== undefined && !force) return;
+    clearTimeout(run.timer);
+    run.timer = unref(
+      setTimeout(() => {
+        run.timer = undefined;
+        void flush(force);
+      }, delayMs),
+    );
+  }
+
+  return {
+    flush,
+    schedule,
+    /** The drain in progress, if any. */
+    current: flusher.current,
+    /** No more runs: the timer stops, a drain in progress stops after its batch. */
+    stop() {
+      clearTimeout(run.timer);
+      flusher.stop();
+    },
+  };
+}
+
+export type Flush = ReturnType<typeof createFlush>;
