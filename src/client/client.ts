@@ -42,7 +42,7 @@ function detect(options: QuestPointsOptions, env: EnvironmentOwner) {
     ({ detectEnvironment }) =>
       detectEnvironment(env.current(), { persist: options.persist, delivery: sync && { check: sync.check } }).then(env.detected),
     // The chunk could not load (offline before it was cached): what the client chose stays what it says.
-    () => env.detected({ partitioned: env.current().partitioned, persistent: null, closedTabDelivery: env.current().closedTabDelivery }),
+    () => env.detected(env.current()),
   );
 }
 
