@@ -1,3 +1,4 @@
+import { uuid } from './uuid.js';
 import type { PendingAward } from './types.js';
 
 export type Rescue = ReturnType<typeof createRescue>;
@@ -11,7 +12,7 @@ export type Rescue = ReturnType<typeof createRescue>;
  */
 /** `prefix`: storageLayout(storageName).rescue. */
 export function createRescue(prefix: string) {
-  const own = prefix + crypto.randomUUID();
+  const own = prefix + uuid();
   const use = <R>(fn: (ls: Storage) => R): R | undefined => {
     try {
       return fn(localStorage);

@@ -162,3 +162,19 @@ describe('the indexedDB option (a Storage Access handle: the unpartitioned store
     expect((await qp.pending()).map((a) => a.idempotencyKey)).toEqual([idempotencyKey]);
   });
 });
+
+describe('an insecure context (plain http on a LAN address): no crypto.randomUUID', () => {
+  it('the client starts and keys its awards with v4 UUIDs all the same, delivered', async () => {
+    const randomUUID = crypto.randomUUID;
+    Object.defineProperty(crypto, 'randomUUID', { configurable: true, value: undefined });
+    try {
+      const relay = fakeRelay();
+      const qp = client({ fetch: relay.fetch });
+      const { idempotencyKey, settled } = qp.award({ eventPoints: 1 });
+      expect(idempotencyKey).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect((await settled).outcome).toBe('sent');
+    } finally {
+      Object.defineProperty(crypto, 'randomUUID', { configurable: true, value: randomUUID });
+    }
+  });
+});
