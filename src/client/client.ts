@@ -37,10 +37,8 @@ const isDelivery = (answer: unknown): answer is ClosedTabDelivery => typeof (ans
 
 /** The start-up probes of where the game is played (probes.ts, loaded now): told once they answer, never thrown. */
 function detect(options: QuestPointsOptions, env: EnvironmentOwner) {
-  const sync = options.backgroundSync;
   void import('./probes.js').then(
-    ({ detectEnvironment }) =>
-      detectEnvironment(env.current(), { persist: options.persist, delivery: sync && { check: sync.check } }).then(env.detected),
+    ({ detectEnvironment }) => detectEnvironment(env.current(), { persist: options.persist, delivery: options.backgroundSync }).then(env.detected),
     // The chunk could not load (offline before it was cached): what the client chose stays what it says.
     () => env.detected(env.current()),
   );

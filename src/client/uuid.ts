@@ -1,13 +1,11 @@
 /**
  * A random (v4) UUID: crypto.randomUUID() where it exists. It exists only in secure contexts, so a game served over
  * plain http on a LAN address (a phone testing a dev build) has none, while crypto.getRandomValues(), which every
- * context has, makes the same from 122 random bits. Idempotency keys, tab ids and lease owners come from here.
+ * context has, fills the same pattern: each 0 or 1 a random hex digit, each 8 one of 8, 9, a, b (the variant), the
+ * 4 kept (the version). Idempotency keys, tab ids and lease owners come from here.
  */
-export function uuid(): string {
-  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x40;
-  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
-  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
+export const uuid = (): string =>
+  crypto.randomUUID?.() ??
+  '10000000-1000-4000-8000-100000000000'.replace(/[018]/g, (c) =>
+    (Number(c) ^ ((crypto.getRandomValues(new Uint8Array(1))[0] ?? 0) & (15 >> (Number(c) / 4)))).toString(16),
+  );
