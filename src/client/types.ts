@@ -227,7 +227,10 @@ export interface QuestPointsEvents {
  * worked (a promise of a ClosedTabDelivery), and `check` says at start-up whether it can work here; quest-points/sw's
  * backgroundSync() does both.
  */
-export type BackgroundSyncOption = (() => unknown) & { check?: () => Promise<ClosedTabDelivery> };
+export type BackgroundSyncOption = (() => unknown) & {
+  /** At start-up: whether delivery with every tab closed can work here, and why not. */
+  check?: () => Promise<ClosedTabDelivery>;
+};
 
 /**
  * createQuestPoints()'s options. Relay mode (a browser game): `relayUrl` and `getToken`. Direct mode (servers and
