@@ -1,16 +1,19 @@
 // Where the game is played, and what holds there (docs/hosting.md): a top-level page or a portal's frame, storage
 // partitioned by the top-level site or not, sandboxed without storage, persistent or evictable, delivery with every
-// tab closed or not. Detected once at start-up without throwing (every probe is guarded: a sandboxed frame throws
-// SecurityError on merely reading navigator.serviceWorker or localStorage), then kept by the session.
+// tab closed or not. What is known at once is here; the probes that answer later (probes.ts, loaded after start, each
+// guarded: a sandboxed frame throws SecurityError on merely reading navigator.serviceWorker or localStorage) hand
+// their findings to createEnvironment's owner, which puts each change in the client's state (state.ts) and the event.
 import type { ClosedTabDelivery, Environment } from './types.js';
 
 type Global = typeof globalThis & { document?: Document; top?: unknown; self?: unknown; origin?: string };
 const g = globalThis as Global;
+
 /** A frame (iframe) rather than the top-level page; reading `top` never throws, comparing it does not either. */
 export const isFramed = (): boolean => !!g.document && g.top !== undefined && g.top !== g.self;
 
 /** A sandboxed document without allow-same-origin (an opaque origin): no IndexedDB, Web Locks, storage or service worker. */
 export const isSandboxed = (): boolean => !!g.document && g.origin === 'null';
+
 /** What the client knows before any probe answers: the storage it chose, nothing else yet. */
 export function initialEnvironment(storage: Environment['storage'], storageReason?: Environment['storageReason']): Environment {
   return {
@@ -23,6 +26,8 @@ export function initialEnvironment(storage: Environment['storage'], storageReaso
     closedTabDelivery: { available: false, reason: 'not-configured' },
   };
 }
+
+/** What the start-up probes find (probes.ts). */
 export type Detected = Pick<Environment, 'partitioned' | 'persistent' | 'closedTabDelivery'>;
 
 /**
