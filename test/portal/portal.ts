@@ -21,9 +21,16 @@ export interface FramedGame {
 /** The portal's origin: the same server under another site (localhost, not 127.0.0.1). */
 export const portalOrigin = (stack: Stack) => stack.origin.replace('127.0.0.1', 'localhost');
 
-/** Opens the portal page framing the game; `sandbox`: the iframe's sandbox attribute (absent: none). */
-export async function openFramed(stack: Stack, context: BrowserContext, options: PageOptions & { sandbox?: string }): Promise<FramedGame> {
-  const { sandbox, ...game } = options;
+/**
+ * Opens the portal page framing the game; `sandbox`: the iframe's sandbox attribute (absent: none); `game`: the test
+ * page framed (default 'sdk', the SDK page; 'hud', the HUD's page), its other options its query.
+ */
+export async function openFramed(
+  stack: Stack,
+  context: BrowserContext,
+  options: PageOptions & { sandbox?: string; game?: 'sdk' | 'hud' } & Record<string, string | number | boolean | undefined>,
+): Promise<FramedGame> {
+  const { sandbox, game: name = 'sdk', ...game } = options;
   const page = await context.newPage();
   const errors: string[] = [];
   const expected: RegExp[] = [];
@@ -33,7 +40,7 @@ export async function openFramed(stack: Stack, context: BrowserContext, options:
     if (message.type() === 'error' && !allowed) errors.push(describe(message));
   });
   page.on('pageerror', (error) => errors.push(`uncaught: ${error.message}`));
-  const src = `${stack.origin}/sdk.html?${new URLSearchParams(Object.entries(game).map(([k, v]) => [k, String(v)]))}`;
+  const src = `${stack.origin}/${name}.html?${new URLSearchParams(Object.entries(game).map(([k, v]) => [k, String(v)]))}`;
   const portal = `${portalOrigin(stack)}/portal.html?${new URLSearchParams({ src, ...(sandbox === undefined ? {} : { sandbox }) })}`;
   const frame = () => {
     const found = page.frames().find((f) => f !== page.mainFrame() && f.url().startsWith(stack.origin));
@@ -42,7 +49,7 @@ export async function openFramed(stack: Stack, context: BrowserContext, options:
   };
   const ready = async () => {
     await until(() => page.frames().some((f) => f !== page.mainFrame() && f.url().startsWith(stack.origin)), 'the game frame');
-    await frame().waitForFunction(() => 'sdkPage' in window, undefined, { timeout: 15_000 });
+    await frame().waitForFunction((global) => global in window, `${name}Page`, { timeout: 15_000 });
   };
   await page.goto(portal);
   await ready();
