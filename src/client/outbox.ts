@@ -28,7 +28,7 @@ export interface OutboxDeps {
  * transaction), issued in a microtask after the first of them. While the store fails, the journal keeps everything
  * and recover() replays it.
  */
-export function createOutbox({ queue, dead, degraded: onDegraded, committed, durable = true, rescue, now = Date.now }: OutboxDeps) {
+export function createOutbox({ queue, dead, degraded: onDegraded, committed, durable = true, rescue, now = () => Date.now() }: OutboxDeps) {
   const mirror = createMirror(now);
   const journal: Journal = createJournal();
   const store = {
@@ -249,9 +249,10 @@ export function createOutbox({ queue, dead, degraded: onDegraded, committed, dur
         if (!store.degraded) return true;
         const copy = journal.copy();
         try {
+          // Dead letters first: an award leaves the queue only once its dead letter is stored (never in neither).
+          await dead.setMany(copy.dead);
           await queue.setMany(copy.awards);
           await queue.delMany(copy.deletes);
-          await dead.setMany(copy.dead);
         } catch {
           return false;
         }

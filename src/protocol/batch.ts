@@ -15,17 +15,23 @@ export const QueuedAwardSchema = v.object({
 /** An award body plus `questId` and `idempotencyKey`, as QueuedAwardSchema outputs it. */
 export type QueuedAward = v.InferOutput<typeof QueuedAwardSchema>;
 
+/** 1 to BATCH_MAX_AWARDS items, each checked by `item`. */
+const awardsOf = <T extends v.GenericSchema>(item: T) =>
+  v.pipe(
+    v.array(item, 'must be an array'),
+    v.minLength(1, 'must hold at least 1 award'),
+    v.maxLength(BATCH_MAX_AWARDS, `must hold at most ${BATCH_MAX_AWARDS} awards`),
+  );
+
+/**
+ * What the relay checks of a batch before any award: a JSON object whose `awards` holds 1 to BATCH_MAX_AWARDS items,
+ * each with an idempotency key. Each award is then checked on its own (QueuedAwardSchema), so one bad award is
+ * refused alone, in its result.
+ */
+export const BatchEnvelopeSchema = v.object({ awards: awardsOf(v.object({ idempotencyKey: IdempotencyKeySchema })) }, 'body must be a JSON object');
+
 /** POST /batch/points — request body: `{ awards }`, 1 to BATCH_MAX_AWARDS queued awards, any quests and players. */
-export const BatchRequestSchema = v.object(
-  {
-    awards: v.pipe(
-      v.array(QueuedAwardSchema, 'must be an array'),
-      v.minLength(1, 'must hold at least 1 award'),
-      v.maxLength(BATCH_MAX_AWARDS, `must hold at most ${BATCH_MAX_AWARDS} awards`),
-    ),
-  },
-  'body must be a JSON object',
-);
+export const BatchRequestSchema = v.object({ awards: awardsOf(QueuedAwardSchema) }, 'body must be a JSON object');
 /** `{ awards: QueuedAward[] }`, as BatchRequestSchema outputs it. */
 export type BatchRequest = v.InferOutput<typeof BatchRequestSchema>;
 

@@ -1,10 +1,8 @@
 import { Hono } from 'hono';
 import pLimit from 'p-limit';
-import * as v from 'valibot';
 import {
   BATCH_BODY_LIMIT_BYTES,
-  BATCH_MAX_AWARDS,
-  IdempotencyKeySchema,
+  BatchEnvelopeSchema,
   QueuedAwardSchema,
   routes,
   statusVerdict,
@@ -23,24 +21,13 @@ import { check, readJson } from './validate.js';
 // The envelope is checked whole; each award on its own, so one bad award is rejected without holding
 // back the other 99. Only an award without a usable idempotency key fails the whole batch: its result
 // could not be matched to it.
-const EnvelopeSchema = v.object(
-  {
-    awards: v.pipe(
-      v.array(v.object({ idempotencyKey: IdempotencyKeySchema }), 'must be an array'),
-      v.minLength(1, 'must hold at least 1 award'),
-      v.maxLength(BATCH_MAX_AWARDS, `must hold at most ${BATCH_MAX_AWARDS} awards`),
-    ),
-  },
-  'body must be a JSON object',
-);
-
 /** POST /batch/points: up to 100 awards, one result each, in request order. */
 export function batchRoute(runtime: RelayRuntime): Hono<RelayEnv> {
   const app = new Hono<RelayEnv>();
   app.post(routes.batch, limitBody(BATCH_BODY_LIMIT_BYTES), requireJson, async (c) => {
     const json = await readJson(c, BATCH_BODY_LIMIT_BYTES);
     if (!json.ok) return fail(c, json.refusal);
-    const envelope = check(EnvelopeSchema, json.value);
+    const envelope = check(BatchEnvelopeSchema, json.value);
     if (!envelope.ok) return fail(c, envelope.refusal);
     const rawAwards = (json.value as { awards: unknown[] }).awards;
     const keys = envelope.value.awards.map((award) => award.idempotencyKey);

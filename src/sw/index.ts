@@ -57,7 +57,7 @@ export interface QuestPointsSync {
 export interface SyncEventLike extends Event {
   /** The tag the page registered. */
   readonly tag: string;
-  /** Keeps the event (and the worker) alive until `work` settles; a rejection tells the browser to fire it again later. */
+  /** Keeps the event (and the worker) alive until `work` ends; a rejection tells the browser to fire it again later. */
   waitUntil(work: Promise<unknown>): void;
 }
 
@@ -187,7 +187,7 @@ export function registerQuestPointsSync(options: QuestPointsSyncOptions, scope: 
     waiter.reject(error);
   };
 
-  const settleAll = (error?: unknown) => {
+  const answerWaiters = (error?: unknown) => {
     const reason = error === storageError ? 'storage' : (error as QuestPointsError)?.code === 'auth' ? 'auth' : 'error';
     for (const waiter of waiters) {
       if (error === undefined) waiter.resolve();
@@ -210,7 +210,7 @@ export function registerQuestPointsSync(options: QuestPointsSyncOptions, scope: 
         // This loop waits between attempts: the events' waitUntil must cover the wait.
         const retryMs = retryAfter(await flusher.run(true));
         // Drained, or a page holds the lock and sends them itself.
-        if (retryMs === undefined || closed) return settleAll();
+        if (retryMs === undefined || closed) return answerWaiters();
         const next = Date.now() + retryMs;
         for (const waiter of waiters) {
           if (next <= waiter.deadline) continue;
@@ -225,7 +225,7 @@ export function registerQuestPointsSync(options: QuestPointsSyncOptions, scope: 
         await new Promise((resolve) => setTimeout(resolve, retryMs));
       }
     } catch (error) {
-      settleAll(error);
+      answerWaiters(error);
     } finally {
       draining = false;
       // Someone came in as this drain was ending: drain again for them.

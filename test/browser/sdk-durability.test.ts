@@ -76,8 +76,7 @@ describe('SDK in Chromium: durability across reloads', () => {
         const points = [5, 6, 7];
         const keys = await tab.sdk((page, pts) => pts.map((p) => page.award(p)), points);
         const issued = new Map(keys.map((key, i) => [key, points[i]!]));
-        const persisted = await tab.sdk((page, k) => page.persisted(k), keys);
-        if (persisted) expect(persisted).toEqual([true, true, true]);
+        expect(await tab.sdk((page, k) => page.persisted(k), keys)).toEqual([true, true, true]);
         await until(async () => (await tab.sdk((page) => page.storedOutbox())).length === keys.length, 'the awards in IndexedDB');
 
         await tab.page.reload();
@@ -161,7 +160,7 @@ describe('SDK in Chromium: durability across reloads', () => {
             const key: string = page.award(points);
             // The promise under test: it must exist and resolve true before the page navigates away.
             const persisted = await page.persisted([key]);
-            if (persisted?.[0] !== true) throw new Error(`award ${key}: persisted resolved ${JSON.stringify(persisted)}, not [true]`);
+            if (persisted[0] !== true) throw new Error(`award ${key}: persisted resolved ${JSON.stringify(persisted)}, not [true]`);
             sessionStorage.setItem(`issued:${points}`, JSON.stringify([key]));
             location.reload();
           }, round + 1),

@@ -44,8 +44,7 @@ describe('SDK in Chromium: storage degraded', () => {
         await until(async () => (await tab.sdk((page) => page.snapshot())).storage === 'indexeddb', 'the store to recover');
         const again = await tab.sdk((page) => page.award(5));
         issued.set(again, 5);
-        const persisted = await tab.sdk((page, k) => page.persisted(k), [again]);
-        if (persisted) expect(persisted).toEqual([true]);
+        expect(await tab.sdk((page, k) => page.persisted(k), [again])).toEqual([true]);
         await until(async () => (await tab.sdk((page) => page.outcomes))[again] === 'sent', 'the award after recovery');
         await expectExactlyOnce(stack, sub, issued);
         expect(await tab.sdk((page) => page.storedOutbox())).toEqual([]);

@@ -74,6 +74,26 @@ describe('outbox', () => {
     expect((await outbox.reload()).map((r) => r.idempotencyKey)).toEqual([a.idempotencyKey, b.idempotencyKey]);
   });
 
+  it('recover() stores the dead letters before it deletes their awards: a refused award is never in neither (found by the model test)', async () => {
+    const queue = controlled<PendingAward>();
+    const dead = controlled<DeadLetter>();
+    const outbox = createOutbox({ queue: queue.kv, dead: dead.kv, degraded() {} });
+    const a = award();
+    expect(await outbox.add(a)).toBe(true);
+    // Refused while the disk is full: the dead letter cannot be stored, so the award stays in the store's queue.
+    dead.ctl.failing = true;
+    await outbox.kill([{ ...a, status: 400, message: 'no', rejectedAt: 0 }]);
+    outbox.remove([a.idempotencyKey], true);
+    await outbox.landed();
+    // Still full for dead letters (a write), while deletes go through: the award must not leave the queue.
+    expect(await outbox.recover()).toBe(false);
+    expect(await queue.kv.keys()).toEqual([a.idempotencyKey]);
+    dead.ctl.failing = false;
+    expect(await outbox.recover()).toBe(true);
+    expect(await queue.kv.keys()).toEqual([]);
+    expect((await dead.kv.all()).map((d) => d.idempotencyKey)).toEqual([a.idempotencyKey]);
+  });
+
   it('dropDead() rejects when the store fails instead of saying there was no such dead letter (main a0b4a06 answered false)', async () => {
     const dead = controlled<DeadLetter>();
     const degraded: string[] = [];

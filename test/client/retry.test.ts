@@ -1,13 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, classify, retryAfterMs } from '../../src/client/retry.js';
+import { backoffDelay, retryAfterMs } from '../../src/client/retry.js';
+import { sendAwards } from '../../src/client/send.js';
+import type { Transport } from '../../src/client/transport.js';
 import { tokenExpiry } from '../../src/client/token.js';
 import { jwt } from './fake-relay.js';
 
-describe('classify', () => {
-  it.each([200, 201, 204])('%i is an acknowledgement', (s) => expect(classify(s)).toBe('ok'));
-  it('401 asks for a fresh token', () => expect(classify(401)).toBe('auth'));
-  it.each([400, 403, 404, 413, 422, 405, 410])('%i is a final refusal (dead letter)', (s) => expect(classify(s)).toBe('rejected'));
-  it.each([408, 409, 429, 500, 502, 503, 504, 599])('%i is retried with the same key', (s) => expect(classify(s)).toBe('retry'));
+describe('what one award becomes for an answer (send.ts, the path every award takes)', () => {
+  /** One award sent alone (no batch), the relay answering `status`. */
+  const outcomeOf = async (status: number) => {
+    const transport = { batch: false, request: async () => ({ status, body: { success: status < 300, message: `HTTP ${status}` } }) };
+    const award = { questId: 'q', serviceUserId: 'u', eventPoints: 1, idempotencyKey: crypto.randomUUID() };
+    const [result] = await sendAwards(transport as unknown as Transport, [award]);
+    return result!.outcome;
+  };
+  it.each([200, 201, 204])('%i is an acknowledgement', async (s) => expect(await outcomeOf(s)).toBe('ok'));
+  it('401 asks for a fresh token', async () => expect(await outcomeOf(401)).toBe('auth'));
+  it.each([400, 403, 404, 413, 422, 405, 410])('%i is a final refusal (dead letter)', async (s) => expect(await outcomeOf(s)).toBe('rejected'));
+  it.each([408, 409, 429, 500, 502, 503, 504, 599])('%i is retried with the same key', async (s) => expect(await outcomeOf(s)).toBe('retry'));
 });
 
 describe('retryAfterMs', () => {

@@ -3,7 +3,8 @@ import * as p from '../../src/protocol/index.js';
 import * as fc from 'fast-check';
 import {
   AwardBodySchema,
-  BatchRequestSchema,
+  BatchEnvelopeSchema,
+  QueuedAwardSchema,
   IdentifyBodySchema,
   PageQuerySchema,
   IdempotencyKeySchema,
@@ -89,14 +90,18 @@ describe('page query', () => {
 });
 
 describe('batch request', () => {
+  // What the relay runs (src/relay/batch.ts): the envelope first, then each award on its own.
   const award = { questId: 'q', serviceUserId: 'u', eventPoints: 1, idempotencyKey: crypto.randomUUID() };
-  it('names the index of a bad award', () => {
-    expect(rejects(BatchRequestSchema, { awards: [award, { ...award, eventPoints: 'x' }] })).toBe('awards.1.eventPoints must be a number');
+  it('a bad award is refused alone, naming its field', () => {
+    expect(parseWith(BatchEnvelopeSchema, { awards: [award, { ...award, eventPoints: 'x' }] }).ok).toBe(true);
+    expect(rejects(QueuedAwardSchema, { ...award, eventPoints: 'x' })).toBe('eventPoints must be a number');
+    expect(parseWith(QueuedAwardSchema, award).ok).toBe(true);
   });
-  it('holds 1 to 100 awards', () => {
-    expect(rejects(BatchRequestSchema, { awards: [] })).toBe('awards must hold at least 1 award');
-    expect(rejects(BatchRequestSchema, { awards: Array(101).fill(award) })).toBe('awards must hold at most 100 awards');
-    expect(parseWith(BatchRequestSchema, { awards: Array(100).fill(award) }).ok).toBe(true);
+  it('holds 1 to 100 awards, each with an idempotency key', () => {
+    expect(rejects(BatchEnvelopeSchema, { awards: [] })).toBe('awards must hold at least 1 award');
+    expect(rejects(BatchEnvelopeSchema, { awards: Array(101).fill(award) })).toBe('awards must hold at most 100 awards');
+    expect(rejects(BatchEnvelopeSchema, { awards: [{ ...award, idempotencyKey: 'nope' }] })).toMatch(/^awards\.0\.idempotencyKey /);
+    expect(parseWith(BatchEnvelopeSchema, { awards: Array(100).fill(award) }).ok).toBe(true);
   });
 });
 

@@ -60,7 +60,7 @@ const summaries: { [E in keyof QuestPointsEvents]: (payload: Parameters<QuestPoi
 for (const name of Object.keys(summaries) as (keyof QuestPointsEvents)[])
   qp.on(name, ((payload: never) => events.push({ name, at: Date.now(), data: summaries[name](payload) })) as never);
 
-const handles = new Map<string, AwardHandle & { persisted?: Promise<boolean> }>();
+const handles = new Map<string, AwardHandle>();
 const outcomes: Record<string, string> = {};
 const unwatch = qp.watchPoints(questId, sub, () => {});
 
@@ -100,11 +100,15 @@ const page = {
     void handle.settled.then((outcome) => (outcomes[handle.idempotencyKey] = outcome.status));
     return handle.idempotencyKey;
   },
-  /** The `persisted` promises of these awards, or null when this SDK version has none. */
-  async persisted(keys: string[]): Promise<boolean[] | null> {
-    const promises = keys.map((key) => handles.get(key)?.persisted);
-    if (promises.some((p) => p === undefined)) return null;
-    return Promise.all(promises as Promise<boolean>[]);
+  /** What the `persisted` promises of these awards resolved to; rejects for a key this page did not award. */
+  async persisted(keys: string[]): Promise<boolean[]> {
+    return Promise.all(
+      keys.map((key) => {
+        const handle = handles.get(key);
+        if (!handle) throw new Error(`no award ${key} on this page`);
+        return handle.persisted;
+      }),
+    );
   },
   storedOutbox,
   /** What the SDK itself reports as queued. */
