@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { setupBrowserStack, uniqueId, until } from '../browser/harness.js';
 import type { HudPage } from '../hud/pages/hud-page.js';
-import { openFramed } from './portal.js';
+import { denyStorageInFrames, openFramed } from './portal.js';
 
 const inContext = setupBrowserStack({
   portal: fileURLToPath(new URL('pages/portal.ts', import.meta.url)),
@@ -19,12 +19,7 @@ describe('the HUD where games are played', () => {
     'framed, storage denied, offline: the waiting toast says "kept until you close this page"; back online it is sent',
     () =>
       inContext(async (stack, context) => {
-        await context.addInitScript(() => {
-          if (window === window.top) return;
-          IDBFactory.prototype.open = () => {
-            throw new DOMException('access to the Indexed Database API is denied in this context', 'SecurityError');
-          };
-        });
+        await denyStorageInFrames(context);
         const game = await openFramed(stack, context, { game: 'hud', sub: uniqueId('hud-denied'), toastMs: 0 });
         game.expectNetworkErrors(/ERR_INTERNET_DISCONNECTED|ERR_EMPTY_RESPONSE|ERR_CONNECTION/);
         stack.blockApi(true);

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSdkPage, setupBrowserStack, uniqueId, until, type Stack } from '../browser/harness.js';
-import { openFramed, portalOrigin, reported, verdict, type FramedGame, type Row } from './portal.js';
+import { denyStorageInFrames, openFramed, portalOrigin, reported, verdict, type FramedGame, type Row } from './portal.js';
 
 const inContext = setupBrowserStack({ portal: fileURLToPath(new URL('pages/portal.ts', import.meta.url)) });
 const AWARDS = 20;
@@ -207,13 +207,7 @@ describe('portal: the game framed cross-site, storage partitioned', () => {
     'storage denied in the frame (IndexedDB refused: SecurityError): memory, said once, persisted false, delivered while open',
     () =>
       inContext(async (stack, context) => {
-        await context.addInitScript(() => {
-          // Only in the game's frame, as a browser blocking third-party storage does.
-          if (window === window.top) return;
-          IDBFactory.prototype.open = () => {
-            throw new DOMException('access to the Indexed Database API is denied in this context', 'SecurityError');
-          };
-        });
+        await denyStorageInFrames(context);
         const sub = uniqueId('portal-denied');
         const game = await openFramed(stack, context, { sub, storage: uniqueId('p'), backgroundSync: true });
         const { keys, persisted } = await awardAll(game);

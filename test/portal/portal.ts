@@ -70,6 +70,16 @@ export async function openFramed(
   };
 }
 
+/** IndexedDB refused in the game's frame (SecurityError), as a browser blocking third-party storage refuses it. */
+export async function denyStorageInFrames(context: BrowserContext): Promise<void> {
+  await context.addInitScript(() => {
+    if (window === window.top) return;
+    IDBFactory.prototype.open = () => {
+      throw new DOMException('access to the Indexed Database API is denied in this context', 'SecurityError');
+    };
+  });
+}
+
 /** One row of the suite's table. */
 export interface Row {
   scenario: string;
