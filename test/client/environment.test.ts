@@ -178,3 +178,36 @@ describe('an insecure context (plain http on a LAN address): no crypto.randomUUI
     }
   });
 });
+
+describe('persistent storage', () => {
+  it('persist: true asks navigator.storage.persist() when not yet persistent; the answer is environment.persistent', async () => {
+    const asked: string[] = [];
+    Object.defineProperty(navigator, 'storage', {
+      configurable: true,
+      value: {
+        persisted: async () => {
+          asked.push('persisted');
+          return false;
+        },
+        persist: async () => {
+          asked.push('persist');
+          return true;
+        },
+      },
+    });
+    try {
+      const without = client({ fetch: fakeRelay().fetch });
+      const seenWithout = environments(without);
+      await until(() => seenWithout.length === 1);
+      expect(seenWithout[0]!.persistent).toBe(false);
+      expect(asked).toEqual(['persisted']);
+      const qp = client({ fetch: fakeRelay().fetch, persist: true });
+      const seen = environments(qp);
+      await until(() => seen.length === 1);
+      expect(seen[0]!.persistent).toBe(true);
+      expect(asked).toEqual(['persisted', 'persisted', 'persist']);
+    } finally {
+      Reflect.deleteProperty(navigator, 'storage');
+    }
+  });
+});
