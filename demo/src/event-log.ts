@@ -14,6 +14,8 @@ const describe: { [E in keyof QuestPointsEvents]: (e: Payload<E>) => string } = 
   'queue:drained': () => 'queue drained',
   'connection:changed': (e) => (e.online ? 'back online' : 'offline'),
   'auth:required': () => 'token refused: sending paused until a fresh token',
+  'environment:changed': ({ environment: env }) =>
+    `awards kept in ${env.storage}${env.partitioned ? ' (partitioned)' : ''}, closed-tab delivery ${env.closedTabDelivery.available ? 'on' : `off (${env.closedTabDelivery.reason})`}`,
   'storage:degraded': (e) => `storage degraded (${e.reason}): awards kept in memory`,
   'sync:failed': (e) => `service worker gave up a sync (${e.reason}): ${e.message}`,
   error: (e) => `error during ${e.during}: ${e.error instanceof Error ? e.error.message : String(e.error)}`,

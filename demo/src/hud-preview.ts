@@ -8,10 +8,29 @@ import type { HudClient } from '../../src/hud/index.js';
  * A client the page drives by hand: the SDK's own emitter for the events, and a view and a snapshot it sets. The
  * HUD's unit tests use it too.
  */
+/** A top-level page with IndexedDB: what the preview's client says holds. */
+const PREVIEW_ENVIRONMENT: Snapshot['environment'] = {
+  storage: 'indexeddb',
+  framed: false,
+  sandboxed: false,
+  partitioned: false,
+  persistent: null,
+  closedTabDelivery: { available: false, reason: 'not-configured' },
+};
+const STORED = Promise.resolve(true);
+
 export function scriptedClient(initial: PointsView) {
   const emitter = new QuestPointsEmitter();
   let view = initial;
-  let snapshot: Snapshot = { online: true, queueSize: 0, deadLetterCount: 0, authRequired: false, storage: 'indexeddb', points: {} };
+  let snapshot: Snapshot = {
+    online: true,
+    queueSize: 0,
+    deadLetterCount: 0,
+    authRequired: false,
+    storage: 'indexeddb',
+    environment: PREVIEW_ENVIRONMENT,
+    points: {},
+  };
   const subscribers = new Set<(snapshot: Snapshot) => void>();
   const client: HudClient = {
     on(name, fn) {
@@ -106,17 +125,18 @@ export function createPreviewClient() {
     };
     const offline = end === 'saved';
     if (offline) setSnapshot({ online: false });
-    emitter.emit('award:queued', { award, queueSize: 1 });
+    emitter.emit('award:queued', { award, queueSize: 1, persisted: STORED });
     replace(award, 'pending');
     if (offline) setSnapshot({ online: true });
     if (end === 'sent' || end === 'confirmed') {
-      emitter.emit('award:sent', { award });
+      emitter.emit('award:sent', { award, persisted: STORED });
       replace(award, end);
     }
     if (end === 'rejected') {
       history = history.filter((e) => e.idempotencyKey !== award.idempotencyKey);
       emitter.emit('award:rejected', {
         deadLetter: { ...award, status: 422, message: 'more points than the policy allows', rejectedAt: Date.now() },
+        persisted: STORED,
       });
       setSnapshot({ deadLetterCount: scripted.snapshot().deadLetterCount + 1 });
       publish();

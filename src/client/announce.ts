@@ -1,3 +1,4 @@
+import { createDurability } from './durability.js';
 import type { QuestPointsEmitter } from './events.js';
 import type { Notifier } from './notify.js';
 import type { Outbox } from './outbox.js';
@@ -27,6 +28,8 @@ export function createAnnouncer({ store, events, outbox, notifier, reads, tabs }
   const { changed } = notifier;
   /** Each queued award's `settled` resolver, until it settles. */
   const settling = new Map<string, (outcome: AwardOutcome) => void>();
+  /** Each queued award's `persisted`, carried by the award:* events. */
+  const durability = createDurability();
   /** Pairs this tab's drain acknowledged awards of: read once when the drain ends. */
   const acked = new Set<string>();
   /** Dead-letter counts asked for: only the latest applies (an earlier read may predate a later letter). */
@@ -59,7 +62,7 @@ export function createAnnouncer({ store, events, outbox, notifier, reads, tabs }
       if (local) acked.add(pair);
       const { idempotencyKey } = award;
       resolve({ outcome: 'sent', status: 'sent', idempotencyKey });
-      events.emit('award:sent', { award });
+      events.emit('award:sent', { award, persisted: durability.done(idempotencyKey) });
       changed(pair);
     }
     // Counted at once, and again from the store (a count read in flight may predate these letters).
@@ -70,15 +73,20 @@ export function createAnnouncer({ store, events, outbox, notifier, reads, tabs }
     for (const deadLetter of dead) {
       const { idempotencyKey, status: httpStatus, message } = deadLetter;
       resolve({ outcome: 'rejected', status: 'rejected', idempotencyKey, deadLetter, httpStatus, message });
-      events.emit('award:rejected', { deadLetter });
+      events.emit('award:rejected', { deadLetter, persisted: durability.done(idempotencyKey) });
       changed(pairOf(deadLetter));
     }
     notifier.queueChanged();
   }
 
   return {
-    /** award()'s `settled` promise for this key. */
-    settled: (idempotencyKey: string) => new Promise<AwardOutcome>((res) => settling.set(idempotencyKey, res)),
+    /** award()'s `settled` promise for this key; its `persisted` is kept for the award:* events. */
+    settled(idempotencyKey: string, persisted: Promise<boolean>) {
+      durability.track(idempotencyKey, persisted);
+      return new Promise<AwardOutcome>((res) => settling.set(idempotencyKey, res));
+    },
+    /** The award's `persisted` (an award this tab did not make came from the store: true). */
+    persisted: durability.of,
     /** One batch's results from this tab's drain: into the outbox, then told. */
     async settle(head: PendingAward[], results: SendResult[]) {
       announce(await settleBatch(outbox, tabs.post, head, results), true);
@@ -117,6 +125,7 @@ export function createAnnouncer({ store, events, outbox, notifier, reads, tabs }
     /** close(): every award still waiting resolves as closed (they stay queued for the next client). */
     close() {
       for (const idempotencyKey of [...settling.keys()]) resolve({ outcome: 'closed', status: 'closed', idempotencyKey });
+      durability.clear();
     },
   };
 }

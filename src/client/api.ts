@@ -1,3 +1,4 @@
+import { uuid } from './uuid.js';
 import type { Announcer } from './announce.js';
 import { DEFAULTS } from './defaults.js';
 import { QuestPointsError } from './errors.js';
@@ -74,12 +75,12 @@ export function createApi(deps: ApiDeps): QuestPoints {
       if (store.get().closed) throw new QuestPointsError('the client is closed', 'closed');
       const parsed = parseAward(input, options);
       if (outbox.size() >= maxQueue) throw new QuestPointsError(`outbox full (maxQueue ${maxQueue}): award not queued`, 'queue-full');
-      const award: PendingAward = { ...parsed, idempotencyKey: crypto.randomUUID(), queuedAt: Date.now(), seq: outbox.nextSeq() };
+      const award: PendingAward = { ...parsed, idempotencyKey: uuid(), queuedAt: Date.now(), seq: outbox.nextSeq() };
       const { idempotencyKey } = award;
       // The outbox writes it in a microtask, with every other award of this tick.
       const persisted = outbox.add(award);
-      const settled = announcer.settled(idempotencyKey);
-      events.emit('award:queued', { award, queueSize: outbox.size() });
+      const settled = announcer.settled(idempotencyKey, persisted);
+      events.emit('award:queued', { award, queueSize: outbox.size(), persisted });
       notifier.changed(pairOf(award));
       notifier.queueChanged();
       flush.schedule(flushDelayMs, false);

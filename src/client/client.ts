@@ -2,6 +2,7 @@ import { createAnnouncer } from './announce.js';
 import { createApi } from './api.js';
 import { DEFAULTS, storageLayout } from './defaults.js';
 import { QuestPointsEmitter } from './events.js';
+import { createEnvironment, initialEnvironment, isSandboxed, type EnvironmentOwner } from './environment.js';
 import { createFlush } from './flush.js';
 import { createLive } from './live.js';
 import { createFlushLock, type Lease } from './lock.js';
@@ -17,14 +18,30 @@ import { idbKV, memoryKV, type KV } from './store.js';
 import { createTabs } from './tabs.js';
 import { createTracked } from './tracked.js';
 import { createTransport } from './transport.js';
-import type { QuestPoints, QuestPointsOptions, StorageDegradedReason } from './types.js';
+import type { ClosedTabDelivery, QuestPoints, QuestPointsOptions, StorageDegradedReason } from './types.js';
 import { parseIds } from './validate.js';
 
-/** IndexedDB unless memory is asked for, or there is none; `missing`: wanted (in a browser) but not there. */
-function chooseStorage(storage: QuestPointsOptions['storage']) {
-  const present = typeof indexedDB !== 'undefined';
+/**
+ * IndexedDB unless memory is asked for, or there is none; `missing`: wanted (in a browser) but not there (why: no
+ * IndexedDB, or a sandboxed frame, which the browser refuses it).
+ */
+function chooseStorage({ storage, indexedDB: given }: QuestPointsOptions) {
+  const present = given !== undefined || typeof indexedDB !== 'undefined';
   const wanted = storage === 'indexeddb' || (storage !== 'memory' && (present || typeof document !== 'undefined'));
-  return { idb: wanted && present, missing: wanted && !present };
+  const denied = isSandboxed() && given === undefined;
+  const idb = wanted && present && !denied;
+  return { idb, missing: wanted && !idb ? (denied ? ('denied' as const) : ('unavailable' as const)) : undefined };
+}
+
+const isDelivery = (answer: unknown): answer is ClosedTabDelivery => typeof (answer as ClosedTabDelivery)?.available === 'boolean';
+
+/** The start-up probes of where the game is played (probes.ts, loaded now): told once they answer, never thrown. */
+function detect(options: QuestPointsOptions, env: EnvironmentOwner) {
+  void import('./probes.js').then(
+    ({ detectEnvironment }) => detectEnvironment(env.current(), { persist: options.persist, delivery: options.backgroundSync }).then(env.detected),
+    // The chunk could not load (offline before it was cached): what the client chose stays what it says.
+    () => env.detected(env.current()),
+  );
 }
 
 /**
@@ -34,25 +51,43 @@ function chooseStorage(storage: QuestPointsOptions['storage']) {
 export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
   const { storageName = DEFAULTS.storageName, pollIntervalMs = DEFAULTS.pollIntervalMs, historyLimit = DEFAULTS.historyLimit } = options;
   const layout = storageLayout(storageName);
-  const { idb, missing } = chooseStorage(options.storage);
-  const kv = <T>(name: string): KV<T> => (idb ? idbKV<T>(name) : memoryKV<T>());
+  const { idb, missing } = chooseStorage(options);
+  const kv = <T>(name: string): KV<T> => (idb ? idbKV<T>(name, options.indexedDB) : memoryKV<T>());
   const own =
     options.questId !== undefined && options.serviceUserId !== undefined ? pairOf(parseIds(options.questId, options.serviceUserId)) : undefined;
-  const requestSync = () => options.backgroundSync?.();
-
   const events = new QuestPointsEmitter();
+  // Where the game is played and what holds here (environment.ts): in the state, so the snapshot shows it.
+  const environment = initialEnvironment(idb ? 'indexeddb' : 'memory', idb ? undefined : (missing ?? 'option'));
+
   const store = createClientState({
     online: true,
     deadLetterCount: 0,
     authRequired: false,
     storage: idb ? 'indexeddb' : 'memory',
+    environment,
     closed: false,
     loaded: false,
   });
+  const env = createEnvironment(environment, (changed) => {
+    store.dispatch({ environment: changed });
+    events.emit('environment:changed', { environment: changed });
+  });
+  const requestSync = () => {
+    // Its answer (a refused registration: a frame, no worker) is what the environment says from then on.
+    void Promise.resolve(options.backgroundSync?.()).then(
+      (answer) => isDelivery(answer) && env.delivery(answer),
+      () => {},
+    );
+  };
   const degrade = (reason: StorageDegradedReason, error?: unknown) => {
     store.dispatch({ storage: 'degraded' });
+    env.storage('memory', reason);
     events.emit('storage:degraded', { reason, error });
   };
+  // IndexedDB works again (the poll's recovery): awards are kept there from now on.
+  store.listen((next, previous) => {
+    if (next.storage === 'indexeddb' && previous.storage === 'degraded') env.storage('indexeddb');
+  });
   const transport = createTransport(options);
   const cache = kv<CacheRecord>(layout.cache);
   const tabs = createTabs(layout.channel, idb);
@@ -88,6 +123,7 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
     requestSync,
   });
   const stop = startClient({ store, outbox, notifier, reads, announcer, flush, transport, own, pollIntervalMs });
-  if (missing) queueMicrotask(() => degrade('unavailable'));
+  if (missing) queueMicrotask(() => degrade(missing));
+  detect(options, env);
   return createApi({ options, store, events, outbox, live, tracked, notifier, requests, reads, tabs, announcer, flush, stop });
 }

@@ -67,7 +67,8 @@ export function createFlush(deps: FlushDeps) {
       schedule(result.delayMs, true);
       deps.requestSync();
       const { attempt, delayMs } = result;
-      for (const r of result.retrying) events.emit('award:retrying', { ...r, attempt, delayMs });
+      for (const r of result.retrying)
+        events.emit('award:retrying', { ...r, attempt, delayMs, persisted: announcer.persisted(r.award.idempotencyKey) });
     }
   }
 

@@ -1,3 +1,4 @@
+import { uuid } from './uuid.js';
 import type { KV } from './store.js';
 
 export interface Lease {
@@ -25,7 +26,7 @@ export function createFlushLock(
   const locks = typeof navigator !== 'undefined' ? navigator.locks : undefined;
   if (!lease) return (fn) => fn();
   if (locks) return (fn) => locks.request(name, waitMs > 0 ? { signal: AbortSignal.timeout(waitMs) } : { ifAvailable: true }, (lock) => lock && fn());
-  const me = crypto.randomUUID();
+  const me = uuid();
   /**
    * Takes, renews (until in the future) or releases (until 0) the lease if it is free, expired or ours; true if so.
    * A store that fails: true, and `failed` is told (see above).

@@ -80,9 +80,11 @@ export function createOutbox({ queue, dead, degraded: onDegraded, committed, dur
       // Taken together, so every award in this batch is persisted with this write (later ones wait for the next).
       const batch = journal.awards();
       // Kept in the journal until written, so reload() never mistakes an award in flight for an acknowledged one.
-      const ok = batch.length > 0 && (await attempt(() => queue.setMany(batch)));
+      // Empty: an earlier commit, issued before this one but run after these awards were added, wrote them (a failed
+      // write leaves its awards in the journal). They are stored: `persisted` is true, not false.
+      const ok = batch.length === 0 ? !store.degraded : await attempt(() => queue.setMany(batch));
       taken?.wrote(ok && durable);
-      if (!ok) return false;
+      if (!ok || !batch.length) return ok && !!taken;
       journal.written(batch);
       // The page survived its pagehide (back/forward cache): the rescue shrinks to what is still uncommitted.
       if (rescued) stash();

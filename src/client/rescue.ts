@@ -1,5 +1,6 @@
 import type { KV } from './store.js';
 import type { DeadLetter, PendingAward } from './types.js';
+import { uuid } from './uuid.js';
 
 export type Rescue = ReturnType<typeof createRescue>;
 
@@ -12,7 +13,7 @@ export type Rescue = ReturnType<typeof createRescue>;
  */
 /** `prefix`: storageLayout(storageName).rescue. */
 export function createRescue(prefix: string) {
-  const own = prefix + crypto.randomUUID();
+  const own = prefix + uuid();
   const use = <R>(fn: (ls: Storage) => R): R | undefined => {
     try {
       return fn(localStorage);

@@ -48,6 +48,9 @@ function fromAnswer(answer: Answer): SendResult {
 function fromError(error: unknown): SendResult {
   const code = (error as QuestPointsError)?.code;
   if (code === 'auth') return { outcome: 'auth', error };
+  // The token route answered a status the protocol retries (tokenFailure): an answer, so not offline.
+  const status = (error as QuestPointsError)?.status;
+  if (code === 'http' && status !== undefined) return { outcome: 'retry', reason: 'status', status };
   return { outcome: 'retry', reason: code === 'timeout' ? code : 'network', noAnswer: true };
 }
 

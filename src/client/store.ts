@@ -34,19 +34,40 @@ export function memoryKV<T>(): KV<T> {
 
 const STORE = 'kv';
 const OPEN_BLOCKED_MS = 5000;
+/** Reopens after a connection the browser closed, before an operation fails (and the outbox degrades to memory). */
+const REOPENS = 2;
+
+/**
+ * The connection was lost, not the operation refused: InvalidStateError (the database is closed or closing), WebKit's
+ * UnknownError "Connection to Indexed Database server lost", or a transaction aborted because the connection closed
+ * under it. Reopening and doing it again is safe: an aborted transaction applied nothing, and every write here is a
+ * put or a delete of whole records.
+ */
+function connectionLost(error: unknown, closed: boolean): boolean {
+  const { name = '', message = '' } = (error ?? {}) as Error;
+  return (
+    name === 'InvalidStateError' || /connection.*lost|server lost/i.test(message) || (closed && (name === 'AbortError' || name === 'UnknownError'))
+  );
+}
 
 /**
  * idb-keyval's store with what an outbox needs on top: a first open that answers neither way within 5 s means
- * another connection blocks the database (idb-keyval would wait forever); a failed operation or a closed connection
- * (Safari closes them) drops the connection so the next operation reopens it; and writes issued at once ask for the
- * commit now (`committing`) rather than at auto-commit, because a page torn down meanwhile drops the transaction.
- * The layout is createStore(dbName, 'kv'): one database per store, as earlier versions wrote it.
+ * another connection blocks the database (idb-keyval would wait forever); a connection the browser closed (Safari
+ * and WebKit do: "Connection to Indexed Database server lost"; the `close` event; InvalidStateError on a closed
+ * database) is reopened and the operation done again, up to REOPENS times, before it fails; any other failure drops
+ * the connection so the next operation reopens it; a `versionchange` from another connection closes this one rather
+ * than block it; and writes issued at once ask for the commit now (`committing`) rather than at auto-commit, because a
+ * page torn down meanwhile drops the transaction. The layout is createStore(dbName, 'kv'): one database per store, as
+ * earlier versions wrote it.
  */
-function openStores(dbName: string): { plain: UseStore; committing: UseStore } {
+function openStores(dbName: string, factory?: IDBFactory): { plain: UseStore; committing: UseStore } {
   let db: Promise<IDBDatabase> | undefined;
+  /** The current connection was closed by the browser (its `close` event). */
+  let closed = false;
   const open = () => {
     db ??= new Promise<IDBDatabase>((resolve, reject) => {
-      const request = indexedDB.open(dbName);
+      closed = false;
+      const request = (factory ?? indexedDB).open(dbName);
       request.onupgradeneeded = () => request.result.createObjectStore(STORE);
       const timer = setTimeout(
         () => reject(Object.assign(new Error(`IndexedDB open blocked for ${OPEN_BLOCKED_MS / 1000} s`), { name: 'BlockedError' })),
@@ -55,8 +76,14 @@ function openStores(dbName: string): { plain: UseStore; committing: UseStore } {
       promisifyRequest(request).then(
         (opened) => {
           clearTimeout(timer);
-          opened.onclose = () => {
+          const drop = () => {
+            closed = true;
             db = undefined;
+          };
+          opened.onclose = drop;
+          opened.onversionchange = () => {
+            opened.close();
+            drop();
           };
           resolve(opened);
         },
@@ -71,21 +98,27 @@ function openStores(dbName: string): { plain: UseStore; committing: UseStore } {
   const use =
     (commit: boolean): UseStore =>
     async (mode, callback) => {
-      try {
-        const tx = (await open()).transaction(STORE, mode);
-        const result = callback(tx.objectStore(STORE));
-        if (commit) tx.commit?.();
-        return await result;
-      } catch (error) {
-        db = undefined;
-        throw error;
+      for (let reopens = 0; ; reopens++) {
+        const connection = open();
+        try {
+          const tx = (await connection).transaction(STORE, mode);
+          const result = callback(tx.objectStore(STORE));
+          if (commit) tx.commit?.();
+          return await result;
+        } catch (error) {
+          const lost = connectionLost(error, closed);
+          // Only this operation's connection: a newer one, opened meanwhile by another operation, stays.
+          if (db === connection) db = undefined;
+          if (!lost || reopens >= REOPENS) throw error;
+        }
       }
     };
   return { plain: use(false), committing: use(true) };
 }
 
-export function idbKV<T>(dbName: string): KV<T> {
-  const { plain, committing } = openStores(dbName);
+/** `factory`: the IndexedDB to use (default the page's; a Storage Access handle's for the unpartitioned one). */
+export function idbKV<T>(dbName: string, factory?: IDBFactory): KV<T> {
+  const { plain, committing } = openStores(dbName, factory);
   return {
     // Reads commit at once too (one request each): a read left to auto-commit holds the store until the page's task
     // ends, and a write issued in that task (awards in the continuation of pending()) could not start meanwhile.
@@ -104,6 +137,7 @@ export function storageFailure(error: unknown): StorageDegradedReason {
   const { name = '', message = '' } = (error ?? {}) as Error;
   if (name === 'QuotaExceededError' || /quota/i.test(message)) return 'quota';
   if (name === 'BlockedError' || name === 'VersionError') return 'blocked';
+  if (name === 'SecurityError') return 'denied';
   if (name === 'InvalidStateError' || /clos/i.test(message)) return 'connection-lost';
   return 'error';
 }

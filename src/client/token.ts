@@ -1,3 +1,11 @@
+/** A bearer token's characters (RFC 6750's b64token): a JWT or an opaque token; never spaces, quotes or markup. */
+const BEARER = /^[A-Za-z0-9\-._~+/]+=*$/;
+/** The token, trimmed (a text route's trailing newline is fine), when `value` is a plausible bearer token; else undefined. */
+export function plausibleToken(value: unknown): string | undefined {
+  const token = typeof value === 'string' ? value.trim() : '';
+  return BEARER.test(token) ? token : undefined;
+}
+
 /** Renew this long before a JWT's exp, so a token never expires in flight. */
 const SKEW_MS = 30_000;
 
@@ -21,8 +29,9 @@ export function createTokenCache(getToken: () => string | Promise<string>, now =
       if (token && now() < until) return Promise.resolve(token);
       inFlight ??= Promise.resolve()
         .then(getToken)
+        // A mistake (HTML, JSON text, an Error...) is named by token-check.ts, loaded only then.
+        .then(async (value) => plausibleToken(value) ?? (await import('./token-check.js')).checkToken(value))
         .then((fresh) => {
-          if (typeof fresh !== 'string' || !fresh) throw new TypeError('getToken() must return a non-empty string');
           until = tokenExpiry(fresh) - SKEW_MS;
           token = fresh;
           return fresh;

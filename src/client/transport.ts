@@ -2,7 +2,7 @@ import { createFetch } from 'ofetch';
 import { API_KEY_HEADER, IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_IETF_HEADER } from '../protocol/headers.js';
 import { DEFAULTS } from './defaults.js';
 import { QuestPointsError } from './errors.js';
-import { retryAfterMs } from './retry.js';
+import { classify, retryAfterMs } from './retry.js';
 import { createTokenCache } from './token.js';
 import type { QuestPointsOptions } from './types.js';
 
@@ -53,7 +53,12 @@ export function createTransport(options: QuestPointsOptions) {
       try {
         headers.authorization = `Bearer ${await tokens.get()}`;
       } catch (error) {
-        throw new QuestPointsError(`getToken() failed: ${(error as Error)?.message ?? error}`, 'auth');
+        // A mistake or no session: auth:required. No network: offline, like any request without an answer. The rule
+        // (token-check.ts) loads now; where even that fails, there is no network.
+        throw await import('./token-check.js').then(
+          (rule) => rule.tokenFailure(error, classify),
+          () => new QuestPointsError(`getToken() failed, no network: ${(error as Error)?.message ?? error}`, 'network'),
+        );
       }
     }
     // The service's own header in direct mode; to the relay the IETF spelling, which proxies such as nginx keep

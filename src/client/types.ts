@@ -106,6 +106,8 @@ export interface Snapshot {
   /** getToken failed or a fresh token was refused: sending is paused until a token works. */
   authRequired: boolean;
   storage: 'indexeddb' | 'memory' | 'degraded';
+  /** Where this page is played and what holds here: where awards are kept, partitioning, persistence, closed-tab delivery. */
+  environment: Environment;
   /**
    * Views keyed by pointsKey(questId, serviceUserId): the client's own questId + serviceUserId from the start, and
    * the pairs passed to watchPoints() while watched.
@@ -126,11 +128,46 @@ export interface SyncFailure {
 }
 
 /**
+ * Whether awards can be delivered with every tab closed (Background Sync through quest-points/sw), and why not:
+ * 'not-configured' (no backgroundSync option), 'memory' (awards are kept in memory, where the worker cannot read
+ * them), 'sandboxed' (a sandbox without allow-same-origin has no service worker), 'framed' (browsers refuse Background
+ * Sync in a frame: the awards are sent when the game is open again), 'no-service-worker' (none registered for this
+ * page, or none in this browser), 'unsupported' (no Background Sync: Firefox, Safari), 'refused' (the permission is
+ * denied, or the registration was refused).
+ */
+export type ClosedTabDelivery =
+  | { available: true; reason?: undefined }
+  | { available: false; reason: 'not-configured' | 'memory' | 'sandboxed' | 'framed' | 'no-service-worker' | 'unsupported' | 'refused' };
+
+/** Where the game is played and what holds there (docs/hosting.md). Told at start-up and on every change (`environment:changed`). */
+export interface Environment {
+  /**
+   * Where awards are kept: 'indexeddb' (they survive a reload, a crash and a closed tab) or 'memory' (kept until the
+   * page is closed: the HUD says so).
+   */
+  storage: 'indexeddb' | 'memory';
+  /** Why awards are in memory: the `storage: 'memory'` option ('option'), or why IndexedDB failed. */
+  storageReason?: 'option' | StorageDegradedReason;
+  /** The game runs in a frame (a portal's iframe). */
+  framed: boolean;
+  /** A sandbox without allow-same-origin (an opaque origin): no storage, no service worker. */
+  sandboxed: boolean;
+  /**
+   * Storage is keyed by the top-level site too (a cross-site frame: another portal, or the game's own page, sees
+   * another outbox). null: not known (yet, or not detectable in this browser).
+   */
+  partitioned: boolean | null;
+  /** navigator.storage.persisted(): the browser will not evict the outbox under storage pressure. null: not known. */
+  persistent: boolean | null;
+  closedTabDelivery: ClosedTabDelivery;
+}
+
+/**
  * Why storage degraded (awards are then kept in memory until IndexedDB works again). 'unavailable': no IndexedDB in
- * a browser. 'blocked': another connection blocks the database for 5 s, or a version error. 'quota': the origin's
+ * a browser. 'denied': the browser refuses storage here (a sandboxed frame, storage blocked for the site). 'blocked': another connection blocks the database for 5 s, or a version error. 'quota': the origin's
  * quota is full. 'connection-lost': the browser closed the connection. 'error': any other failure.
  */
-export type StorageDegradedReason = 'unavailable' | 'blocked' | 'quota' | 'connection-lost' | 'error';
+export type StorageDegradedReason = 'unavailable' | 'denied' | 'blocked' | 'quota' | 'connection-lost' | 'error';
 /**
  * Why an award waits for a retry. 'network': no answer. 'timeout': no answer within `timeoutMs`. 'status': a status
  * the policy retries (408, 409, 425, 429, 5xx). 'auth': no usable token. Any other string: the relay's reason for
@@ -140,14 +177,25 @@ export type RetryReason = 'network' | 'timeout' | 'status' | 'auth' | string;
 
 /** Event map. Every listener receives one payload object. */
 export interface QuestPointsEvents {
-  /** Synchronously inside award(), before the award is committed to storage (see AwardHandle.persisted). */
-  'award:queued': (e: { award: PendingAward; queueSize: number }) => void;
+  /**
+   * Synchronously inside award(), before the award is committed to storage. `persisted`: the award's
+   * AwardHandle.persisted (false: kept in memory only, until the page is closed). Every award:* event carries it; an
+   * award another tab (or an earlier page) stored is persisted.
+   */
+  'award:queued': (e: { award: PendingAward; queueSize: number; persisted: Promise<boolean> }) => void;
   /** The service acknowledged the award (first time or an idempotent replay): it left the outbox. */
-  'award:sent': (e: { award: PendingAward }) => void;
+  'award:sent': (e: { award: PendingAward; persisted: Promise<boolean> }) => void;
   /** attempt: the queue's consecutive failed attempts (the whole queue backs off together, to keep order). */
-  'award:retrying': (e: { award: PendingAward; reason: RetryReason; status?: number; attempt: number; delayMs: number }) => void;
+  'award:retrying': (e: {
+    award: PendingAward;
+    reason: RetryReason;
+    status?: number;
+    attempt: number;
+    delayMs: number;
+    persisted: Promise<boolean>;
+  }) => void;
   /** The award was refused for good (a final 4xx): it is in the dead-letter store, with the status and message. */
-  'award:rejected': (e: { deadLetter: DeadLetter }) => void;
+  'award:rejected': (e: { deadLetter: DeadLetter; persisted: Promise<boolean> }) => void;
   /** A pair's view changed (the own pair, watched pairs, pairs read): at most once per pair per tick. */
   'points:changed': (e: { view: PointsView }) => void;
   /** The outbox's size changed (this tab's awards or another tab's): at most once per tick. */
@@ -158,6 +206,11 @@ export interface QuestPointsEvents {
   'connection:changed': (e: { online: boolean }) => void;
   /** getToken() failed or a fresh token was refused: sending pauses until a token works (the poll, `online`, a visible tab or flush() try again). */
   'auth:required': (e: { error: unknown }) => void;
+  /**
+   * Where the game is played and what holds there: once at start-up when the probes have answered, and whenever it
+   * changes (storage fell back to memory or came back, a Background Sync registration was refused).
+   */
+  'environment:changed': (e: { environment: Environment }) => void;
   /** IndexedDB failed: awards are kept in memory (and `persisted` resolves false) until it works again. */
   'storage:degraded': (e: { reason: StorageDegradedReason; error?: unknown }) => void;
   /**
@@ -172,6 +225,16 @@ export interface QuestPointsEvents {
    */
   error: (e: { error: unknown; during: string }) => void;
 }
+
+/**
+ * The backgroundSync option: called when the outbox must wait for the network. It may answer whether the registration
+ * worked (a promise of a ClosedTabDelivery), and `check` says at start-up whether it can work here; quest-points/sw's
+ * backgroundSync() does both.
+ */
+export type BackgroundSyncOption = (() => unknown) & {
+  /** At start-up: whether delivery with every tab closed can work here, and why not. */
+  check?: () => Promise<ClosedTabDelivery>;
+};
 
 /**
  * createQuestPoints()'s options. Relay mode (a browser game): `relayUrl` and `getToken`. Direct mode (servers and
@@ -207,7 +270,18 @@ export interface QuestPointsOptions {
    * failed send, no token). `backgroundSync()` from quest-points/sw registers the Background Sync tag with the page's
    * service worker, which runs quest-points/sw; it does nothing where Background Sync is missing. Off by default.
    */
-  backgroundSync?: () => void;
+  backgroundSync?: BackgroundSyncOption;
+  /**
+   * Ask the browser to keep the outbox under storage pressure (navigator.storage.persist()) at start-up. The answer is
+   * in `environment.persistent`. Off by default: Firefox asks the player.
+   */
+  persist?: boolean;
+  /**
+   * The IndexedDB to keep awards in. Default the page's own. In a portal's frame that is partitioned by the portal's
+   * site; where the host grants the Storage Access API, pass the unpartitioned one the player allowed:
+   * `(await document.requestStorageAccess({ indexedDB: true })).indexedDB` (in a user gesture; docs/hosting.md).
+   */
+  indexedDB?: IDBFactory;
   /** Talk to the service itself with its API key. Servers and scripts only. */
   direct?: { url: string; apiKey: string };
   /** Allow `direct` in a browser, which exposes the API key to every player. */

@@ -12,11 +12,14 @@ export interface HudStatus {
   deadLetters: number;
   /** Awards are committed to IndexedDB (false: memory or degraded storage, lost if the page goes away). */
   durable: boolean;
+  /** The client needs a token (auth:required): the player must sign in for awards to be sent. */
+  signIn: boolean;
 }
 
 /** What the element hears, already filtered to the client's own quest and player. */
 export interface HudListener {
-  queued(award: PendingAward): void;
+  /** `persisted`: false when the award is only in memory (kept until the page is closed). */
+  queued(award: PendingAward, persisted: Promise<boolean>): void;
   sent(key: string): void;
   /** No final answer yet: the award waits in the outbox for a retry. */
   retrying(key: string): void;
@@ -32,8 +35,8 @@ export function listen(client: HudClient, to: HudListener): () => void {
   const own = client.viewPoints();
   const mine = (pair: Pair) => pair.questId === own.questId && pair.serviceUserId === own.serviceUserId;
   const handlers = {
-    'award:queued': ({ award }: { award: PendingAward }) => {
-      if (mine(award)) to.queued(award);
+    'award:queued': ({ award, persisted }: { award: PendingAward; persisted: Promise<boolean> }) => {
+      if (mine(award)) to.queued(award, persisted);
     },
     'award:sent': ({ award }: { award: PendingAward }) => {
       if (mine(award)) to.sent(award.idempotencyKey);
@@ -52,7 +55,12 @@ export function listen(client: HudClient, to: HudListener): () => void {
   for (const name of names) client.on(name, handlers[name] as never);
   to.view(own);
   const unsubscribe = client.subscribe((snapshot: Snapshot) =>
-    to.status({ online: snapshot.online, deadLetters: snapshot.deadLetterCount, durable: snapshot.storage === 'indexeddb' }),
+    to.status({
+      online: snapshot.online,
+      deadLetters: snapshot.deadLetterCount,
+      durable: snapshot.storage === 'indexeddb',
+      signIn: snapshot.authRequired,
+    }),
   );
   return () => {
     for (const name of names) client.off(name, handlers[name] as never);

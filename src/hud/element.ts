@@ -17,6 +17,8 @@ interface Toast {
   at: number;
   /** A read has the award: it turns confirmed once `sent` has been on screen for HOLD_MS. */
   read?: boolean;
+  /** Its `persisted` resolved false: only in memory, kept until the page is closed. */
+  memory?: boolean;
   el?: HTMLLIElement;
 }
 
@@ -57,7 +59,7 @@ export class QuestPointsHud extends Base {
   #dropped: Element[] = [];
   #view?: PointsView;
   #viewDrawn?: PointsView;
-  #status: HudStatus = { online: true, deadLetters: 0, durable: true };
+  #status: HudStatus = { online: true, deadLetters: 0, durable: true, signIn: false };
   #fresh = true;
   #target = 0;
   #shown = 0;
@@ -137,9 +139,9 @@ export class QuestPointsHud extends Base {
     if (!this.#client || this.#stop) return;
     this.#fresh = true;
     this.#stop = listen(this.#client, {
-      queued: (award) => this.#queued(award),
+      queued: (award, persisted) => this.#queued(award, persisted),
       sent: (key) => this.#set(key, 'sent'),
-      retrying: (key) => this.#set(key, this.#waiting(), 'sending'),
+      retrying: (key) => this.#set(key, this.#waiting(this.#find(key)), 'sending'),
       rejected: (key) => this.#set(key, 'rejected'),
       view: (view) => this.#onView(view),
       status: (status) => this.#onStatus(status),
@@ -164,19 +166,34 @@ export class QuestPointsHud extends Base {
     return Number.isFinite(value) && value >= 0 ? value : fallback;
   }
 
-  /** The word for an award waiting in the outbox: saved (IndexedDB) or only held in memory. */
-  #waiting(): ToastState {
-    return this.#status.durable ? 'saved' : 'waiting';
+  /** The word for an award waiting in the outbox: saved (IndexedDB) or only held in memory (this award, or storage now). */
+  #waiting(toast?: Toast): ToastState {
+    return this.#status.durable && !toast?.memory ? 'saved' : 'waiting';
   }
 
-  #queued(award: PendingAward): void {
+  #find(key: string): Toast | undefined {
+    return this.#toasts.find((t) => t.key === key);
+  }
+
+  /** Not sending now: offline, or waiting for the player to sign in. */
+  #held(): boolean {
+    return !this.#status.online || this.#status.signIn;
+  }
+
+  #queued(award: PendingAward, persisted: Promise<boolean>): void {
     const toast: Toast = {
       key: award.idempotencyKey,
       points: award.eventPoints,
       label: award.eventDescription || award.eventName || '',
-      state: this.#status.online ? 'sending' : this.#waiting(),
+      state: this.#held() ? this.#waiting() : 'sending',
       at: 0,
     };
+    // Only in memory: a waiting toast says "kept until you close this page", not that it is saved.
+    void persisted.then((stored) => {
+      if (stored) return;
+      toast.memory = true;
+      if (toast.state === 'saved') this.#set(toast.key, 'waiting');
+    });
     this.#touch(toast);
     this.#toasts.unshift(toast);
     for (const old of this.#toasts.splice(Math.max(1, this.#num('toasts', 3)))) if (old.el) this.#dropped.push(old.el);
@@ -184,7 +201,7 @@ export class QuestPointsHud extends Base {
 
   /** Moves a toast to `state` (only from `from` when given); a confirmed toast is not sent again by a late event. */
   #set(key: string, state: ToastState, from?: ToastState): void {
-    const toast = this.#toasts.find((t) => t.key === key);
+    const toast = this.#find(key);
     if (!toast || toast.state === state || (from && toast.state !== from) || (state === 'sent' && toast.state === 'confirmed')) return;
     toast.state = state;
     this.#touch(toast);
@@ -209,11 +226,17 @@ export class QuestPointsHud extends Base {
   }
 
   #onStatus(status: HudStatus): void {
-    const wentOffline = this.#status.online && !status.online;
-    if (status.online !== this.#status.online && !this.#fresh) this.#voice.speak({ connection: true });
+    const wasHeld = this.#held();
+    const changed = status.online !== this.#status.online || status.signIn !== this.#status.signIn;
+    if (changed && !this.#fresh) this.#voice.speak({ connection: true });
     this.#status = status;
-    if (wentOffline) for (const toast of this.#toasts) if (toast.state === 'sending') this.#set(toast.key, this.#waiting());
+    if (!wasHeld && this.#held()) for (const toast of this.#toasts) if (toast.state === 'sending') this.#set(toast.key, this.#waiting(toast));
     this.#schedule();
+  }
+
+  /** The connection's word and part: sign in (the client needs a token) before online or offline. */
+  #connectionState(): 'sign-in' | 'online' | 'offline' {
+    return this.#status.signIn ? 'sign-in' : this.#status.online ? 'online' : 'offline';
   }
 
   #words(): void {
@@ -263,9 +286,10 @@ export class QuestPointsHud extends Base {
       this.#drawHistory(view);
       this.#viewDrawn = view;
     }
-    const { online, deadLetters } = this.#status;
-    text(this.#connection, online ? s.online : s.offline);
-    attr(this.#connection, 'part', `connection ${online ? 'online' : 'offline'}`);
+    const { deadLetters } = this.#status;
+    const connection = this.#connectionState();
+    text(this.#connection, connection === 'sign-in' ? s.signIn : s[connection]);
+    attr(this.#connection, 'part', `connection ${connection}`);
     if (this.#notice.hidden !== !deadLetters) this.#notice.hidden = !deadLetters;
     text(this.#notice, subst(s.deadLetters, this.#number.format(deadLetters)));
 
@@ -325,7 +349,7 @@ export class QuestPointsHud extends Base {
   /** The newest `history` entries, in rows kept from frame to frame (only changed text is written). */
   #drawHistory(view: PointsView): void {
     const s = this.#strings;
-    const pending = this.#status.online ? s.sending : s[this.#waiting()];
+    const pending = this.#held() ? s[this.#waiting()] : s.sending;
     const entries = view.history.slice(0, this.#num('history', 0));
     const list = this.#historyList;
     while (list.children.length > entries.length) list.lastElementChild?.remove();
@@ -340,7 +364,7 @@ export class QuestPointsHud extends Base {
   #sentence({ total, connection, toast }: News<Toast>): string {
     const s = this.#strings;
     const parts = [
-      connection ? (this.#status.online ? s.online : s.offline) : '',
+      connection ? (this.#status.signIn ? s.signIn : this.#status.online ? s.online : s.offline) : '',
       total ? `${s.total}: ${this.#number.format(this.#target)}` : '',
       toast ? `${this.#signed.format(toast.points)} ${toast.label}, ${s[toast.state]}` : '',
     ];

@@ -5,13 +5,18 @@ export const HUD_STRINGS = {
   sending: 'sending',
   /** In IndexedDB and waiting for the network (offline, or a send failed): it will be delivered. */
   saved: 'saved — will sync',
-  /** Waiting, but only in memory (storage unavailable): it will be sent if the page stays open. */
-  waiting: 'will sync',
+  /**
+   * Waiting, but only in memory (storage denied or unavailable, as in some portals' frames): it is sent if the page
+   * stays open, and lost if it is closed first.
+   */
+  waiting: 'kept until you close this page',
   sent: 'sent',
   confirmed: 'confirmed',
   rejected: 'not accepted',
   online: 'online',
   offline: 'offline',
+  /** The client needs a token (auth:required): awards wait until the player signs in. */
+  signIn: 'sign in to save points',
   history: 'Recent points',
   deadLetters: '{count} award(s) not accepted',
 };

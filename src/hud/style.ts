@@ -16,6 +16,7 @@ font:var(--qp-hud-font,500 14px/1.35 system-ui,sans-serif);color:var(--f);pointe
 [part~=label],[part~=state],[part~=connection],h2{color:var(--m);font-size:.8em;font-weight:600;margin:0}
 [part~=total]{font-size:var(--qp-hud-total-size,1.6em);font-weight:700;font-variant-numeric:tabular-nums}
 [part~=offline]{color:var(--x)}
+[part~=sign-in]{color:var(--qp-hud-sign-in,var(--p))}
 ol{list-style:none;margin:0;padding:0;display:grid;gap:var(--qp-hud-gap,6px);justify-items:inherit}
 :host>*{max-width:min(100%,var(--w));box-sizing:border-box}
 li{display:flex;gap:6px;align-items:baseline;max-width:100%;overflow:hidden}

@@ -14,7 +14,7 @@ import { statusVerdict } from '../protocol/status.js';
 import { readToken } from './token.js';
 
 export { SYNC_TAG };
-export { backgroundSync } from './page.js';
+export { backgroundSync, registerWorker, type WorkerRegistration } from './page.js';
 export { readToken, tokenFrom } from './token.js';
 
 /** registerQuestPointsSync()'s options: where the relay and the player's token are, and how long an event may try. */
@@ -104,7 +104,12 @@ export function registerQuestPointsSync(options: QuestPointsSyncOptions, scope: 
   let tokenWait: { afterMs: number } | undefined;
   /** Consecutive token fetches that must be waited for: the backoff's attempt. */
   let tokenAttempt = 0;
-  const getToken = async () => {
+  // The worker decides itself what a token failure means (tokenWait, below): every one reaches the flusher as 'auth'.
+  const getToken = () =>
+    fetchToken().catch((error: QuestPointsError) => {
+      throw new QuestPointsError(error.message, 'auth', error.status);
+    });
+  const fetchToken = async () => {
     tokenWait = { afterMs: 0 };
     let response: Response;
     try {

@@ -12,7 +12,11 @@ export async function readToken(response: Response, source = 'tokenUrl'): Promis
   }
   const type = response.headers.get('content-type') ?? '';
   // A static host answers index.html (200, text/html) for a route it does not have: say so rather than send HTML.
-  if (!type.includes('json')) throw new QuestPointsError(`${source} answered ${type || 'no content type'}, not JSON { "token": "..." }`, 'auth');
+  if (!type.includes('json'))
+    throw new QuestPointsError(
+      `${source} answered ${type || 'no content type'}, not JSON { "token": "..." }: does that route exist (a dev server answers index.html for a route it does not have)?`,
+      'auth',
+    );
   const body = (await response.json().catch(() => undefined)) as { token?: unknown } | undefined;
   const token = body?.token;
   if (typeof token !== 'string' || !token) throw new QuestPointsError(`${source} answered JSON without a string "token"`, 'auth');
@@ -25,5 +29,17 @@ export async function readToken(response: Response, source = 'tokenUrl'): Promis
  * never cached.
  */
 export function tokenFrom(url: string): () => Promise<string> {
-  return async () => readToken(await fetch(url, { credentials: 'same-origin', cache: 'no-store' }), url);
+  return async () => {
+    let response: Response;
+    try {
+      response = await fetch(url, { credentials: 'same-origin', cache: 'no-store' });
+    } catch (error) {
+      // fetch() rejects only when no answer came: the SDK retries this as offline, never as a sign-in problem.
+      throw new QuestPointsError(
+        `${url}: no answer (${(error as Error)?.message ?? error})`,
+        (error as Error)?.name === 'TimeoutError' ? 'timeout' : 'network',
+      );
+    }
+    return readToken(response, url);
+  };
 }

@@ -176,6 +176,14 @@ export async function startStack(pages: ExtraPages = {}): Promise<Stack> {
 
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://front');
+    // A game framed in a sandbox without allow-same-origin has an opaque origin: its module script, token and relay
+    // requests are cross-origin (Origin: null), as they are for a portal's sandboxed frame in production.
+    if (req.headers.origin === 'null') {
+      res.setHeader('access-control-allow-origin', 'null');
+      res.setHeader('access-control-allow-headers', 'authorization, content-type, idempotency-key, x-request-id');
+      res.setHeader('access-control-allow-methods', 'GET, POST');
+      if (req.method === 'OPTIONS') return void res.writeHead(204).end();
+    }
     const send = (status: number, type: string, text: string) => {
       res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
       res.end(text);

@@ -28,7 +28,7 @@ describe('SDK in Chromium: storage degraded', () => {
         await until(async () => (await tab.sdk((page) => page.events)).some((e) => e.name === 'storage:degraded'), 'storage:degraded');
         const degraded = (await tab.sdk((page) => page.events)).filter((e) => e.name === 'storage:degraded');
         expect(degraded).toHaveLength(1);
-        expect(degraded[0]!.data).toMatchObject({ reason: 'error', error: { name: 'SecurityError' } });
+        expect(degraded[0]!.data).toMatchObject({ reason: 'denied', error: { name: 'SecurityError' } });
         expect((await tab.sdk((page) => page.snapshot())).storage).toBe('degraded');
 
         const keys = await tab.sdk((page) => [page.award(2), page.award(3), page.award(4)]);

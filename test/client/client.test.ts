@@ -330,7 +330,15 @@ describe('flushing', () => {
 
   it('a snapshot holds the status and the queue, not the life cycle of the client', () => {
     const qp = client({ fetch: fakeRelay().fetch });
-    expect(Object.keys(qp.getSnapshot()).sort()).toEqual(['authRequired', 'deadLetterCount', 'online', 'points', 'queueSize', 'storage']);
+    expect(Object.keys(qp.getSnapshot()).sort()).toEqual([
+      'authRequired',
+      'deadLetterCount',
+      'environment',
+      'online',
+      'points',
+      'queueSize',
+      'storage',
+    ]);
   });
 
   it('works in memory (Node-like) and emits the queue events', async () => {

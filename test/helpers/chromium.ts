@@ -9,9 +9,43 @@ export function chromiumPath(): string {
   return found;
 }
 
+/**
+ * playwright-core's own `--disable-features` list (chromiumSwitches.ts, 1.65): it turns ThirdPartyStoragePartitioning
+ * off, so a browser launched with its defaults partitions nothing, unlike every shipped Chrome since 115. We drop
+ * that argument (ignoreDefaultArgs needs it spelled exactly) and pass the same list without that feature.
+ * test/portal/partitioning.test.ts checks that a cross-site frame's IndexedDB really is apart, so a playwright update
+ * that changes the list fails there.
+ */
+const PLAYWRIGHT_DISABLED_FEATURES = [
+  'AvoidUnnecessaryBeforeUnloadCheckSync',
+  'DestroyProfileOnBrowserClose',
+  'HttpsUpgrades',
+  'HttpsFirstBalancedModeAutoEnable',
+  'LensOverlay',
+  'MediaRouter',
+  'PaintHolding',
+  'ThirdPartyStoragePartitioning',
+  'AvoidCorsURLLoaderRestartOnRedirect',
+  'TcpPortRandomizationWin',
+  'OptimizationHints',
+  'NetworkTimeServiceQuerying',
+  'AimEnabled',
+  'PreconnectToSearch',
+  'msForceBrowserSignIn',
+  'msEdgeUpdateLaunchServicesPreferredVersion',
+];
+const PARTITIONING = 'ThirdPartyStoragePartitioning';
+const disabled = (features: string[]) => `--disable-features=${features.join(',')}`;
+
+/**
+ * Chromium as players have it: storage partitioning ON (IndexedDB, Web Locks, BroadcastChannel and service workers of
+ * a cross-site frame keyed by the top-level site too). Every browser test launches through this, so a result that
+ * depends on partitioning is measured in a browser that exists.
+ */
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: chromiumPath(),
+    ignoreDefaultArgs: [disabled(PLAYWRIGHT_DISABLED_FEATURES)],
     args: [
       '--headless',
       '--no-sandbox',
@@ -20,6 +54,7 @@ export function launchChromium(): Promise<Browser> {
       '--disable-component-update',
       '--no-first-run',
       '--disable-sync',
+      disabled(PLAYWRIGHT_DISABLED_FEATURES.filter((feature) => feature !== PARTITIONING)),
     ],
   });
 }

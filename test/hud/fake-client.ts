@@ -4,6 +4,8 @@ import { scriptedClient } from '../../demo/src/hud-preview.js';
 import type { HistoryEntry, PendingAward, PointsView } from '../../src/client/index.js';
 
 export const QUEST = 'unit-quest';
+/** An award's `persisted` when it is in IndexedDB. */
+export const STORED = Promise.resolve(true);
 export const PLAYER = 'unit-player';
 
 export function emptyView(totalPoints = 0, history: HistoryEntry[] = []): PointsView {

@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { attachHud, type QuestPointsHud } from '../../src/hud/index.js';
 import { until } from '../helpers/until.js';
-import { award, emptyView, fakeClient } from './fake-client.js';
+import { award, emptyView, fakeClient, STORED } from './fake-client.js';
 
 const part = (hud: QuestPointsHud, name: string) => [...hud.shadowRoot!.querySelectorAll(`[part~="${name}"]`)];
 const textOf = (hud: QuestPointsHud, name: string) => part(hud, name).map((el) => el.textContent);
@@ -38,13 +38,13 @@ describe('<quest-points-hud>', () => {
     const fake = fakeClient();
     const hud = attachHud(fake.client, { toastMs: 0 });
     const boss = award(25, { eventName: 'boss', eventDescription: 'Boss defeated' });
-    fake.emitter.emit('award:queued', { award: boss, queueSize: 1 });
+    fake.emitter.emit('award:queued', { award: boss, queueSize: 1, persisted: STORED });
     await until(() => toasts(hud).length === 1, 'a toast');
     expect(toasts(hud)).toEqual([['+25', 'Boss defeated', 'sending']]);
 
     fake.setSnapshot({ online: false });
     const coin = award(1);
-    fake.emitter.emit('award:queued', { award: coin, queueSize: 2 });
+    fake.emitter.emit('award:queued', { award: coin, queueSize: 2, persisted: STORED });
     await until(() => toasts(hud).length === 2, 'two toasts');
     expect(toasts(hud)).toEqual([
       ['+1', 'coin', 'saved — will sync'],
@@ -53,8 +53,8 @@ describe('<quest-points-hud>', () => {
     expect(textOf(hud, 'connection')).toEqual(['offline']);
 
     fake.setSnapshot({ online: true });
-    fake.emitter.emit('award:sent', { award: boss });
-    fake.emitter.emit('award:sent', { award: coin });
+    fake.emitter.emit('award:sent', { award: boss, persisted: STORED });
+    fake.emitter.emit('award:sent', { award: coin, persisted: STORED });
     const pendingHistory = [
       { createdAt: '', eventPoints: 1, eventName: 'coin', eventDescription: '', state: 'sent' as const, idempotencyKey: coin.idempotencyKey },
     ];
@@ -72,11 +72,14 @@ describe('<quest-points-hud>', () => {
     await until(() => toasts(hud)[1]![2] === 'confirmed', 'the boss confirmed');
     expect(toasts(hud)[0]![2]).toBe('sent');
     // A late award:sent (another tab's news) does not take a confirmed toast back.
-    fake.emitter.emit('award:sent', { award: boss });
+    fake.emitter.emit('award:sent', { award: boss, persisted: STORED });
 
     const big = award(5000);
-    fake.emitter.emit('award:queued', { award: big, queueSize: 1 });
-    fake.emitter.emit('award:rejected', { deadLetter: { ...big, status: 422, message: 'too many points', rejectedAt: Date.now() } });
+    fake.emitter.emit('award:queued', { award: big, queueSize: 1, persisted: STORED });
+    fake.emitter.emit('award:rejected', {
+      deadLetter: { ...big, status: 422, message: 'too many points', rejectedAt: Date.now() },
+      persisted: STORED,
+    });
     fake.setSnapshot({ deadLetterCount: 1 });
     await until(() => toasts(hud)[0]?.[2] === 'not accepted', 'the refused toast');
     expect(toasts(hud).map((t) => t[2])).toEqual(['not accepted', 'sent', 'confirmed']);
@@ -85,19 +88,44 @@ describe('<quest-points-hud>', () => {
     expect(part(hud, 'toast')[0]!.getAttribute('part')).toBe('toast toast-rejected');
   });
 
-  it('an award waiting with storage in memory says it will sync, not that it is saved', async () => {
+  it('an award waiting with storage in memory says it is kept until the page is closed, not that it will sync', async () => {
     const fake = fakeClient();
     fake.setSnapshot({ storage: 'memory', online: false });
     const hud = attachHud(fake.client);
-    fake.emitter.emit('award:queued', { award: award(2), queueSize: 1 });
+    fake.emitter.emit('award:queued', { award: award(2), queueSize: 1, persisted: Promise.resolve(false) });
     await until(() => toasts(hud).length === 1, 'a toast');
-    expect(toasts(hud)[0]![2]).toBe('will sync');
+    expect(toasts(hud)[0]![2]).toBe('kept until you close this page');
+  });
+
+  it('an award whose persisted resolved false says so even while the snapshot still says IndexedDB; localisable', async () => {
+    const fake = fakeClient();
+    fake.setSnapshot({ online: false });
+    const hud = attachHud(fake.client, { strings: { waiting: 'gardé jusqu’à la fermeture de la page' } });
+    fake.emitter.emit('award:queued', { award: award(3), queueSize: 1, persisted: Promise.resolve(false) });
+    fake.emitter.emit('award:queued', { award: award(4), queueSize: 2, persisted: STORED });
+    await until(() => toasts(hud).length === 2 && toasts(hud)[1]![2] !== 'saved — will sync', 'the memory-only toast');
+    expect(toasts(hud).map((t) => t[2])).toEqual(['saved — will sync', 'gardé jusqu’à la fermeture de la page']);
+  });
+
+  it('a sign-in state when the client needs a token: the connection says so (part sign-in), waiting toasts stop saying sending', async () => {
+    const fake = fakeClient();
+    const hud = attachHud(fake.client, { toastMs: 0 });
+    fake.emitter.emit('award:queued', { award: award(5), queueSize: 1, persisted: STORED });
+    await until(() => toasts(hud)[0]?.[2] === 'sending', 'a sending toast');
+    fake.setSnapshot({ authRequired: true });
+    await until(() => textOf(hud, 'connection')[0] === 'sign in to save points', 'the sign-in state');
+    expect(part(hud, 'connection')[0]!.getAttribute('part')).toBe('connection sign-in');
+    expect(toasts(hud)[0]![2]).toBe('saved — will sync');
+    hud.strings = { signIn: 'Anmelden' };
+    await until(() => textOf(hud, 'connection')[0] === 'Anmelden', 'the localised word');
+    fake.setSnapshot({ authRequired: false });
+    await until(() => textOf(hud, 'connection')[0] === 'online', 'online again');
   });
 
   it('keeps the newest `toasts` toasts and drops each toast-ms after its last change', async () => {
     const fake = fakeClient();
     const hud = attachHud(fake.client, { toasts: 2, toastMs: 150 });
-    for (const points of [1, 2, 3]) fake.emitter.emit('award:queued', { award: award(points), queueSize: points });
+    for (const points of [1, 2, 3]) fake.emitter.emit('award:queued', { award: award(points), queueSize: points, persisted: STORED });
     await until(() => toasts(hud).length === 2, 'two toasts');
     expect(toasts(hud).map((t) => t[0])).toEqual(['+3', '+2']);
     await until(() => toasts(hud).length === 0, 'the toasts gone after 150 ms');
@@ -132,7 +160,7 @@ describe('<quest-points-hud>', () => {
     let announcements = 0;
     new MutationObserver(() => announcements++).observe(live, { childList: true, characterData: true, subtree: true });
     for (let i = 1; i <= 100; i++) {
-      fake.emitter.emit('award:queued', { award: award(1, { eventDescription: `coin ${i}` }), queueSize: i });
+      fake.emitter.emit('award:queued', { award: award(1, { eventDescription: `coin ${i}` }), queueSize: i, persisted: STORED });
       fake.setView(emptyView(i));
     }
     await until(() => live.textContent, 'an announcement');

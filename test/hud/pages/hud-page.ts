@@ -1,6 +1,7 @@
 // The HUD's test page: a canvas game stand-in (a positioned box drawn every frame) with <quest-points-hud> over it,
 // bound to a real client (relay + emulator behind the harness's proxy). Query: sub, history, toastMs, lang,
-// hud=0 (the baseline: the same page and awards, no element), frames=1 (a busy scene: many shapes drawn per frame).
+// hud=0 (the baseline: the same page and awards, no element), frames=1 (a busy scene: many shapes drawn per frame),
+// tokenStatus (the token URL answers that status: 401, no session), storage (storageName).
 import { createQuestPoints } from '../../../src/client/index.js';
 import { attachHud, type QuestPointsHud } from '../../../src/hud/index.js';
 import { tokenFrom } from '../../../src/sw/token.js';
@@ -13,10 +14,10 @@ if (params.has('css')) document.head.append(Object.assign(document.createElement
 const qp = createQuestPoints({
   relayUrl: '/api',
   // The token URL answers the one documented format, JSON { token } (docs/sdk.md).
-  getToken: tokenFrom(`/token?sub=${encodeURIComponent(sub)}&tab=hud`),
+  getToken: tokenFrom(`/token?sub=${encodeURIComponent(sub)}&tab=hud${params.has('tokenStatus') ? `&status=${params.get('tokenStatus')}` : ''}`),
   questId: 'hud-quest',
   serviceUserId: sub,
-  storageName: `qp-hud-${sub}`,
+  storageName: params.get('storage') ?? `qp-hud-${sub}`,
   backoff: { baseMs: 100, maxMs: 1000 },
 });
 
