@@ -1,4 +1,5 @@
 import { DEFAULT_EVENT_NAME } from '../protocol/limits.js';
+import { roundPoints } from '../protocol/points.js';
 import type { PointsSummary } from '../protocol/responses.js';
 import type { HistoryEntry, PendingAward, PointsView } from './types.js';
 
@@ -11,8 +12,8 @@ export function idsOf(pair: string): { questId: string; serviceUserId: string } 
   return { questId, serviceUserId };
 }
 
-/** Totals are exact to 6 decimals (0.1 + 0.2 shows 0.3), as the service reports them. */
-const round = (n: number) => Math.round(n * 1e6) / 1e6;
+/** Totals are exact to POINTS_DECIMALS places (0.1 + 0.2 shows 0.3), as the service reports them. */
+const round = roundPoints;
 const sum = (awards: Iterable<{ eventPoints: number }>) => {
   let total = 0;
   for (const award of awards) total += award.eventPoints;

@@ -15,17 +15,27 @@ export const QueuedAwardSchema = v.object({
 /** An award body plus `questId` and `idempotencyKey`, as QueuedAwardSchema outputs it. */
 export type QueuedAward = v.InferOutput<typeof QueuedAwardSchema>;
 
+const awardsList = <T extends v.GenericSchema>(award: T) =>
+  v.object(
+    {
+      awards: v.pipe(
+        v.array(award, 'must be an array'),
+        v.minLength(1, 'must hold at least 1 award'),
+        v.maxLength(BATCH_MAX_AWARDS, `must hold at most ${BATCH_MAX_AWARDS} awards`),
+      ),
+    },
+    'body must be a JSON object',
+  );
+
+/**
+ * POST /batch/points — the envelope as the relay checks it whole: 1 to BATCH_MAX_AWARDS entries, each with a usable
+ * idempotency key (a result could not be matched to an award without one). Each award's other fields are checked on
+ * their own (QueuedAwardSchema), so one bad award is rejected without holding back the others.
+ */
+export const BatchEnvelopeSchema = awardsList(v.object({ idempotencyKey: IdempotencyKeySchema }));
+
 /** POST /batch/points — request body: `{ awards }`, 1 to BATCH_MAX_AWARDS queued awards, any quests and players. */
-export const BatchRequestSchema = v.object(
-  {
-    awards: v.pipe(
-      v.array(QueuedAwardSchema, 'must be an array'),
-      v.minLength(1, 'must hold at least 1 award'),
-      v.maxLength(BATCH_MAX_AWARDS, `must hold at most ${BATCH_MAX_AWARDS} awards`),
-    ),
-  },
-  'body must be a JSON object',
-);
+export const BatchRequestSchema = awardsList(QueuedAwardSchema);
 /** `{ awards: QueuedAward[] }`, as BatchRequestSchema outputs it. */
 export type BatchRequest = v.InferOutput<typeof BatchRequestSchema>;
 

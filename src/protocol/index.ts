@@ -12,3 +12,5 @@ export * from './issues.js';
 export * from './status.js';
 export * from './identity.js';
 export * from './infer.js';
+export * from './retry.js';
+export * from './points.js';

@@ -17,6 +17,7 @@ import { resolvePolicy, type RelayPolicy } from './policy.js';
 import { checkRateLimit, type StoreErrorBehaviour } from './rate-limit.js';
 import { fail } from './respond.js';
 import { serviceRoutes } from './routes.js';
+import { resolveIdempotency, type IdempotencyOptions } from './records.js';
 import { createUpstream, type UpstreamOptions } from './upstream.js';
 import { wellFormedPath } from './validate.js';
 
@@ -63,6 +64,13 @@ export interface RelayOptions extends AuthOptions {
   clientAddress?: ClientAddress;
   /** Serve under a path, e.g. '/api/relay' for a Next.js route or a framework route that passes the full URL. */
   basePath?: string;
+  /**
+   * The idempotency record: an award the relay saw acknowledged is answered from it (without calling the service)
+   * for `ttlMs` (default 30 days), the same key with another award is refused 422. Default off; startRelay and the
+   * CLI turn it on with their Redis store. `store`: createMemoryRecordStore (one instance), createRedisRecordStore
+   * (quest-points/relay/node) or createDurableObjectRecordStore (Workers).
+   */
+  idempotency?: IdempotencyOptions;
 }
 
 /** The relay and what its Node server needs to stop it: mark it draining (/readyz 503). */
@@ -98,6 +106,7 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
     throw new ConfigError('onStoreError', 'invalid', `onStoreError must be 'open' or 'closed', got ${JSON.stringify(onStoreError)}`);
   }
   const log = options.logger ?? jsonLinesToStderr;
+  const idempotency = resolveIdempotency(options.idempotency);
   const runtime: RelayRuntime = {
     policy,
     upstream,
@@ -110,6 +119,7 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
     upstreamKey: auth.upstreamKey,
     players: createPlayerQueue(),
     secrets: [upstreamApiKey(options), ...auth.secrets].filter((s): s is string => Boolean(s)),
+    records: idempotency && { ...idempotency, failed: storeWarning(log) },
   };
   const ops: OpsState = { draining: false };
   const ipOptions = {
@@ -177,3 +187,23 @@ function basePathOf(path: string | undefined): string {
 }
 
 const upstreamApiKey = (options: RelayOptions) => options.upstream?.apiKey ?? globalThis.process?.env?.QP_API_KEY;
+
+/**
+ * A failing record store reads as "no record" (the service's own idempotency still holds) and is said in the log at
+ * most once per 10 s.
+ */
+function storeWarning(log: LogSink): (operation: 'read' | 'write', error: unknown) => undefined {
+  let last = 0;
+  return (operation, error) => {
+    const now = Date.now();
+    if (now - last < 10_000) return undefined;
+    last = now;
+    const reason = error instanceof Error ? error.name : 'error';
+    log({
+      time: new Date(now).toISOString(),
+      level: 'warn',
+      msg: `idempotency record store failed to ${operation} (${reason}): awards are sent to the service unrecorded`,
+    });
+    return undefined;
+  };
+}

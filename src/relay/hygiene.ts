@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import { secureHeaders } from 'hono/secure-headers';
 import { ConfigError } from '../kit/errors.js';
+import { bodyRefusal, readJsonBody } from '../kit/http.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_IETF_HEADER, REQUEST_ID_HEADER } from '../protocol/index.js';
 import type { RelayContext, RelayEnv } from './context.js';
 import { fail } from './respond.js';
@@ -69,23 +70,18 @@ export const securityHeaders: Middleware[] = [
 ];
 
 /**
- * A body declared over maxSize bytes -> 413 before anything else; one sent without a length is counted as it is read
- * (readJson with the same limit). Not hono's bodyLimit: to see whether there is a body it reads `request.body`,
- * which on Node makes @hono/node-server build a whole WHATWG Request and web stream for every request.
+ * A route's JSON body, its one limit: the kit's checks before reading (a JSON content type: 400; a declared length
+ * over maxBytes: 413), then read (counted while streaming when no length was declared) and parsed (400), left in
+ * `c.var.json`. Not hono's bodyLimit: to see whether there is a body it reads `request.body`, which on Node makes
+ * @hono/node-server build a whole WHATWG Request and web stream for every request.
  */
-export const limitBody =
-  (maxSize: number): Middleware =>
+export const jsonBody =
+  (maxBytes: number): Middleware =>
   async (c, next) => {
-    const declared = c.req.header('content-length');
-    if (declared !== undefined && Number(declared) > maxSize) return fail(c, { status: 413, message: `body must be at most ${maxSize} bytes` });
+    const refused = bodyRefusal(c.req.header('content-type'), c.req.header('content-length'), maxBytes);
+    if (refused) return fail(c, refused);
+    const read = await readJsonBody(c.req.raw, { maxBytes });
+    if (!read.ok) return fail(c, read);
+    c.set('json', read.value);
     await next();
   };
-
-/** Bodies are JSON only: anything else -> 415 before it is read. */
-export const requireJson: Middleware = async (c, next) => {
-  const type = c.req.header('content-type') ?? '';
-  if (!/^application\/json\s*(;|$)/i.test(type)) {
-    return fail(c, { status: 415, message: 'Content-Type must be application/json' });
-  }
-  await next();
-};
