@@ -67,10 +67,10 @@ export interface RelayOptions extends AuthOptions {
   /**
    * The idempotency record: an award the relay saw acknowledged is answered from it (without calling the service)
    * for `ttlMs` (default 30 days), the same key with another award is refused 422. Default off; startRelay and the
-   * CLI turn it on with their Redis store. `store`: createMemoryRecordStore (one instance), createRedisRecordStore
-   * (quest-points/relay/node) or createDurableObjectRecordStore (Workers).
+   * CLI turn it on with their Redis store (false: off there too). `store`: createMemoryRecordStore (one instance),
+   * createRedisCounterStore(...).records (quest-points/relay/node) or createDurableObjectRecordStore (Workers).
    */
-  idempotency?: IdempotencyOptions;
+  idempotency?: IdempotencyOptions | false;
 }
 
 /** The relay and what its Node server needs to stop it: mark it draining (/readyz 503). */

@@ -74,13 +74,13 @@ export function readRecord(stored: string | undefined, fingerprint: string): Rec
   return { kind: 'replay', status: value.s };
 }
 
-export function resolveIdempotency(options: IdempotencyOptions | undefined): { store: IdempotencyRecordStore; ttlMs: number } | undefined {
+export function resolveIdempotency(options: IdempotencyOptions | false | undefined): { store: IdempotencyRecordStore; ttlMs: number } | undefined {
   if (!options) return undefined;
   if (typeof options.store?.get !== 'function' || typeof options.store.set !== 'function') {
     throw new ConfigError(
       'idempotency',
       'invalid',
-      'idempotency.store must be an IdempotencyRecordStore (createMemoryRecordStore, createRedisRecordStore, ...)',
+      'idempotency.store must be an IdempotencyRecordStore (createMemoryRecordStore, createRedisCounterStore(...).records, createDurableObjectRecordStore)',
     );
   }
   const ttlMs = options.ttlMs ?? DEFAULT_RECORD_TTL_MS;
@@ -99,7 +99,7 @@ export interface MemoryRecordStoreOptions {
 
 /**
  * Records in this isolate's memory: lost on restart and not shared between instances, so for one long-lived
- * instance or tests. Several instances share one record in Redis (createRedisRecordStore, startRelay's `redis`) or,
+ * instance or tests. Several instances share one record in Redis (createRedisCounterStore's `records`, startRelay's `redis`) or,
  * on Workers, in Durable Objects (createDurableObjectRecordStore).
  */
 export function createMemoryRecordStore(options: MemoryRecordStoreOptions = {}): IdempotencyRecordStore {
