@@ -94,7 +94,9 @@ export async function runAwards(runtime: RelayRuntime, request: AwardRequest, aw
   }
   if (lanes.size === 0) return results;
 
-  const deadline = createDeadline(runtime.deadlineMs, request.signal);
+  // With the record on, a client that goes away (a phone closing the game mid-request) does not cancel its awards: the
+  // relay still sees the service's acknowledgement and records it, so the resend is answered from the record.
+  const deadline = createDeadline(runtime.deadlineMs, records ? undefined : request.signal);
   const { signal } = deadline;
   // Every key of the request in one round trip, beside the turn and the per-player limit (never in series with them).
   const lookup = records && lookupKeys.length ? records.store.get(lookupKeys).catch((error) => records.failed('read', error)) : undefined;
@@ -111,7 +113,8 @@ export async function runAwards(runtime: RelayRuntime, request: AwardRequest, aw
     await orAbort(Promise.all([...lanes].map(([player, lane]) => limit(() => runLane(job, player, lane)))), signal);
   }
   deadline.dispose();
-  if (records && writes.length) void records.store.set(writes, records.ttlMs).catch((error) => records.failed('write', error));
+  // Written before the answer: an award a client was told is done is in the record (one round trip, every award at once).
+  if (records && writes.length) await records.store.set(writes, records.ttlMs).catch((error) => records.failed('write', error));
   return results;
 }
 
