@@ -146,7 +146,7 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
     if (quiet.has(c.req.path) && status < 500) return;
     logEvent(runtime, c, levelOfStatus(status), 'request', { status, ms: Math.round((performance.now() - started) * 10) / 10 });
   });
-  app.use(...securityHeaders);
+  app.use(securityHeaders);
   app.route('/', operatorRoutes(runtime, ops, options.metricsToken ?? env.QP_METRICS_TOKEN));
   app.use(...originPolicy(options.corsOrigins ?? []));
   app.use(wellFormedPath);
@@ -165,7 +165,11 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
   app.notFound((c) => fail(c, { status: 404, message: redactFor(runtime, c, `no route ${c.req.method} ${new URL(c.req.url).pathname}`) }));
   app.onError((error, c) => {
     // Hono's own middlewares (bearer auth on /metrics) answer by throwing a ready response.
-    if (error instanceof HTTPException) return error.getResponse();
+    if (error instanceof HTTPException) {
+      // Rebuilt through the context: it carries the headers every answer carries (security, CORS, request id).
+      const response = error.getResponse();
+      return c.newResponse(response.body, response);
+    }
     logEvent(runtime, c, 'error', `unexpected: ${error instanceof Error ? error.message : String(error)}`, { status: 500 });
     return fail(c, { status: 500, message: `internal error (request ${c.get('requestId') ?? 'unknown'})` });
   });

@@ -57,7 +57,7 @@ export function logEvent(runtime: RelayRuntime, c: RelayContext, level: LogRecor
     level,
     requestId: c.get('requestId') ?? '',
     method: c.req.method,
-    path: redactSecrets(new URL(c.req.url).pathname, secrets),
+    path: redactSecrets(c.req.path, secrets),
     ...extra,
     msg: redactSecrets(msg, secrets),
   });

@@ -101,7 +101,7 @@ export async function runAwards(runtime: RelayRuntime, request: AwardRequest, aw
   // Every key of the request in one round trip, beside the turn and the per-player limit (never in series with them).
   const lookup = records && lookupKeys.length ? records.store.get(lookupKeys).catch((error) => records.failed('read', error)) : undefined;
   const writes: [string, string][] = [];
-  const job: Job = { runtime, request, awards, results, signal, lookup, slots, writes };
+  const job: Job = { runtime, request, awards, results, signal, signalAt: deadline.at, lookup, slots, writes };
   if (request.single) {
     // The single route: the turn and the service both stop at the signal, so this ends by the deadline with what the
     // service did, or did not, answer (a 504 that says which).
@@ -124,6 +124,7 @@ interface Job {
   awards: readonly AwardInput[];
   results: (Settled | undefined)[];
   signal: AbortSignal;
+  signalAt: number;
   lookup: Promise<(string | undefined)[] | undefined> | undefined;
   slots: number[];
   writes: [string, string][];
@@ -177,7 +178,7 @@ async function runOne(job: Job, index: number, award: AwardInput): Promise<Step>
   }
   const idempotencyKey = award.idempotencyKey === undefined ? undefined : runtime.upstreamKey(claims.sub, award.idempotencyKey);
   const result = await runtime.upstream.send(
-    { method: 'POST', path: paths.points(award.questId), body, idempotencyKey, requestId: request.requestId, signal },
+    { method: 'POST', path: paths.points(award.questId), body, idempotencyKey, requestId: request.requestId, signal, signalAt: job.signalAt },
     { retry: true },
   );
   if (fingerprint !== undefined && idempotencyKey !== undefined && result.kind === 'response' && statusVerdict(result.status) === 'ok') {

@@ -66,6 +66,8 @@ export interface UpstreamRequest {
   requestId: string;
   /** The caller's deadline or disconnect: stops waiting, and no further attempt is made. */
   signal?: AbortSignal | undefined;
+  /** When `signal` fires at the latest (performance.now()): an attempt ending after it needs no timer of its own. */
+  signalAt?: number | undefined;
 }
 
 export type UpstreamResult =
@@ -134,7 +136,18 @@ export function createUpstream(options: UpstreamOptions | undefined, secrets: re
    * One attempt, body read included, within timeoutMs. Raced against the signal too: an in-process fetch
    * (emulator.fetch) may not honour it. The caller's abort surfaces as an AbortError, never retried.
    */
-  async function attempt(exchange: Omit<UpstreamExchange, 'signal'>, caller: AbortSignal | undefined): Promise<UpstreamAnswer> {
+  async function attempt(exchange: Omit<UpstreamExchange, 'signal'>, caller: AbortSignal | undefined, callerAt: number | undefined): Promise<UpstreamAnswer> {
+    // The caller's own deadline comes first (an award's 8 s against the attempt's 10 s): no second signal and timer.
+    if (caller && callerAt !== undefined && callerAt - performance.now() <= config.timeoutMs) {
+      try {
+        const answer = await orAbort(config.transport({ ...exchange, signal: caller }), caller);
+        if (answer === ABORTED) throw caller.reason;
+        return answer;
+      } catch (error) {
+        if (caller.aborted) throw new DOMException('cancelled by the caller', 'AbortError');
+        throw error;
+      }
+    }
     const deadline = createDeadline(config.timeoutMs, caller);
     const { signal } = deadline;
     try {
@@ -179,7 +192,7 @@ export function createUpstream(options: UpstreamOptions | undefined, secrets: re
         attempts++;
         let error: unknown;
         try {
-          answer = await attempt(exchange, request.signal);
+          answer = await attempt(exchange, request.signal, request.signalAt);
         } catch (caught) {
           error = caught;
           answer = undefined;
