@@ -136,7 +136,11 @@ export function createUpstream(options: UpstreamOptions | undefined, secrets: re
    * One attempt, body read included, within timeoutMs. Raced against the signal too: an in-process fetch
    * (emulator.fetch) may not honour it. The caller's abort surfaces as an AbortError, never retried.
    */
-  async function attempt(exchange: Omit<UpstreamExchange, 'signal'>, caller: AbortSignal | undefined, callerAt: number | undefined): Promise<UpstreamAnswer> {
+  async function attempt(
+    exchange: Omit<UpstreamExchange, 'signal'>,
+    caller: AbortSignal | undefined,
+    callerAt: number | undefined,
+  ): Promise<UpstreamAnswer> {
     // The caller's own deadline comes first (an award's 8 s against the attempt's 10 s): no second signal and timer.
     if (caller && callerAt !== undefined && callerAt - performance.now() <= config.timeoutMs) {
       try {

@@ -33,6 +33,8 @@ export type StartRelayOptions = RelayOptions &
      * at GET /metrics; without it, nothing is counted and /metrics answers 404 (said once in the log at start).
      */
     metrics?: MetricsSink;
+    /** How long the default idempotency record (in the shared store) keeps an award; default 30 days. */
+    idempotencyTtlMs?: number;
     /** Keep-alive connections to the service at once (undici pool); default QP_UPSTREAM_CONNECTIONS or 128. */
     upstreamConnections?: number;
     /** Lowest level of the JSON log written to stderr when no `logger` is given; default QP_LOG_LEVEL or 'info'. */
@@ -57,7 +59,18 @@ export type StartRelayOptions = RelayOptions &
 export async function startRelay(options: StartRelayOptions = {}): Promise<RunningServer> {
   const [
     limits,
-    { host = DEFAULT_HOST, port = DEFAULT_PORT, redis, metrics, upstreamConnections, logLevel, drainDelayMs = 0, idempotency, ...relayOptions },
+    {
+      host = DEFAULT_HOST,
+      port = DEFAULT_PORT,
+      redis,
+      metrics,
+      upstreamConnections,
+      logLevel,
+      drainDelayMs = 0,
+      idempotency,
+      idempotencyTtlMs,
+      ...relayOptions
+    },
   ] = takeLimits(options);
   // Node's adapters, unless the caller brought its own: pino for the log, an undici pool to the service. Both are
   // optional peers (a browser install of quest-points carries neither): without them, JSON lines and fetch.
@@ -87,7 +100,8 @@ export async function startRelay(options: StartRelayOptions = {}): Promise<Runni
   try {
     ownStore = redisUrl ? await createRedisCounterStore({ url: redisUrl, onConnectionError: warn }) : undefined;
     const shared = (ownStore ?? relayOptions.rateLimitStore) as { records?: IdempotencyRecordStore } | undefined;
-    const records = idempotency === false ? undefined : (idempotency ?? (shared?.records ? { store: shared.records } : undefined));
+    const ttl = idempotencyTtlMs === undefined ? {} : { ttlMs: idempotencyTtlMs };
+    const records = idempotency === false ? undefined : (idempotency ?? (shared?.records ? { store: shared.records, ...ttl } : undefined));
     relay = buildRelay({
       ...(records ? { idempotency: records } : {}),
       ...relayOptions,
