@@ -1,14 +1,14 @@
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { requestId } from 'hono/request-id';
 import { ConfigError } from '../kit/errors.js';
+import { pathRefusal } from '../kit/http.js';
 import { REQUEST_ID_HEADER } from '../protocol/index.js';
 import { createAuth, type AuthOptions } from './authenticate.js';
 import { batchRoute } from './batch.js';
 import { clientIp, type ClientAddress, type ForwardedHeader } from './client-ip.js';
 import { logEvent, redactFor, type RelayEnv, type RelayRuntime } from './context.js';
 import { createMemoryCounterStore, type CounterStore } from './counter-store.js';
-import { originPolicy, securityHeaders } from './hygiene.js';
+import { originPolicy, SECURITY_HEADERS } from './hygiene.js';
 import { jsonLinesToStderr, levelOfStatus, type LogSink } from './logger.js';
 import { noMetrics, relayMetrics, timedUpstream, type MetricsSink } from './metrics.js';
 import { OPS_PATHS, operatorRoutes, type OpsState } from './ops.js';
@@ -19,7 +19,6 @@ import { fail } from './respond.js';
 import { serviceRoutes } from './routes.js';
 import { resolveIdempotency, type IdempotencyOptions } from './records.js';
 import { createUpstream, type UpstreamOptions } from './upstream.js';
-import { wellFormedPath } from './validate.js';
 
 /** Below the SDK's default request timeout (10 s), so the SDK reads the relay's answer instead of timing out. */
 const DEFAULT_DEADLINE_MS = 8000;
@@ -131,9 +130,16 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
   const quiet = new Set<string>(Object.values(OPS_PATHS).map((path) => base + path));
 
   const app = base ? new Hono<RelayEnv>().basePath(base) : new Hono<RelayEnv>();
-  app.use(requestId({ headerName: REQUEST_ID_HEADER, limitLength: 64 }));
+  // Pre-composed: what every answer needs (request id, security headers, access log, metrics) in one middleware,
+  // then, past the operator's probes, the guards every player route needs (origin and CORS, a well-formed path, the
+  // per-IP limit) in another. Each still runs once per request, in this order; one hop each instead of seven.
   app.use(async (c, next) => {
     const started = performance.now();
+    let id = c.req.header(REQUEST_ID_HEADER);
+    if (!id || id.length > 64 || /[^\w\-=]/.test(id)) id = crypto.randomUUID();
+    c.set('requestId', id);
+    c.header(REQUEST_ID_HEADER, id);
+    for (const [name, value] of SECURITY_HEADERS) c.header(name, value);
     metrics.inFlight(1);
     try {
       await next();
@@ -146,18 +152,21 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
     if (quiet.has(c.req.path) && status < 500) return;
     logEvent(runtime, c, levelOfStatus(status), 'request', { status, ms: Math.round((performance.now() - started) * 10) / 10 });
   });
-  app.use(securityHeaders);
   app.route('/', operatorRoutes(runtime, ops, options.metricsToken ?? env.QP_METRICS_TOKEN));
-  app.use(...originPolicy(options.corsOrigins ?? []));
-  app.use(wellFormedPath);
+  const origins = originPolicy(options.corsOrigins ?? []);
   const perIp = runtime.policy.rateLimits.perIp;
-  if (perIp) {
-    app.use(async (c, next) => {
-      const limited = await checkRateLimit(runtime, perIp, 'perIp', clientIp(c, ipOptions));
-      if (limited) return fail(c, limited);
-      await next();
-    });
-  }
+  app.use(async (c, next) => {
+    const denied = origins.refusal(c);
+    if (denied) return fail(c, denied);
+    const rest = async (): Promise<void> => {
+      const refused = pathRefusal(c.req.url) ?? (perIp ? await checkRateLimit(runtime, perIp, 'perIp', clientIp(c, ipOptions)) : null);
+      if (refused) c.res = fail(c, refused);
+      else await next();
+    };
+    if (c.req.method === 'OPTIONS') return origins.preflight(c, rest);
+    origins.headers(c);
+    await rest();
+  });
   app.use(auth.middleware);
   app.route('/', serviceRoutes(runtime));
   app.route('/', batchRoute(runtime));

@@ -4,45 +4,53 @@ import { ConfigError } from '../kit/errors.js';
 import { bodyRefusal, readJsonBody } from '../kit/http.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_IETF_HEADER, REQUEST_ID_HEADER } from '../protocol/index.js';
 import type { RelayContext, RelayEnv } from './context.js';
+import type { Refusal } from './policy.js';
 import { fail } from './respond.js';
 
 type Middleware = MiddlewareHandler<RelayEnv>;
+
+/** The CORS policy as the relay's guard middleware runs it (app.ts). */
+export interface OriginPolicy {
+  /** 403 for a request whose Origin is outside the allowlist (preflights included). */
+  refusal(c: RelayContext): Refusal | undefined;
+  /** An OPTIONS request: hono's cors answers a preflight, anything else goes on to `next`. */
+  preflight: Middleware;
+  /** The CORS headers of an actual request, set before the route answers. */
+  headers(c: RelayContext): void;
+}
 
 /**
  * Exact-origin CORS. A request that carries an Origin outside the allowlist is refused outright (403), not
  * merely left without CORS headers, so a page elsewhere cannot even trigger a "simple" request. Requests
  * without Origin (servers, curl) and same-origin requests pass.
  */
-export function originPolicy(allowlist: readonly string[]): Middleware[] {
+export function originPolicy(allowlist: readonly string[]): OriginPolicy {
   const allowed = new Set(allowlist.map(normaliseOrigin));
   const isAllowed = (origin: string, c: RelayContext) => allowed.has(origin) || origin === new URL(c.req.url).origin;
-  const gate: Middleware = async (c, next) => {
-    const origin = c.req.header('origin');
-    if (origin !== undefined && !isAllowed(origin, c)) {
-      return fail(c, { status: 403, message: `origin ${JSON.stringify(origin)} is not in the relay's CORS allowlist (corsOrigins)` });
-    }
-    await next();
+  const exposed = ['Retry-After', REQUEST_ID_HEADER].join(',');
+  return {
+    refusal(c) {
+      const origin = c.req.header('origin');
+      if (origin === undefined || isAllowed(origin, c)) return undefined;
+      return { status: 403, message: `origin ${JSON.stringify(origin)} is not in the relay's CORS allowlist (corsOrigins)` };
+    },
+    preflight: cors({
+      origin: (origin, c) => (isAllowed(origin, c) ? origin : null),
+      allowMethods: ['GET', 'POST'],
+      allowHeaders: ['Authorization', 'Content-Type', IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_IETF_HEADER, REQUEST_ID_HEADER],
+      exposeHeaders: exposed.split(','),
+      maxAge: 600,
+    }),
+    // The same headers hono's cors gives an actual request, set before the route answers (Hono's prepared headers):
+    // hono's cors sets them on c.res first, so every answer became a second Response copied from a placeholder
+    // (a WHATWG Response and a web stream per request on Node). Preflights stay with hono's cors.
+    headers(c) {
+      const origin = c.req.header('origin');
+      if (origin !== undefined) c.header('Access-Control-Allow-Origin', origin);
+      c.header('Access-Control-Expose-Headers', exposed);
+      c.header('Vary', 'Origin');
+    },
   };
-  const exposed = ['Retry-After', REQUEST_ID_HEADER];
-  const preflight = cors({
-    origin: (origin, c) => (isAllowed(origin, c) ? origin : null),
-    allowMethods: ['GET', 'POST'],
-    allowHeaders: ['Authorization', 'Content-Type', IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_IETF_HEADER, REQUEST_ID_HEADER],
-    exposeHeaders: exposed,
-    maxAge: 600,
-  });
-  // The same headers hono's cors gives an actual request, set before the route answers (Hono's prepared headers):
-  // hono's cors sets them on c.res first, so every answer became a second Response copied from a placeholder
-  // (a WHATWG Response and a web stream per request on Node). Preflights stay with hono's cors.
-  const headers: Middleware = async (c, next) => {
-    if (c.req.method === 'OPTIONS') return preflight(c, next);
-    const origin = c.req.header('origin');
-    if (origin !== undefined) c.header('Access-Control-Allow-Origin', origin);
-    c.header('Access-Control-Expose-Headers', exposed.join(','));
-    c.header('Vary', 'Origin');
-    await next();
-  };
-  return [gate, headers];
 }
 
 function normaliseOrigin(origin: string): string {
@@ -76,11 +84,6 @@ export const SECURITY_HEADERS: readonly (readonly [string, string])[] = [
   ['X-XSS-Protection', '0'],
   ['Cache-Control', 'no-store'],
 ];
-
-export const securityHeaders: Middleware = async (c, next) => {
-  for (const [name, value] of SECURITY_HEADERS) c.header(name, value);
-  await next();
-};
 
 /**
  * A route's JSON body, its one limit: the kit's checks before reading (a JSON content type: 400; a declared length

@@ -1,9 +1,6 @@
 import type * as v from 'valibot';
-import { pathRefusal } from '../kit/http.js';
-import type { MiddlewareHandler } from 'hono';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_IETF_HEADER, IdempotencyKeySchema, parseWith } from '../protocol/index.js';
-import type { RelayContext, RelayEnv } from './context.js';
-import { fail } from './respond.js';
+import type { RelayContext } from './context.js';
 import type { Refusal } from './policy.js';
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; refusal: Refusal };
@@ -30,10 +27,3 @@ export function readIdempotencyKey(c: RelayContext): Checked<string | undefined>
   if (raw === undefined) return { ok: true, value: undefined };
   return check(IdempotencyKeySchema, raw, `${spec !== undefined ? IDEMPOTENCY_KEY_HEADER : IDEMPOTENCY_KEY_IETF_HEADER} `);
 }
-
-/** A path segment that is not valid percent-encoded UTF-8 -> 400, on every route, before anything else reads it. */
-export const wellFormedPath: MiddlewareHandler<RelayEnv> = async (c, next) => {
-  const refused = pathRefusal(c.req.url);
-  if (refused) return fail(c, refused);
-  await next();
-};
