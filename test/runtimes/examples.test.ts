@@ -14,6 +14,8 @@ const EXAMPLES = {
   'relay-node': () => [bin('tsx'), ['examples/relay-node/server.ts']],
   'relay-bun': () => [runtimeBinary('bun'), ['examples/relay-bun/server.ts']],
   'relay-hono-node': () => [bin('tsx'), ['examples/relay-hono-node/server.ts']],
+  'relay-express': () => [bin('tsx'), ['examples/relay-express/server.ts']],
+  'relay-fastify': () => [bin('tsx'), ['examples/relay-fastify/server.ts']],
 } as const satisfies Record<string, () => readonly [string, string[]]>;
 
 let emulator: RunningEmulator;
