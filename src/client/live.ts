@@ -1,5 +1,4 @@
-import { DEFAULT_EVENT_NAME } from '../protocol/limits.js';
-import { roundPoints } from '../protocol/points.js';
+import { DEFAULT_EVENT_NAME, roundPoints } from '../protocol/limits.js';
 import type { PointsSummary } from '../protocol/responses.js';
 import type { HistoryEntry, PendingAward, PointsView } from './types.js';
 
@@ -12,17 +11,16 @@ export function idsOf(pair: string): { questId: string; serviceUserId: string } 
   return { questId, serviceUserId };
 }
 
-/** Totals are exact to POINTS_DECIMALS places (0.1 + 0.2 shows 0.3), as the service reports them. */
-const round = roundPoints;
+// Totals are exact to POINTS_DECIMALS places (roundPoints: 0.1 + 0.2 shows 0.3), as the service reports them.
 const sum = (awards: Iterable<{ eventPoints: number }>) => {
   let total = 0;
   for (const award of awards) total += award.eventPoints;
-  return round(total);
+  return roundPoints(total);
 };
 
 /** Could this history entry be this award? (The service's entries carry no key.) */
 const sameEvent = (award: PendingAward, event: PointsSummary['history'][number]) =>
-  round(award.eventPoints) === round(event.eventPoints) &&
+  roundPoints(award.eventPoints) === roundPoints(event.eventPoints) &&
   (award.eventName ?? DEFAULT_EVENT_NAME) === event.eventName &&
   (award.eventDescription ?? '') === event.eventDescription;
 
@@ -129,7 +127,7 @@ export function createLive(pendingOf: (pair: string) => PendingAward[], historyL
     return {
       questId,
       serviceUserId,
-      totalPoints: round(confirmedPoints + sentPoints + pendingPoints),
+      totalPoints: roundPoints(confirmedPoints + sentPoints + pendingPoints),
       confirmedPoints,
       sentPoints,
       pendingPoints,

@@ -1,5 +1,5 @@
 import type { PendingAward, PointsView } from '../client/index.js';
-import { roundPoints } from '../protocol/points.js';
+import { roundPoints } from '../protocol/limits.js';
 import { listen, type HudClient, type HudStatus } from './client.js';
 import { Announcer, type News } from './announcer.js';
 import { attr, fill, make, row, text } from './dom.js';

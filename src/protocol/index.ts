@@ -13,4 +13,3 @@ export * from './status.js';
 export * from './identity.js';
 export * from './infer.js';
 export * from './retry.js';
-export * from './points.js';

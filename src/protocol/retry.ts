@@ -5,7 +5,7 @@
 export function retryAfterMs(value: string | null | undefined, now = Date.now()): number | undefined {
   if (!value) return undefined;
   const seconds = Number(value);
-  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined;
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
   const at = Date.parse(value);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
