@@ -46,6 +46,13 @@ describe('deployment examples (examples/relay-*)', { timeout: 60_000 }, () => {
       });
       servers.push(server);
       await awardsGoThrough(httpClient(server.url));
+      if (server.url.endsWith('/qp')) {
+        // Mounted in the game's own server: the game's route answers beside it, the relay's /healthz under the mount.
+        const game = await fetch(`${server.url.slice(0, -'/qp'.length)}/api/health`);
+        expect([game.status, await game.json()]).toEqual([200, { game: 'ok' }]);
+        const health = await fetch(`${server.url}/healthz`);
+        expect([health.status, await health.json()]).toEqual([200, { success: true, data: { status: 'ok' } }]);
+      }
       await until(() => /"msg":"request"/.test(server.output()), `${name}: an access log line on stderr`, 3_000, 20);
       const source = await readFile(`examples/${name}/server.ts`, 'utf8');
       const docs = await readFile('docs/relay.md', 'utf8');
