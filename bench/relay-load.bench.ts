@@ -70,13 +70,24 @@ const policy = (perPlayer: number): RelayPolicy => ({
   rateLimits: { perPlayer: { limit: perPlayer, windowSeconds: 3600 }, perIp: { limit: 1_000_000_000, windowSeconds: 3600 } },
 });
 
-async function startRelayProcess(dir: string, upstream: string, perPlayer: number, redis?: string): Promise<ChildServer> {
+async function startRelayProcess(dir: string, upstream: string, perPlayer: number, redis?: string, record = false): Promise<ChildServer> {
   const file = join(dir, `policy-${perPlayer}.json`);
   await writeFile(file, JSON.stringify(policy(perPlayer)));
   // QP_BENCH_PROFILE_DIR=dir: each relay writes a V8 CPU profile there when it stops (where its time goes).
   const profile = process.env.QP_BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.QP_BENCH_PROFILE_DIR}`] : [];
   return spawnServer(
-    ['src/cli.ts', 'relay', '--port', '0', '--upstream', upstream, '--policy', file, ...(redis ? ['--redis', redis] : [])],
+    [
+      'src/cli.ts',
+      'relay',
+      '--port',
+      '0',
+      '--upstream',
+      upstream,
+      '--policy',
+      file,
+      // With Redis the idempotency record is on by default: off unless the figure measures it.
+      ...(redis ? ['--redis', redis, '--idempotency-days', record ? '30' : '0'] : []),
+    ],
     { QP_API_KEY: API_KEY, QP_RELAY_SECRET: SECRET, QP_KEY_SECRET: KEY_SECRET },
     profile,
   );
@@ -99,12 +110,15 @@ export async function runRelayLoadBench(
     redis = await startRedis();
     const emulator = own(await spawnEmulator(API_KEY));
     const withFour = figures.includes('4');
-    const [proxy, relay, relayRedis] = await Promise.all([
+    // Figure 3 alone (a profile's run) leaves out the Redis relays.
+    const withRedis = withFour || !process.env.QP_BENCH_PROFILE_DIR;
+    const [proxy, relay, relayRedis, relayRecord] = await Promise.all([
       spawnServer(['bench/lib/bare-proxy.ts'], { QP_UPSTREAM_URL: emulator.url, QP_API_KEY: API_KEY }).then(own),
       startRelayProcess(dir, emulator.url, 1_000_000_000).then(own),
-      withFour ? startRelayProcess(dir, emulator.url, 1_000_000_000, redis.url).then(own) : undefined,
+      withRedis ? startRelayProcess(dir, emulator.url, 1_000_000_000, redis.url).then(own) : undefined,
+      withRedis ? startRelayProcess(dir, emulator.url, 1_000_000_000, redis.url, true).then(own) : undefined,
     ]);
-    const three = await relayVsProxy(sizes, { proxy, relay, relayRedis }, log);
+    const three = await relayVsProxy(sizes, { proxy, relay, relayRedis, relayRecord }, log);
     await Promise.all(owned.splice(0).map((s) => s.close()));
 
     const rows: Row[] = [...three.rows];

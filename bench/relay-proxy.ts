@@ -53,14 +53,15 @@ export async function inTurns(
 
 /**
  * The rows of figure 3, and the single-award results by contender (figure 4 compares `redis` with `relay` from the
- * same turns). `relayRedis` is optional: `--figure=3` runs without it.
+ * same turns). `relayRedis` (Redis limiter, no idempotency record) and `relayRecord` (the same with the record on)
+ * take their turns in the single-award runs: the record's cost, on against off.
  */
 export async function relayVsProxy(
   sizes: LoadSizes,
-  servers: { proxy: ChildServer; relay: ChildServer; relayRedis?: ChildServer | undefined },
+  servers: { proxy: ChildServer; relay: ChildServer; relayRedis?: ChildServer | undefined; relayRecord?: ChildServer | undefined },
   log: (line: string) => void,
 ): Promise<{ rows: Row[]; singles: Map<string, Measured> }> {
-  const { proxy, relay, relayRedis } = servers;
+  const { proxy, relay, relayRedis, relayRecord } = servers;
   const playerTokens = await tokens('p', sizes.players);
   const admin = await adminToken();
   const perRound = Math.ceil(sizes.singles / sizes.rounds);
@@ -70,7 +71,7 @@ export async function relayVsProxy(
     (server: ChildServer, viaProxy: boolean, count = perRound) =>
     (round: number) =>
       runLoad({ count, concurrency: sizes.concurrency, make: make(server, viaProxy, round) });
-  const relays = relayRedis ? [relay, relayRedis] : [relay];
+  const relays = [relay, ...(relayRedis ? [relayRedis] : []), ...(relayRecord ? [relayRecord] : [])];
   // Warm-up: each server's JIT sees the path before timing.
   for (const [server, viaProxy] of [[proxy, true], ...relays.map((r) => [r, false] as const)] as const)
     await singles(server, viaProxy, Math.min(perRound, 1_000))(0);
@@ -80,6 +81,7 @@ export async function relayVsProxy(
     { name: 'proxy', server: proxy, load: singles(proxy, true) },
     { name: 'relay', server: relay, load: singles(relay, false) },
     ...(relayRedis ? [{ name: 'redis', server: relayRedis, load: singles(relayRedis, false) }] : []),
+    ...(relayRecord ? [{ name: 'record', server: relayRecord, load: singles(relayRecord, false) }] : []),
   ]);
   const rate = Math.max(1, Math.round(one.get('proxy')!.perSecond / 2));
   const openCount = Math.max(10, Math.round(rate * sizes.openLoopSeconds));
@@ -99,7 +101,7 @@ export async function relayVsProxy(
     { name: 'proxy', server: proxy, load: batches(proxy) },
     { name: 'relay', server: relay, load: batches(relay) },
   ]);
-  return { rows: figureRows(sizes, { one, open, hundred, rate }), singles: one };
+  return { rows: [...figureRows(sizes, { one, open, hundred, rate }), ...recordRows(one)], singles: one };
 }
 
 function figureRows(
@@ -183,6 +185,25 @@ function figureRows(
       baseline: ms(bp.p99Ms),
       target: 'info (closed loop)',
       note: `p50 ${br.p50Ms.toFixed(1)} against ${bp.p50Ms.toFixed(1)} ms`,
+    }),
+  ];
+}
+
+/** The idempotency record's cost: the same single-award load, Redis limiter, record on against off (same turns). */
+function recordRows(one: Map<string, Measured>): Row[] {
+  const [on, off] = [one.get('record'), one.get('redis')];
+  if (!on || !off) return [];
+  return [
+    row({
+      section: '3',
+      figure: 'idempotency record on vs off (Redis): relay process CPU per single award',
+      unit: 'µs',
+      ours: on.cpuUsPerAward,
+      baseline: off.cpuUsPerAward,
+      ratio: on.cpuUsPerAward / off.cpuUsPerAward,
+      target: '<= 1.15x',
+      pass: on.cpuUsPerAward / off.cpuUsPerAward <= 1.15,
+      note: `${Math.round(on.perSecond)} against ${Math.round(off.perSecond)} awards/s; p50 ${on.p50Ms.toFixed(1)} against ${off.p50Ms.toFixed(1)} ms, p99 ${on.p99Ms.toFixed(1)} against ${off.p99Ms.toFixed(1)} ms`,
     }),
   ];
 }

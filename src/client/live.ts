@@ -1,19 +1,18 @@
-import { DEFAULT_EVENT_NAME } from '../protocol/limits.js';
+import { DEFAULT_EVENT_NAME, roundPoints } from '../protocol/limits.js';
 import type { PointsSummary } from '../protocol/responses.js';
 import { idsOf, pairOf } from './pair.js';
 import type { HistoryEntry, PendingAward, PointsView } from './types.js';
 
-/** Totals are exact to 6 decimals (0.1 + 0.2 shows 0.3), as the service reports them. */
-const round = (n: number) => Math.round(n * 1e6) / 1e6;
+// Totals are exact to POINTS_DECIMALS places (roundPoints: 0.1 + 0.2 shows 0.3), as the service reports them.
 const sum = (awards: Iterable<{ eventPoints: number }>) => {
   let total = 0;
   for (const award of awards) total += award.eventPoints;
-  return round(total);
+  return roundPoints(total);
 };
 
 /** Could this history entry be this award? (The service's entries carry no key.) */
 const sameEvent = (award: PendingAward, event: PointsSummary['history'][number]) =>
-  round(award.eventPoints) === round(event.eventPoints) &&
+  roundPoints(award.eventPoints) === roundPoints(event.eventPoints) &&
   (award.eventName ?? DEFAULT_EVENT_NAME) === event.eventName &&
   (award.eventDescription ?? '') === event.eventDescription;
 
@@ -120,7 +119,7 @@ export function createLive(pendingOf: (pair: string) => PendingAward[], historyL
     return {
       questId,
       serviceUserId,
-      totalPoints: round(confirmedPoints + sentPoints + pendingPoints),
+      totalPoints: roundPoints(confirmedPoints + sentPoints + pendingPoints),
       confirmedPoints,
       sentPoints,
       pendingPoints,

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
-import { malformedPathMessage, malformedPathSegment, routes } from '../protocol/index.js';
+import { pathRefusal } from '../kit/http.js';
+import { routes } from '../protocol/index.js';
 import { ADMIN_PREFIX, adminRoutes } from './admin.js';
 import { DROPPED, awardHandler } from './award.js';
 import { createCore, type Core } from './core.js';
@@ -52,8 +53,8 @@ export function buildEmulator(options: EmulatorOptions = {}): {
   });
 
   app.use('*', async (c, next) => {
-    const segment = malformedPathSegment(new URL(c.req.url).pathname);
-    if (segment !== undefined) return fail(400, malformedPathMessage(segment));
+    const refused = pathRefusal(c.req.url);
+    if (refused) return fail(refused.status, refused.message);
     await next();
   });
 

@@ -3,6 +3,7 @@ import {
   AwardBodySchema,
   DEFAULT_EVENT_NAME,
   IDEMPOTENCY_KEY_HEADER,
+  KEY_REUSED_MESSAGE,
   IdempotencyKeySchema,
   QuestParamsSchema,
   parseWith,
@@ -47,7 +48,7 @@ export const awardHandler = (core: Core) => async (c: Context<EmulatorEnv>) => {
 
   const claim = key ? core.idempotency.claim(await scopeOf(c.var.apiKey), key, JSON.stringify(['award', questId, award])) : null;
   if (claim?.kind === 'mismatch') {
-    return fail(422, `${IDEMPOTENCY_KEY_HEADER} was already used with a different request; use a new key for a new award`);
+    return fail(422, KEY_REUSED_MESSAGE);
   }
   if (claim?.kind === 'in-flight') {
     return fail(409, `a request with this ${IDEMPOTENCY_KEY_HEADER} is still being processed; retry it later with the same key`);

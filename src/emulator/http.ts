@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { errorResponse, JSON_CONTENT_TYPE, readJsonBody } from '../kit/index.js';
+import { errorResponse, JSON_CONTENT_TYPE, NOT_JSON_TYPE, readJsonBody } from '../kit/index.js';
 import { BODY_LIMIT_BYTES } from '../protocol/index.js';
 
 /** Every error the emulator sends: `{ success: false, message }`, never cached (the server kit's one error body). */
@@ -15,12 +15,12 @@ export const ok = (data?: unknown) => jsonText(JSON.stringify(data === undefined
 export type Parsed<T> = { ok: true; value: T } | { ok: false; response: Response };
 
 /**
- * The request body as JSON. POSTs must say `Content-Type: application/json` (400 naming the header otherwise:
- * clients treat 400 as final, and a wrong content type is a client bug). Size is enforced by bodyLimit first.
+ * The request body as JSON. POSTs must say `Content-Type: application/json` (the kit's NOT_JSON_TYPE, the relay's
+ * answer too). Bodies over maxBytes: 413 (the kit's bodyTooLarge).
  */
 export async function readJson(c: Context, { requireJsonType = true, maxBytes = BODY_LIMIT_BYTES } = {}): Promise<Parsed<unknown>> {
   if (requireJsonType && !JSON_CONTENT_TYPE.test(c.req.header('content-type') ?? '')) {
-    return { ok: false, response: fail(400, 'Content-Type header must be application/json') };
+    return { ok: false, response: fail(NOT_JSON_TYPE.status, NOT_JSON_TYPE.message) };
   }
   const read = await readJsonBody(c.req.raw, { maxBytes, ...(requireJsonType ? {} : { emptyAs: {} }) });
   if (!read.ok) return { ok: false, response: fail(read.status, read.message) };

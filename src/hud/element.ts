@@ -1,4 +1,5 @@
 import type { PendingAward, PointsView } from '../client/index.js';
+import { roundPoints } from '../protocol/limits.js';
 import { listen, type HudClient, type HudStatus } from './client.js';
 import { Announcer, type News } from './announcer.js';
 import { attr, fill, make, row, text } from './dom.js';
@@ -273,7 +274,7 @@ export class QuestPointsHud extends Base {
       this.#shown = p >= 1 ? this.#target : Math.round(this.#from + (this.#target - this.#from) * (1 - (1 - p) ** 3));
       if (p < 1) wake = Math.min(wake, now + DRAW_MS);
     }
-    text(this.#total, this.#number.format(Number(this.#shown.toFixed(6))));
+    text(this.#total, this.#number.format(roundPoints(this.#shown)));
     if (wake < Infinity) this.#wake(wake - now);
   }
 

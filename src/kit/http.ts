@@ -1,3 +1,5 @@
+import { malformedPathMessage, malformedPathSegment } from '../protocol/paths.js';
+
 /** The error body of every face: `{ success: false, message }` (the service's own shape). */
 export const errorBody = (message: string) => ({ success: false as const, message });
 
@@ -10,6 +12,44 @@ export function errorResponse(status: number, message: string, headers: Record<s
 }
 
 export const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
+
+/** A refusal before anything of a request is read: its status and the message naming the rule. */
+export interface EarlyRefusal {
+  status: 400 | 413;
+  message: string;
+}
+
+/**
+ * A body that does not say `Content-Type: application/json` (parameters such as charset allowed): 400 on the relay and
+ * the emulator alike. Not 415: the service interface documents 400 for an invalid request and nothing else, the relay
+ * serves that interface, and every client (the SDK's status table included) reads either as a final refusal.
+ */
+export const NOT_JSON_TYPE: EarlyRefusal = { status: 400, message: 'Content-Type header must be application/json' };
+
+/** A body over the route's limit: 413, on every face, from Content-Length or counted while reading. */
+export const bodyTooLarge = (maxBytes: number): EarlyRefusal => ({ status: 413, message: `body must be at most ${maxBytes} bytes` });
+
+/** A POST body's checks before it is read: a JSON content type, then a declared length within maxBytes. */
+export function bodyRefusal(
+  contentType: string | undefined | null,
+  contentLength: string | undefined | null,
+  maxBytes: number,
+): EarlyRefusal | undefined {
+  if (!JSON_CONTENT_TYPE.test(contentType ?? '')) return NOT_JSON_TYPE;
+  if (contentLength != null && Number(contentLength) > maxBytes) return bodyTooLarge(maxBytes);
+  return undefined;
+}
+
+/** A URL whose path has a segment that is not valid percent-encoded UTF-8: 400 naming it, on every face and route. */
+export function pathRefusal(url: string): EarlyRefusal | undefined {
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  const end = url.indexOf('?', start);
+  const pathname = start < 0 ? '/' : url.slice(start, end < 0 ? undefined : end);
+  // Most paths hold no escape at all: nothing to decode.
+  if (!pathname.includes('%')) return undefined;
+  const segment = malformedPathSegment(pathname);
+  return segment === undefined ? undefined : { status: 400, message: malformedPathMessage(segment) };
+}
 
 export type BodyRead = { ok: true; value: unknown } | { ok: false; status: 400 | 413; message: string };
 
@@ -66,7 +106,7 @@ export async function readJsonBody(
   { maxBytes = Number.POSITIVE_INFINITY, emptyAs }: { maxBytes?: number; emptyAs?: unknown } = {},
 ): Promise<BodyRead> {
   const text = await readLimitedText(request, maxBytes);
-  if (text === null) return { ok: false, status: 413, message: `body must be at most ${maxBytes} bytes` };
+  if (text === null) return { ok: false, ...bodyTooLarge(maxBytes) };
   // Nobody is left to read the answer; a 400 keeps it out of the error log.
   if (text === undefined) return { ok: false, status: 400, message: 'body ended before its announced length (connection closed)' };
   if (emptyAs !== undefined && text.trim() === '') return { ok: true, value: emptyAs };

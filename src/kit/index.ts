@@ -5,3 +5,4 @@ export * from './http.js';
 export * from './server.js';
 export * from './cli.js';
 export * from './loopback.js';
+export * from './signal.js';

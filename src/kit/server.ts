@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
-import type { IncomingMessage, Server } from 'node:http';
-import { isIP, type AddressInfo } from 'node:net';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { isIP, type AddressInfo, type Socket } from 'node:net';
 import { serve } from '@hono/node-server';
 import { ConfigError } from './errors.js';
 
@@ -10,7 +10,10 @@ export interface ServerLimits {
   headersTimeoutMs?: number;
   /** The whole request, body included, must arrive within this, or the connection is cut (408); default 30 000 ms. */
   requestTimeoutMs?: number;
-  /** Open connections at once; more are closed on accept. Default 4096. */
+  /**
+   * Open connections at once. At the cap, the connection idle the longest (a keep-alive socket between requests) is
+   * closed to admit the new one; only when every connection is busy is the new one closed on accept. Default 4096.
+   */
   maxConnections?: number;
   /** An idle keep-alive connection is closed after this; default 5 000 ms. */
   keepAliveTimeoutMs?: number;
@@ -113,7 +116,7 @@ export async function startNodeServer(options: ServeOptions): Promise<RunningSer
       connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4))),
     },
   }) as Server;
-  server.maxConnections = limits.maxConnections;
+  capConnections(server, limits.maxConnections);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', (error) => reject(listenError(error, options.host, options.port)));
@@ -128,6 +131,42 @@ export async function startNodeServer(options: ServeOptions): Promise<RunningSer
     port: info.port,
     close: () => (closing ??= closeGracefully(server, limits.shutdownGraceMs)),
   };
+}
+
+/**
+ * The connection cap, reclaiming before it refuses (as nginx does when it runs out of connections): Node's own
+ * maxConnections closes a new connection at the cap even while thousands of idle keep-alive sockets (browsers keep
+ * theirs) hold every slot. Here the oldest idle one goes instead. A client that was just reusing that socket sees it
+ * closed, as at its keep-alive timeout, and resends (HTTP clients do so on a reused connection; awards carry their key).
+ */
+function capConnections(server: Server, cap: number): void {
+  const open = new Set<Socket>();
+  // Insertion order is idle-since order: the first entry has been idle the longest.
+  const idle = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    if (open.size >= cap) {
+      const oldest = idle.values().next().value;
+      if (!oldest) {
+        socket.destroy();
+        return;
+      }
+      idle.delete(oldest);
+      open.delete(oldest);
+      oldest.destroy();
+    }
+    open.add(socket);
+    socket.once('close', () => {
+      open.delete(socket);
+      idle.delete(socket);
+    });
+  });
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const socket = request.socket;
+    idle.delete(socket);
+    response.once('finish', () => {
+      if (!socket.destroyed && open.has(socket)) idle.add(socket);
+    });
+  });
 }
 
 function closeGracefully(server: Server, graceMs: number): Promise<void> {

@@ -15,23 +15,27 @@ export const QueuedAwardSchema = v.object({
 /** An award body plus `questId` and `idempotencyKey`, as QueuedAwardSchema outputs it. */
 export type QueuedAward = v.InferOutput<typeof QueuedAwardSchema>;
 
-/** 1 to BATCH_MAX_AWARDS items, each checked by `item`. */
-const awardsOf = <T extends v.GenericSchema>(item: T) =>
-  v.pipe(
-    v.array(item, 'must be an array'),
-    v.minLength(1, 'must hold at least 1 award'),
-    v.maxLength(BATCH_MAX_AWARDS, `must hold at most ${BATCH_MAX_AWARDS} awards`),
+const awardsList = <T extends v.GenericSchema>(award: T) =>
+  v.object(
+    {
+      awards: v.pipe(
+        v.array(award, 'must be an array'),
+        v.minLength(1, 'must hold at least 1 award'),
+        v.maxLength(BATCH_MAX_AWARDS, `must hold at most ${BATCH_MAX_AWARDS} awards`),
+      ),
+    },
+    'body must be a JSON object',
   );
 
 /**
- * What the relay checks of a batch before any award: a JSON object whose `awards` holds 1 to BATCH_MAX_AWARDS items,
- * each with an idempotency key. Each award is then checked on its own (QueuedAwardSchema), so one bad award is
- * refused alone, in its result.
+ * POST /batch/points — the envelope as the relay checks it whole: 1 to BATCH_MAX_AWARDS entries, each with a usable
+ * idempotency key (a result could not be matched to an award without one). Each award's other fields are checked on
+ * their own (QueuedAwardSchema), so one bad award is rejected without holding back the others.
  */
-export const BatchEnvelopeSchema = v.object({ awards: awardsOf(v.object({ idempotencyKey: IdempotencyKeySchema })) }, 'body must be a JSON object');
+export const BatchEnvelopeSchema = awardsList(v.object({ idempotencyKey: IdempotencyKeySchema }));
 
 /** POST /batch/points — request body: `{ awards }`, 1 to BATCH_MAX_AWARDS queued awards, any quests and players. */
-export const BatchRequestSchema = v.object({ awards: awardsOf(QueuedAwardSchema) }, 'body must be a JSON object');
+export const BatchRequestSchema = awardsList(QueuedAwardSchema);
 /** `{ awards: QueuedAward[] }`, as BatchRequestSchema outputs it. */
 export type BatchRequest = v.InferOutput<typeof BatchRequestSchema>;
 

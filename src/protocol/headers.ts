@@ -17,3 +17,6 @@ export const MESSAGES = {
   userNotFound: 'User not found',
   notEnrolled: 'User is not enrolled in the quest',
 } as const;
+
+/** 422 when an idempotency key comes back with a different award: the emulator's answer, and the relay's from its record. */
+export const KEY_REUSED_MESSAGE = `${IDEMPOTENCY_KEY_HEADER} was already used with a different request; use a new key for a new award`;

@@ -12,3 +12,4 @@ export * from './issues.js';
 export * from './status.js';
 export * from './identity.js';
 export * from './infer.js';
+export * from './retry.js';

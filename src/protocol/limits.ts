@@ -30,3 +30,7 @@ export const SANDBOX_USER_ID = 'sandbox_mock_user';
 export const SANDBOX_NOT_ENROLLED_ID = 'user_not_enrolled';
 /** Totals are exact to this many decimal places. */
 export const POINTS_DECIMALS = 6;
+
+/** A points amount rounded to POINTS_DECIMALS places (0.1 + 0.2 reads 0.3), as the service's totals read back. */
+export const roundPoints = (points: number): number => Math.round(points * POINTS_SCALE) / POINTS_SCALE;
+const POINTS_SCALE = 10 ** POINTS_DECIMALS;

@@ -1,14 +1,14 @@
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { requestId } from 'hono/request-id';
 import { ConfigError } from '../kit/errors.js';
+import { pathRefusal } from '../kit/http.js';
 import { REQUEST_ID_HEADER } from '../protocol/index.js';
 import { createAuth, type AuthOptions } from './authenticate.js';
 import { batchRoute } from './batch.js';
 import { clientIp, type ClientAddress, type ForwardedHeader } from './client-ip.js';
 import { logEvent, redactFor, type RelayEnv, type RelayRuntime } from './context.js';
 import { createMemoryCounterStore, type CounterStore } from './counter-store.js';
-import { originPolicy, securityHeaders } from './hygiene.js';
+import { originPolicy, SECURITY_HEADERS } from './hygiene.js';
 import { jsonLinesToStderr, levelOfStatus, type LogSink } from './logger.js';
 import { noMetrics, relayMetrics, timedUpstream, type MetricsSink } from './metrics.js';
 import { OPS_PATHS, operatorRoutes, type OpsState } from './ops.js';
@@ -17,8 +17,8 @@ import { resolvePolicy, type RelayPolicy } from './policy.js';
 import { checkRateLimit, type StoreErrorBehaviour } from './rate-limit.js';
 import { fail } from './respond.js';
 import { serviceRoutes } from './routes.js';
+import { resolveIdempotency, type IdempotencyOptions } from './records.js';
 import { createUpstream, type UpstreamOptions } from './upstream.js';
-import { wellFormedPath } from './validate.js';
 
 /** Below the SDK's default request timeout (10 s), so the SDK reads the relay's answer instead of timing out. */
 const DEFAULT_DEADLINE_MS = 8000;
@@ -63,6 +63,13 @@ export interface RelayOptions extends AuthOptions {
   clientAddress?: ClientAddress;
   /** Serve under a path, e.g. '/api/relay' for a Next.js route or a framework route that passes the full URL. */
   basePath?: string;
+  /**
+   * The idempotency record: an award the relay saw acknowledged is answered from it (without calling the service)
+   * for `ttlMs` (default 30 days), the same key with another award is refused 422. Default off; startRelay and the
+   * CLI turn it on with their Redis store (false: off there too). `store`: createMemoryRecordStore (one instance),
+   * createRedisCounterStore(...).records (quest-points/relay/node) or createDurableObjectRecordStore (Workers).
+   */
+  idempotency?: IdempotencyOptions | false;
 }
 
 /** The relay and what its Node server needs to stop it: mark it draining (/readyz 503). */
@@ -98,6 +105,7 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
     throw new ConfigError('onStoreError', 'invalid', `onStoreError must be 'open' or 'closed', got ${JSON.stringify(onStoreError)}`);
   }
   const log = options.logger ?? jsonLinesToStderr;
+  const idempotency = resolveIdempotency(options.idempotency);
   const runtime: RelayRuntime = {
     policy,
     upstream,
@@ -110,6 +118,7 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
     upstreamKey: auth.upstreamKey,
     players: createPlayerQueue(),
     secrets: [upstreamApiKey(options), ...auth.secrets].filter((s): s is string => Boolean(s)),
+    records: idempotency && { ...idempotency, failed: storeWarning(log) },
   };
   const ops: OpsState = { draining: false };
   const ipOptions = {
@@ -121,9 +130,16 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
   const quiet = new Set<string>(Object.values(OPS_PATHS).map((path) => base + path));
 
   const app = base ? new Hono<RelayEnv>().basePath(base) : new Hono<RelayEnv>();
-  app.use(requestId({ headerName: REQUEST_ID_HEADER, limitLength: 64 }));
+  // Pre-composed: what every answer needs (request id, security headers, access log, metrics) in one middleware,
+  // then, past the operator's probes, the guards every player route needs (origin and CORS, a well-formed path, the
+  // per-IP limit) in another. Each still runs once per request, in this order; one hop each instead of seven.
   app.use(async (c, next) => {
     const started = performance.now();
+    let id = c.req.header(REQUEST_ID_HEADER);
+    if (!id || id.length > 64 || /[^\w\-=]/.test(id)) id = crypto.randomUUID();
+    c.set('requestId', id);
+    c.header(REQUEST_ID_HEADER, id);
+    for (const [name, value] of SECURITY_HEADERS) c.header(name, value);
     metrics.inFlight(1);
     try {
       await next();
@@ -136,18 +152,21 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
     if (quiet.has(c.req.path) && status < 500) return;
     logEvent(runtime, c, levelOfStatus(status), 'request', { status, ms: Math.round((performance.now() - started) * 10) / 10 });
   });
-  app.use(...securityHeaders);
   app.route('/', operatorRoutes(runtime, ops, options.metricsToken ?? env.QP_METRICS_TOKEN));
-  app.use(...originPolicy(options.corsOrigins ?? []));
-  app.use(wellFormedPath);
+  const origins = originPolicy(options.corsOrigins ?? []);
   const perIp = runtime.policy.rateLimits.perIp;
-  if (perIp) {
-    app.use(async (c, next) => {
-      const limited = await checkRateLimit(runtime, perIp, 'perIp', clientIp(c, ipOptions));
-      if (limited) return fail(c, limited);
-      await next();
-    });
-  }
+  app.use(async (c, next) => {
+    const denied = origins.refusal(c);
+    if (denied) return fail(c, denied);
+    const rest = async (): Promise<void> => {
+      const refused = pathRefusal(c.req.url) ?? (perIp ? await checkRateLimit(runtime, perIp, 'perIp', clientIp(c, ipOptions)) : null);
+      if (refused) c.res = fail(c, refused);
+      else await next();
+    };
+    if (c.req.method === 'OPTIONS') return origins.preflight(c, rest);
+    origins.headers(c);
+    await rest();
+  });
   app.use(auth.middleware);
   app.route('/', serviceRoutes(runtime));
   app.route('/', batchRoute(runtime));
@@ -155,7 +174,11 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
   app.notFound((c) => fail(c, { status: 404, message: redactFor(runtime, c, `no route ${c.req.method} ${new URL(c.req.url).pathname}`) }));
   app.onError((error, c) => {
     // Hono's own middlewares (bearer auth on /metrics) answer by throwing a ready response.
-    if (error instanceof HTTPException) return error.getResponse();
+    if (error instanceof HTTPException) {
+      // Rebuilt through the context: it carries the headers every answer carries (security, CORS, request id).
+      const response = error.getResponse();
+      return c.newResponse(response.body, response);
+    }
     logEvent(runtime, c, 'error', `unexpected: ${error instanceof Error ? error.message : String(error)}`, { status: 500 });
     return fail(c, { status: 500, message: `internal error (request ${c.get('requestId') ?? 'unknown'})` });
   });
@@ -177,3 +200,23 @@ function basePathOf(path: string | undefined): string {
 }
 
 const upstreamApiKey = (options: RelayOptions) => options.upstream?.apiKey ?? globalThis.process?.env?.QP_API_KEY;
+
+/**
+ * A failing record store reads as "no record" (the service's own idempotency still holds) and is said in the log at
+ * most once per 10 s.
+ */
+function storeWarning(log: LogSink): (operation: 'read' | 'write', error: unknown) => undefined {
+  let last = 0;
+  return (operation, error) => {
+    const now = Date.now();
+    if (now - last < 10_000) return undefined;
+    last = now;
+    const reason = error instanceof Error ? error.name : 'error';
+    log({
+      time: new Date(now).toISOString(),
+      level: 'warn',
+      msg: `idempotency record store failed to ${operation} (${reason}): awards are sent to the service unrecorded`,
+    });
+    return undefined;
+  };
+}

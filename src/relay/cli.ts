@@ -19,6 +19,7 @@ const RELAY_USAGE = `usage: quest-points relay [options]
   --forwarded-header NAME     x-forwarded-for (default) or forwarded (QP_FORWARDED_HEADER)
   --redis URL                 share rate limits between instances in Redis (or QP_REDIS_URL; npm install redis)
   --on-store-error MODE       Redis away: closed (default, 503) or open (allow) (QP_ON_STORE_ERROR)
+  --idempotency-days N        with --redis, acknowledged awards are answered from a record this long (default 30; 0 = off; QP_IDEMPOTENCY_DAYS)
   --max-token-age SECONDS     longest player-token lifetime accepted (default ${DEFAULT_MAX_TOKEN_AGE_SECONDS}; QP_MAX_TOKEN_AGE)
   --token-cache-size N        verified tokens remembered, 0 = off (default ${DEFAULT_TOKEN_CACHE_SIZE}; QP_TOKEN_CACHE_SIZE)
   --jwks-url URL              also accept tokens of your identity provider, verified by its JWKS (QP_JWKS_URL)
@@ -70,6 +71,7 @@ export async function relayCommand(argv: string[]): Promise<void> {
       'forwarded-header': { type: 'string' },
       redis: { type: 'string' },
       'on-store-error': { type: 'string' },
+      'idempotency-days': { type: 'string' },
       'max-token-age': { type: 'string' },
       'token-cache-size': { type: 'string' },
       'jwks-url': { type: 'string' },
@@ -130,6 +132,12 @@ export async function relayCommand(argv: string[]): Promise<void> {
     );
     const onStoreError = oneOf<StoreErrorBehaviour>(values['on-store-error'] ?? env.QP_ON_STORE_ERROR, ['closed', 'open'], '--on-store-error');
     const redis = values.redis ?? env.QP_REDIS_URL;
+    const recordDays = values['idempotency-days'] ?? env.QP_IDEMPOTENCY_DAYS;
+    if (recordDays !== undefined && !/^\d+$/.test(recordDays)) {
+      throw new ConfigError('--idempotency-days', 'invalid', `--idempotency-days must be a whole number of days (0: off), got "${recordDays}"`);
+    }
+    const idempotency =
+      recordDays === undefined ? {} : recordDays === '0' ? { idempotency: false as const } : { idempotencyTtlMs: Number(recordDays) * 86_400_000 };
     const logLevel = parseLogLevel(values['log-level'] ?? env.QP_LOG_LEVEL, '--log-level');
     const relay = await startRelay({
       host: values.host,
@@ -145,6 +153,7 @@ export async function relayCommand(argv: string[]): Promise<void> {
       ...(trustProxy !== undefined ? { trustProxy } : {}),
       ...(forwardedHeader ? { forwardedHeader } : {}),
       ...(redis ? { redis } : {}),
+      ...idempotency,
       ...(onStoreError ? { onStoreError } : {}),
       ...(env.QP_METRICS_TOKEN ? { metricsToken: env.QP_METRICS_TOKEN } : {}),
       maxTokenAgeSeconds: number('max-token-age', 'QP_MAX_TOKEN_AGE'),

@@ -1,11 +1,11 @@
 import type { Context } from 'hono';
 import type { VerifiedClaims } from './claims.js';
-import type { CounterStore } from './counter-store.js';
+import type { CounterStore, StoreErrorBehaviour } from './counter-store.js';
 import type { LogRecord, LogSink } from './logger.js';
 import type { RelayMetrics } from './metrics.js';
 import type { PlayerQueue } from './player-queue.js';
 import type { ResolvedPolicy } from './policy.js';
-import type { StoreErrorBehaviour } from './rate-limit.js';
+import type { IdempotencyRecordStore } from './records.js';
 import { redactSecrets } from './redact.js';
 import type { Upstream } from './upstream.js';
 
@@ -16,6 +16,8 @@ export type RelayEnv = {
     claims: VerifiedClaims;
     /** The caller's bearer token, kept only to redact it. */
     token: string | undefined;
+    /** The request's body, read and parsed by the route's jsonBody() (hygiene.ts). */
+    json: unknown;
   };
 };
 
@@ -39,6 +41,8 @@ export interface RelayRuntime {
   players: PlayerQueue;
   /** API key and relay secret: masked in anything the relay writes. */
   secrets: string[];
+  /** The idempotency record (RelayOptions `idempotency`), absent when off; `failed` logs a store failure (and reads as no record). */
+  records?: { store: IdempotencyRecordStore; ttlMs: number; failed(operation: 'read' | 'write', error: unknown): undefined } | undefined;
 }
 
 export function redactFor(runtime: RelayRuntime, c: RelayContext, text: string): string {
@@ -53,7 +57,7 @@ export function logEvent(runtime: RelayRuntime, c: RelayContext, level: LogRecor
     level,
     requestId: c.get('requestId') ?? '',
     method: c.req.method,
-    path: redactSecrets(new URL(c.req.url).pathname, secrets),
+    path: redactSecrets(c.req.path, secrets),
     ...extra,
     msg: redactSecrets(msg, secrets),
   });

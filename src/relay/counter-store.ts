@@ -1,6 +1,9 @@
 import { ConfigError } from '../kit/errors.js';
 import { createLru } from './lru.js';
 
+/** What a failing counter store means: 'open' lets the request through, 'closed' refuses it with 503. */
+export type StoreErrorBehaviour = 'open' | 'closed';
+
 /**
  * Where rate-limit counters live. The relay only ever asks one question: "count one more hit on this key
  * in the current fixed window; how many so far, and when does the window end?". In-memory by default;

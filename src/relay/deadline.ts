@@ -4,6 +4,8 @@
 
 export interface Deadline {
   signal: AbortSignal;
+  /** When it fires at the latest, on performance.now()'s clock. */
+  readonly at: number;
   /** Did the time run out (as opposed to a parent firing)? */
   readonly expired: boolean;
   /** Stops the timer and lets go of the parents; call when the work is done. */
@@ -25,6 +27,7 @@ export function createDeadline(ms: number, ...parents: (AbortSignal | null | und
   }
   return {
     signal: controller.signal,
+    at: performance.now() + ms,
     get expired() {
       return expired;
     },

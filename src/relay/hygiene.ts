@@ -1,48 +1,56 @@
 import type { MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
-import { secureHeaders } from 'hono/secure-headers';
 import { ConfigError } from '../kit/errors.js';
+import { bodyRefusal, readJsonBody } from '../kit/http.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_IETF_HEADER, REQUEST_ID_HEADER } from '../protocol/index.js';
 import type { RelayContext, RelayEnv } from './context.js';
+import type { Refusal } from './policy.js';
 import { fail } from './respond.js';
 
 type Middleware = MiddlewareHandler<RelayEnv>;
+
+/** The CORS policy as the relay's guard middleware runs it (app.ts). */
+export interface OriginPolicy {
+  /** 403 for a request whose Origin is outside the allowlist (preflights included). */
+  refusal(c: RelayContext): Refusal | undefined;
+  /** An OPTIONS request: hono's cors answers a preflight, anything else goes on to `next`. */
+  preflight: Middleware;
+  /** The CORS headers of an actual request, set before the route answers. */
+  headers(c: RelayContext): void;
+}
 
 /**
  * Exact-origin CORS. A request that carries an Origin outside the allowlist is refused outright (403), not
  * merely left without CORS headers, so a page elsewhere cannot even trigger a "simple" request. Requests
  * without Origin (servers, curl) and same-origin requests pass.
  */
-export function originPolicy(allowlist: readonly string[]): Middleware[] {
+export function originPolicy(allowlist: readonly string[]): OriginPolicy {
   const allowed = new Set(allowlist.map(normaliseOrigin));
   const isAllowed = (origin: string, c: RelayContext) => allowed.has(origin) || origin === new URL(c.req.url).origin;
-  const gate: Middleware = async (c, next) => {
-    const origin = c.req.header('origin');
-    if (origin !== undefined && !isAllowed(origin, c)) {
-      return fail(c, { status: 403, message: `origin ${JSON.stringify(origin)} is not in the relay's CORS allowlist (corsOrigins)` });
-    }
-    await next();
+  const exposed = ['Retry-After', REQUEST_ID_HEADER].join(',');
+  return {
+    refusal(c) {
+      const origin = c.req.header('origin');
+      if (origin === undefined || isAllowed(origin, c)) return undefined;
+      return { status: 403, message: `origin ${JSON.stringify(origin)} is not in the relay's CORS allowlist (corsOrigins)` };
+    },
+    preflight: cors({
+      origin: (origin, c) => (isAllowed(origin, c) ? origin : null),
+      allowMethods: ['GET', 'POST'],
+      allowHeaders: ['Authorization', 'Content-Type', IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_IETF_HEADER, REQUEST_ID_HEADER],
+      exposeHeaders: exposed.split(','),
+      maxAge: 600,
+    }),
+    // The same headers hono's cors gives an actual request, set before the route answers (Hono's prepared headers):
+    // hono's cors sets them on c.res first, so every answer became a second Response copied from a placeholder
+    // (a WHATWG Response and a web stream per request on Node). Preflights stay with hono's cors.
+    headers(c) {
+      const origin = c.req.header('origin');
+      if (origin !== undefined) c.header('Access-Control-Allow-Origin', origin);
+      c.header('Access-Control-Expose-Headers', exposed);
+      c.header('Vary', 'Origin');
+    },
   };
-  const exposed = ['Retry-After', REQUEST_ID_HEADER];
-  const preflight = cors({
-    origin: (origin, c) => (isAllowed(origin, c) ? origin : null),
-    allowMethods: ['GET', 'POST'],
-    allowHeaders: ['Authorization', 'Content-Type', IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_IETF_HEADER, REQUEST_ID_HEADER],
-    exposeHeaders: exposed,
-    maxAge: 600,
-  });
-  // The same headers hono's cors gives an actual request, set before the route answers (Hono's prepared headers):
-  // hono's cors sets them on c.res first, so every answer became a second Response copied from a placeholder
-  // (a WHATWG Response and a web stream per request on Node). Preflights stay with hono's cors.
-  const headers: Middleware = async (c, next) => {
-    if (c.req.method === 'OPTIONS') return preflight(c, next);
-    const origin = c.req.header('origin');
-    if (origin !== undefined) c.header('Access-Control-Allow-Origin', origin);
-    c.header('Access-Control-Expose-Headers', exposed.join(','));
-    c.header('Vary', 'Origin');
-    await next();
-  };
-  return [gate, headers];
 }
 
 function normaliseOrigin(origin: string): string {
@@ -57,35 +65,39 @@ function normaliseOrigin(origin: string): string {
   return url.origin;
 }
 
-/** Hono's secure headers, and no caching of anything a player token unlocked. */
-export const securityHeaders: Middleware[] = [
-  secureHeaders({ crossOriginResourcePolicy: 'same-site' }),
-  async (c, next) => {
-    await next();
-    // On the answer's own headers: c.header() after the route answered rebuilds the Response from its body (a
-    // WHATWG Response and web stream per request on Node).
-    c.res.headers.set('Cache-Control', 'no-store');
-  },
+/**
+ * Hono's secureHeaders defaults (Cross-Origin-Resource-Policy same-site), and no caching of anything a player token
+ * unlocked. Fixed values, set before the route answers (into Hono's prepared headers): hono's secureHeaders sets them
+ * on the finished answer, which on Node rebuilds it as a WHATWG Response with a web stream, on every request.
+ */
+export const SECURITY_HEADERS: readonly (readonly [string, string])[] = [
+  ['Cross-Origin-Resource-Policy', 'same-site'],
+  ['Cross-Origin-Opener-Policy', 'same-origin'],
+  ['Origin-Agent-Cluster', '?1'],
+  ['Referrer-Policy', 'no-referrer'],
+  ['Strict-Transport-Security', 'max-age=15552000; includeSubDomains'],
+  ['X-Content-Type-Options', 'nosniff'],
+  ['X-DNS-Prefetch-Control', 'off'],
+  ['X-Download-Options', 'noopen'],
+  ['X-Frame-Options', 'SAMEORIGIN'],
+  ['X-Permitted-Cross-Domain-Policies', 'none'],
+  ['X-XSS-Protection', '0'],
+  ['Cache-Control', 'no-store'],
 ];
 
 /**
- * A body declared over maxSize bytes -> 413 before anything else; one sent without a length is counted as it is read
- * (readJson with the same limit). Not hono's bodyLimit: to see whether there is a body it reads `request.body`,
- * which on Node makes @hono/node-server build a whole WHATWG Request and web stream for every request.
+ * A route's JSON body, its one limit: the kit's checks before reading (a JSON content type: 400; a declared length
+ * over maxBytes: 413), then read (counted while streaming when no length was declared) and parsed (400), left in
+ * `c.var.json`. Not hono's bodyLimit: to see whether there is a body it reads `request.body`, which on Node makes
+ * @hono/node-server build a whole WHATWG Request and web stream for every request.
  */
-export const limitBody =
-  (maxSize: number): Middleware =>
+export const jsonBody =
+  (maxBytes: number): Middleware =>
   async (c, next) => {
-    const declared = c.req.header('content-length');
-    if (declared !== undefined && Number(declared) > maxSize) return fail(c, { status: 413, message: `body must be at most ${maxSize} bytes` });
+    const refused = bodyRefusal(c.req.header('content-type'), c.req.header('content-length'), maxBytes);
+    if (refused) return fail(c, refused);
+    const read = await readJsonBody(c.req.raw, { maxBytes });
+    if (!read.ok) return fail(c, read);
+    c.set('json', read.value);
     await next();
   };
-
-/** Bodies are JSON only: anything else -> 415 before it is read. */
-export const requireJson: Middleware = async (c, next) => {
-  const type = c.req.header('content-type') ?? '';
-  if (!/^application\/json\s*(;|$)/i.test(type)) {
-    return fail(c, { status: 415, message: 'Content-Type must be application/json' });
-  }
-  await next();
-};

@@ -39,10 +39,23 @@ export {
   type DurableObjectCounterStoreOptions,
   type DurableObjectNamespaceLike,
 } from './durable-object-store.js';
+export {
+  createDurableObjectRecordStore,
+  IdempotencyRecords,
+  type DurableObjectRecordStoreOptions,
+  type DurableObjectStorageLike,
+} from './durable-object-records.js';
 export { noMetrics, type AwardLabel, type MetricsSink, type MetricsText } from './metrics.js';
 export { connectionAddress, rateLimitSubject, type ClientAddress, type ForwardedHeader } from './client-ip.js';
 export type { StoreErrorBehaviour } from './rate-limit.js';
 export { OPS_PATHS } from './ops.js';
+export {
+  createMemoryRecordStore,
+  DEFAULT_RECORD_TTL_MS,
+  type IdempotencyOptions,
+  type IdempotencyRecordStore,
+  type MemoryRecordStoreOptions,
+} from './records.js';
 export { ConfigError, type ConfigErrorCode } from '../kit/errors.js';
 export type { LogRecord, LogSink } from './logger.js';
 export type { UpstreamAnswer, UpstreamExchange, UpstreamOptions, UpstreamTransport } from './upstream.js';

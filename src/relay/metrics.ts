@@ -1,7 +1,4 @@
-import type { BatchResult } from '../protocol/index.js';
-import type { AwardOutcome } from './award.js';
-import { batchResult } from './batch.js';
-import type { StoreErrorBehaviour } from './rate-limit.js';
+import type { StoreErrorBehaviour } from './counter-store.js';
 import type { Upstream, UpstreamResult } from './upstream.js';
 
 /**
@@ -48,15 +45,16 @@ export const noMetrics: MetricsSink = {
   upstream: () => {},
 };
 
-/** The sink as the relay's routes call it: an award is counted from its outcome (and its batch result when known). */
-export interface RelayMetrics extends Omit<MetricsSink, 'award'> {
-  award(outcome: AwardOutcome, result?: BatchResult): void;
-}
+/**
+ * The sink as the relay calls it, each method bound once: the routes hand it a label (outcome.ts decides it), and
+ * the sink imports nothing of the relay's routes.
+ */
+export type RelayMetrics = MetricsSink;
 
 export function relayMetrics(sink: MetricsSink): RelayMetrics {
   const expose = sink.expose?.bind(sink);
   return {
-    award: (outcome, result) => sink.award(awardLabel(outcome, result)),
+    award: (label) => sink.award(label),
     limited: (limit) => sink.limited(limit),
     storeError: (behaviour) => sink.storeError(behaviour),
     request: (status) => sink.request(status),
@@ -64,18 +62,6 @@ export function relayMetrics(sink: MetricsSink): RelayMetrics {
     upstream: (method, result, seconds) => sink.upstream(method, result, seconds),
     ...(expose ? { expose } : {}),
   };
-}
-
-/**
- * What the SDK will do with the award, read from the batch result the protocol's status table gave it: no table
- * of its own here. Only the relay's own refusals get a finer name.
- */
-export function awardLabel(outcome: AwardOutcome, result: BatchResult = batchResult('', outcome)): AwardLabel {
-  if ('refused' in outcome && result.outcome !== 'ok') {
-    if (outcome.refused.status === 429) return 'rate_limited';
-    if (result.outcome === 'rejected') return 'refused';
-  }
-  return result.outcome;
 }
 
 const resultLabel = (result: UpstreamResult) => (result.kind === 'failure' ? result.reason : `${Math.floor(result.status / 100)}xx`);

@@ -3,7 +3,7 @@ import { bearerAuth } from 'hono/bearer-auth';
 import { errorBody } from '../kit/http.js';
 import { paths } from '../protocol/index.js';
 import type { RelayEnv, RelayRuntime } from './context.js';
-import { upstreamOutage } from './respond.js';
+import { outageOf } from './outcome.js';
 
 /** The operations routes (no token needed): liveness, readiness (the service and the counter store), Prometheus text. */
 export const OPS_PATHS = { health: '/healthz', ready: '/readyz', metrics: '/metrics' } as const;
@@ -42,7 +42,7 @@ export function operatorRoutes(runtime: RelayRuntime, state: OpsState, metricsTo
       }, READY_TIMEOUT_MS).unref?.();
     });
     const answer = probe.then((result): Check => {
-      const outage = upstreamOutage(result);
+      const outage = outageOf(result);
       return outage ? { ok: false, detail: outage.message } : { ok: true, detail: 'ok' };
     });
     return Promise.race([answer, timeout]);

@@ -1,3 +1,5 @@
+import { ABORTED, orAbort } from '../kit/signal.js';
+
 // One player's awards reach the service one after another, in the order they reached this relay instance: a reloaded
 // page's batch waits for its predecessor's (still in flight), a pagehide beacon for the batch before it. Interleaved,
 // the service would stamp them out of award order. Entries live only while a player has work queued, and the map is
@@ -34,7 +36,7 @@ export function createPlayerQueue(maxPlayers = 10_000): PlayerQueue {
         if (tails.get(player) === tail) tails.delete(player);
       });
       const release = () => done();
-      if (previous && !(await waitFor(previous, signal))) {
+      if (previous && (await orAbort(previous, signal)) === ABORTED) {
         release();
         return 'cancelled';
       }
@@ -45,19 +47,4 @@ export function createPlayerQueue(maxPlayers = 10_000): PlayerQueue {
       return { release };
     },
   };
-}
-
-/** true once `promise` settles, false if the signal fires first. */
-function waitFor(promise: Promise<void>, signal: AbortSignal | undefined): Promise<boolean> {
-  if (!signal) return promise.then(() => true);
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve(false);
-    const onAbort = () => resolve(false);
-    signal.addEventListener('abort', onAbort, { once: true });
-    const onSettled = () => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(true);
-    };
-    promise.then(onSettled, onSettled);
-  });
 }

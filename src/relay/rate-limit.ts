@@ -1,10 +1,9 @@
-import type { CounterHit, CounterStore } from './counter-store.js';
+import type { CounterHit, CounterStore, StoreErrorBehaviour } from './counter-store.js';
 import type { LogSink } from './logger.js';
 import type { RelayMetrics } from './metrics.js';
 import type { RateLimitRule, Refusal } from './policy.js';
 
-/** What a failing counter store means: 'open' lets the request through, 'closed' refuses it with 503. */
-export type StoreErrorBehaviour = 'open' | 'closed';
+export type { StoreErrorBehaviour };
 
 /** The part of the relay's runtime the limiter uses (the runtime itself is one). */
 export interface Limiter {

@@ -10,59 +10,33 @@ import {
   routes,
 } from '../protocol/index.js';
 import { checkIdentifyAccess, checkListAccess, checkUserAccess } from './access.js';
-import { awardDeadline, runAward } from './award.js';
 import type { RelayContext, RelayEnv, RelayRuntime } from './context.js';
-import { limitBody, requireJson } from './hygiene.js';
+import { jsonBody } from './hygiene.js';
+import { runAwards, type Settled } from './pipeline.js';
 import { checkPolicyQuest } from './policy.js';
 import { fail, relayUpstream } from './respond.js';
-import { check, readIdempotencyKey, readJson } from './validate.js';
+import { check, readIdempotencyKey } from './validate.js';
 
 /** The spec's five routes, same paths, bodies and answers; the caller is already authenticated. */
 export function serviceRoutes(runtime: RelayRuntime): Hono<RelayEnv> {
   const app = new Hono<RelayEnv>();
-  const body = [limitBody(BODY_LIMIT_BYTES), requireJson] as const;
+  const body = jsonBody(BODY_LIMIT_BYTES);
   const get = (c: RelayContext, path: string) => runtime.upstream.send({ method: 'GET', path, requestId: c.get('requestId') });
 
-  app.post(routes.points, ...body, async (c) => {
+  app.post(routes.points, body, async (c) => {
     const params = check(QuestParamsSchema, c.req.param(), 'path ');
     if (!params.ok) return fail(c, params.refusal);
-    const json = await readJson(c, BODY_LIMIT_BYTES);
-    if (!json.ok) return fail(c, json.refusal);
-    const award = check(AwardBodySchema, json.value);
+    const award = check(AwardBodySchema, c.get('json'));
     if (!award.ok) return fail(c, award.refusal);
     const key = readIdempotencyKey(c);
     if (!key.ok) return fail(c, key.refusal);
-    // Before taking a turn in the player's queue: nobody queues behind (and so holds up) another player's awards.
-    const denied = checkUserAccess(c.get('claims'), params.value.questId, award.value.serviceUserId);
-    if (denied) return fail(c, denied);
-    const deadline = awardDeadline(runtime, c);
-    const { signal } = deadline;
-    const turn = await runtime.players.acquire(award.value.serviceUserId, signal);
-    if (typeof turn === 'string') {
-      deadline.dispose();
-      if (turn === 'busy') return fail(c, { status: 503, message: 'too many players waiting at this relay instance; retry shortly', retryAfter: 1 });
-      return fail(c, { status: 504, message: `not sent within the relay's deadline (${runtime.deadlineMs} ms); retry with the same key` });
-    }
-    try {
-      const outcome = await runAward(
-        runtime,
-        c.get('claims'),
-        c.get('requestId'),
-        { ...award.value, questId: params.value.questId, idempotencyKey: key.value },
-        signal,
-      );
-      runtime.metrics.award(outcome);
-      return 'refused' in outcome ? fail(c, outcome.refused) : relayUpstream(runtime, c, outcome.result);
-    } finally {
-      turn.release();
-      deadline.dispose();
-    }
+    const request = { claims: c.get('claims'), requestId: c.get('requestId'), signal: c.req.raw.signal, single: true };
+    const [settled] = await runAwards(runtime, request, [{ ...award.value, questId: params.value.questId, idempotencyKey: key.value }]);
+    return answerAward(runtime, c, settled);
   });
 
-  app.post(routes.identify, ...body, async (c) => {
-    const json = await readJson(c, BODY_LIMIT_BYTES);
-    if (!json.ok) return fail(c, json.refusal);
-    const identify = check(IdentifyBodySchema, json.value);
+  app.post(routes.identify, body, async (c) => {
+    const identify = check(IdentifyBodySchema, c.get('json'));
     if (!identify.ok) return fail(c, identify.refusal);
     const refusal = checkIdentifyAccess(c.get('claims'), identify.value);
     if (refusal) return fail(c, refusal);
@@ -105,4 +79,22 @@ export function serviceRoutes(runtime: RelayRuntime): Hono<RelayEnv> {
   });
 
   return app;
+}
+
+/** A single award's answer: the service's (or the record's), the relay's refusal, or 503 / 504 when it was not sent. */
+function answerAward(runtime: RelayRuntime, c: RelayContext, settled: Settled | undefined): Response {
+  if (!settled) return fail(c, { status: 504, message: `not sent within the relay's deadline (${runtime.deadlineMs} ms); retry with the same key` });
+  const { step, meaning } = settled;
+  switch (step.kind) {
+    case 'answered':
+      return relayUpstream(runtime, c, step.result, meaning);
+    case 'replayed':
+      // The service's own answer to a replayed key, as the emulator gives it.
+      c.header('Idempotent-Replayed', 'true');
+      return c.json({ success: true }, step.status as 200);
+    case 'refused':
+      return fail(c, step.refusal);
+    default:
+      return fail(c, { status: 503, message: meaning.verdict === 'retry' ? meaning.message : 'relay busy', retryAfter: 1 });
+  }
 }

@@ -1,4 +1,5 @@
-import { API_KEY_HEADER, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, resendNowStatuses } from '../protocol/index.js';
+import { ABORTED, orAbort, sleepUnlessAborted } from '../kit/signal.js';
+import { API_KEY_HEADER, backoffDelay, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, resendNowStatuses } from '../protocol/index.js';
 import { createDeadline } from './deadline.js';
 import { redactSecrets } from './redact.js';
 import { ConfigError } from '../kit/errors.js';
@@ -39,7 +40,7 @@ export interface UpstreamOptions {
   timeoutMs?: number;
   /** Extra attempts for an award that carries an idempotency key, on no answer or a status the protocol resends at once (408, 5xx); default 2. */
   retries?: number;
-  /** First pause between attempts, doubled each time (plus jitter); default 200. */
+  /** Pauses between attempts: full jitter (the protocol's backoffDelay) up to this, doubled each attempt; default 200. */
   retryDelayMs?: number;
   /** A fetch to send through (e.g. emulator.fetch in-process); default the global fetch. Ignored when `transport` is set. */
   fetch?: (request: Request) => Promise<Response>;
@@ -65,6 +66,8 @@ export interface UpstreamRequest {
   requestId: string;
   /** The caller's deadline or disconnect: stops waiting, and no further attempt is made. */
   signal?: AbortSignal | undefined;
+  /** When `signal` fires at the latest (performance.now()): an attempt ending after it needs no timer of its own. */
+  signalAt?: number | undefined;
 }
 
 export type UpstreamResult =
@@ -84,6 +87,8 @@ export interface Upstream {
 }
 
 const DEFAULTS = { timeoutMs: 10_000, retries: 2, retryDelayMs: 200 } as const;
+/** The longest pause between two attempts (the deadline bounds the whole exchange anyway). */
+const MAX_PAUSE_MS = 5_000;
 
 export function resolveUpstreamOptions(options: UpstreamOptions | undefined) {
   const env = globalThis.process?.env ?? {};
@@ -131,11 +136,28 @@ export function createUpstream(options: UpstreamOptions | undefined, secrets: re
    * One attempt, body read included, within timeoutMs. Raced against the signal too: an in-process fetch
    * (emulator.fetch) may not honour it. The caller's abort surfaces as an AbortError, never retried.
    */
-  async function attempt(exchange: Omit<UpstreamExchange, 'signal'>, caller: AbortSignal | undefined): Promise<UpstreamAnswer> {
+  async function attempt(
+    exchange: Omit<UpstreamExchange, 'signal'>,
+    caller: AbortSignal | undefined,
+    callerAt: number | undefined,
+  ): Promise<UpstreamAnswer> {
+    // The caller's own deadline comes first (an award's 8 s against the attempt's 10 s): no second signal and timer.
+    if (caller && callerAt !== undefined && callerAt - performance.now() <= config.timeoutMs) {
+      try {
+        const answer = await orAbort(config.transport({ ...exchange, signal: caller }), caller);
+        if (answer === ABORTED) throw caller.reason;
+        return answer;
+      } catch (error) {
+        if (caller.aborted) throw new DOMException('cancelled by the caller', 'AbortError');
+        throw error;
+      }
+    }
     const deadline = createDeadline(config.timeoutMs, caller);
     const { signal } = deadline;
     try {
-      return await abortable(config.transport({ ...exchange, signal }), signal);
+      const answer = await orAbort(config.transport({ ...exchange, signal }), signal);
+      if (answer === ABORTED) throw signal.reason;
+      return answer;
     } catch (error) {
       if (caller?.aborted) throw new DOMException('cancelled by the caller', 'AbortError');
       if (deadline.expired) throw new DOMException(`did not answer within ${config.timeoutMs} ms`, 'TimeoutError');
@@ -174,7 +196,7 @@ export function createUpstream(options: UpstreamOptions | undefined, secrets: re
         attempts++;
         let error: unknown;
         try {
-          answer = await attempt(exchange, request.signal);
+          answer = await attempt(exchange, request.signal, request.signalAt);
         } catch (caught) {
           error = caught;
           answer = undefined;
@@ -184,8 +206,8 @@ export function createUpstream(options: UpstreamOptions | undefined, secrets: re
           if (!answer) return failure(error, request.signal, attempts);
           break;
         }
-        const pause = config.retryDelayMs * 2 ** (attempts - 1) * (0.5 + Math.random() / 2);
-        if (!(await sleep(pause, request.signal))) return failure(error, request.signal, attempts);
+        const pause = backoffDelay(attempts - 1, config.retryDelayMs, MAX_PAUSE_MS);
+        if (!(await sleepUnlessAborted(pause, request.signal))) return failure(error, request.signal, attempts);
       }
       let parsed: unknown;
       try {
@@ -198,22 +220,6 @@ export function createUpstream(options: UpstreamOptions | undefined, secrets: re
       return { kind: 'response', status: answer.status, body: parsed, ...(retryAfter ? { retryAfter } : {}), attempts };
     },
   };
-}
-
-/** Waits `ms`; false when the signal fired first (no further attempt then). */
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve(false);
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 function failure(error: unknown, signal: AbortSignal | undefined, attempts: number): UpstreamResult {
@@ -230,14 +236,4 @@ function networkCode(error: unknown): string {
   const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
   const code = cause?.code ?? (error as { code?: unknown } | undefined)?.code;
   return typeof code === 'string' && /^[A-Z0-9_]{2,40}$/.test(code) ? code : 'network error';
-}
-
-/** The promise, or the signal's reason as soon as it fires. The promise is always handled (no unhandled rejection). */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

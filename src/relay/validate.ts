@@ -1,16 +1,6 @@
 import type * as v from 'valibot';
-import { readJsonBody } from '../kit/http.js';
-import type { MiddlewareHandler } from 'hono';
-import {
-  IDEMPOTENCY_KEY_HEADER,
-  IDEMPOTENCY_KEY_IETF_HEADER,
-  IdempotencyKeySchema,
-  malformedPathMessage,
-  malformedPathSegment,
-  parseWith,
-} from '../protocol/index.js';
-import type { RelayContext, RelayEnv } from './context.js';
-import { fail } from './respond.js';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_IETF_HEADER, IdempotencyKeySchema, parseWith } from '../protocol/index.js';
+import type { RelayContext } from './context.js';
 import type { Refusal } from './policy.js';
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; refusal: Refusal };
@@ -21,12 +11,6 @@ const badRequest = (message: string): { ok: false; refusal: Refusal } => ({ ok: 
 export function check<S extends v.GenericSchema>(schema: S, input: unknown, prefix?: string): Checked<v.InferOutput<S>> {
   const parsed = parseWith(schema, input, prefix);
   return parsed.ok ? parsed : badRequest(parsed.message);
-}
-
-/** The body as JSON, at most maxBytes (the route's limitBody refused a larger declared length already). */
-export async function readJson(c: RelayContext, maxBytes: number): Promise<Checked<unknown>> {
-  const read = await readJsonBody(c.req.raw, { maxBytes });
-  return read.ok ? read : { ok: false, refusal: { status: read.status, message: read.message } };
 }
 
 /**
@@ -43,10 +27,3 @@ export function readIdempotencyKey(c: RelayContext): Checked<string | undefined>
   if (raw === undefined) return { ok: true, value: undefined };
   return check(IdempotencyKeySchema, raw, `${spec !== undefined ? IDEMPOTENCY_KEY_HEADER : IDEMPOTENCY_KEY_IETF_HEADER} `);
 }
-
-/** A path segment that is not valid percent-encoded UTF-8 -> 400, on every route, before anything else reads it. */
-export const wellFormedPath: MiddlewareHandler<RelayEnv> = async (c, next) => {
-  const segment = malformedPathSegment(new URL(c.req.url).pathname);
-  if (segment !== undefined) return fail(c, { status: 400, message: malformedPathMessage(segment) });
-  await next();
-};

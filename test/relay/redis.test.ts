@@ -62,6 +62,58 @@ async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, ti
   }
 }
 
+describe('the idempotency record in Redis (startRelay with redis: on by default)', () => {
+  it('answers a resent award from the record, shared by two relays, and refuses the key with another award (422)', async () => {
+    let sent = 0;
+    const upstream = {
+      url: 'http://service.test',
+      apiKey: API_KEY,
+      fetch: async () => {
+        sent++;
+        return Response.json({ success: true });
+      },
+    };
+    const [a, b] = [await relay({ upstream }), await relay({ upstream })];
+    const jwt = await token({ sub: 'rec' });
+    const key = uuid();
+    const award = (call: ReturnType<typeof caller>, eventPoints: number) =>
+      call('POST', '/group-quests/q1/points', { token: jwt, headers: { IDEMPOTENCY_KEY: key }, body: { serviceUserId: 'rec', eventPoints } });
+    expect((await award(a.call, 1)).status).toBe(200);
+    // Written before the first answer: the other relay answers the resend from it.
+    const replay = await award(b.call, 1);
+    expect([replay.status, replay.headers.get('idempotent-replayed')]).toEqual([200, 'true']);
+    expect(sent).toBe(1);
+    const other = await award(b.call, 2);
+    expect(other.status).toBe(422);
+    expect(sent).toBe(1);
+  });
+
+  it('is off with idempotency: false', async () => {
+    let sent = 0;
+    const { call } = await relay({
+      idempotency: false,
+      upstream: {
+        url: 'http://service.test',
+        apiKey: API_KEY,
+        fetch: async () => {
+          sent++;
+          return Response.json({ success: true });
+        },
+      },
+    });
+    const jwt = await token({ sub: 'rec2' });
+    const key = uuid();
+    for (let i = 0; i < 2; i++) {
+      await call('POST', '/group-quests/q1/points', {
+        token: jwt,
+        headers: { IDEMPOTENCY_KEY: key },
+        body: { serviceUserId: 'rec2', eventPoints: 1 },
+      });
+    }
+    expect(sent).toBe(2);
+  });
+});
+
 describe('createRedisCounterStore', () => {
   it('counts a fixed window atomically in one round trip, shared by two clients', async () => {
     const a = await createRedisCounterStore({ url: redis.url });

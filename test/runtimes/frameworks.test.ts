@@ -1,17 +1,13 @@
-// The relay mounted under a path of the game's own server, as docs/relay.md "Deploying" shows it: Express 5,
-// Fastify 5, a Next.js App Router route handler (called as Next calls it: a Request in, a Response out, with the
-// route's params) and a Hono app. Each takes single awards and a batch to a real emulator, and the game's own
+// The relay mounted under a path of the game's own server, as docs/relay.md "Deploying" shows it: a Next.js App
+// Router route handler (called as Next calls it: a Request in, a Response out, with the route's params) and a Hono app. Each takes single awards and a batch to a real emulator, and the game's own
 // routes keep answering beside it.
-import type { AddressInfo } from 'node:net';
-import express from 'express';
-import Fastify, { type FastifyInstance } from 'fastify';
+// Express 5 and Fastify 5 are examples/relay-express and relay-fastify, run as written by examples.test.ts.
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { createRelay, type RelayOptions } from '../../src/relay/index.js';
-import { toNodeListener } from '../../src/relay/node/index.js';
 import { API_KEY, KEY_SECRET, OPEN_POLICY, SECRET } from '../helpers/fixtures.js';
-import { awardsGoThrough, httpClient, type Client } from './harness.js';
+import { awardsGoThrough, type Client } from './harness.js';
 
 let emulator: RunningEmulator;
 const closers: (() => Promise<unknown>)[] = [];
@@ -40,42 +36,7 @@ async function besideTheGame(game: Client, relay: Client): Promise<void> {
 }
 
 describe("inside the game's own server", { timeout: 30_000 }, () => {
-  it('Express 5: app.use(path, toNodeListener(relay)), before any body parser', async () => {
-    const app = express();
-    app.use('/qp', toNodeListener(createRelay(options())));
-    app.use(express.json());
-    app.get('/api/health', (_req, res) => void res.json({ game: 'ok' }));
-    const server = app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    closers.push(() => new Promise((resolve) => server.close(resolve)));
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    await awardsGoThrough(httpClient(`${base}/qp`));
-    await besideTheGame(httpClient(base), httpClient(`${base}/qp`));
-  });
-
-  it('Fastify 5: a plugin under the prefix that leaves the body unread and hands the raw request to the relay', async () => {
-    const app: FastifyInstance = Fastify();
-    const relay = toNodeListener(createRelay({ ...options(), basePath: '/qp' }));
-    await app.register(
-      (scope, _options, registered) => {
-        // The relay reads and checks the body itself (size limit, JSON): Fastify must not consume it first.
-        scope.removeAllContentTypeParsers();
-        scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
-        scope.all('/*', (request, reply) => {
-          reply.hijack();
-          return relay(request.raw, reply.raw);
-        });
-        registered();
-      },
-      { prefix: '/qp' },
-    );
-    app.get('/api/health', async () => ({ game: 'ok' }));
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    closers.push(() => app.close());
-    const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-    await awardsGoThrough(httpClient(`${base}/qp`));
-    await besideTheGame(httpClient(base), httpClient(`${base}/qp`));
-  });
+  // Express 5 and Fastify 5: examples/relay-express and relay-fastify, run as written by examples.test.ts.
 
   it('Next.js App Router: app/api/qp/[...path]/route.ts exports the relay as GET, POST and OPTIONS', async () => {
     // The route module as docs/relay.md writes it; Next calls an exported method with the Request and the route's

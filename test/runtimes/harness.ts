@@ -13,6 +13,8 @@ export const bin = (name: string) => `${repo}node_modules/.bin/${name}`;
 export interface ServerProcess {
   url: string;
   stop(): Promise<void>;
+  /** What it wrote so far, stdout and stderr (its access log is on stderr). */
+  output(): string;
 }
 
 /**
@@ -35,7 +37,7 @@ export function startServerProcess(command: string, args: string[], env: Record<
       const listening = /listening on (http:\/\/\S+)/.exec(output);
       if (listening) {
         clearTimeout(timer);
-        resolve({ url: listening[1]!, stop });
+        resolve({ url: listening[1]!, stop, output: () => output });
       }
     };
     child.stdout!.on('data', read);

@@ -8,9 +8,20 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { API_KEY, KEY_SECRET, SECRET } from '../helpers/fixtures.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
+import { until } from '../helpers/until.js';
 import { awardsGoThrough, httpClient, limitedPolicy, limitIsShared, type ServerProcess } from './harness.js';
 
 const LIMIT = 6;
+
+/**
+ * The access log reaches stderr while the server runs, within a second of the request (pino's buffer is flushed every
+ * second; Bun's stream used to write it only at exit). 3 s allowed: the CI machine is slow.
+ */
+async function accessLogged(server: ServerProcess): Promise<void> {
+  const started = performance.now();
+  await until(() => /"msg":"request"/.test(server.output()), 'an access log line on stderr', 3_000, 20);
+  console.log(`access log line after ${Math.round(performance.now() - started)} ms`);
+}
 
 type Launch = (env: Record<string, string>) => Promise<ServerProcess>;
 
@@ -50,6 +61,7 @@ export function runtimeMatrix(
     it('single awards and a batch reach the emulator', async () => {
       const server = await serve();
       await awardsGoThrough(httpClient(server.url));
+      await accessLogged(server);
     });
   });
 
@@ -66,6 +78,7 @@ export function runtimeMatrix(
           });
           servers.push(server);
           await awardsGoThrough(httpClient(server.url));
+          await accessLogged(server);
         } finally {
           await rm(dir, { recursive: true, force: true });
         }

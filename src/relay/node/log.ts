@@ -19,9 +19,14 @@ export interface PinoSink {
   flush(): Promise<void>;
 }
 
+/** The longest a written line waits in the buffer. */
+export const FLUSH_EVERY_MS = 1000;
+
 export function createPinoSink(options: PinoSinkOptions = {}): PinoSink {
   const level = options.level ?? parseLogLevel(process.env.QP_LOG_LEVEL, 'QP_LOG_LEVEL') ?? 'info';
-  const destination = pino.destination({ dest: options.destination ?? 2, sync: false, minLength: 4096 });
+  // The buffer goes out at 4 KB, and at least once a second (SonicBoom's periodicFlush, no fsync): a quiet relay's
+  // lines (and Bun's, whose stream wrote them only at exit) reach stderr within a second.
+  const destination = pino.destination({ dest: options.destination ?? 2, sync: false, minLength: 4096, periodicFlush: FLUSH_EVERY_MS });
   // No pid/hostname, the record's own ISO time, the level as a word: the line the default sink writes.
   const logger = pino({ level, base: null, timestamp: false, formatters: { level: (label) => ({ level: label }) } }, destination);
   return {

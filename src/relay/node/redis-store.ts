@@ -1,5 +1,6 @@
 import { ConfigError } from '../../kit/errors.js';
 import type { CounterStore } from '../counter-store.js';
+import type { IdempotencyRecordStore } from '../records.js';
 import { importPeer } from './peer.js';
 
 // One round trip, atomic: the first hit of a window sets its expiry; a key that somehow lost its expiry gets
@@ -23,6 +24,7 @@ return { count, ttl }`,
 /** The few calls the store makes on a node-redis client (typed here: `redis` is an optional peer). */
 interface HitClient {
   hit(key: string, windowMs: number): Promise<[number, number]>;
+  sendCommand(args: string[]): Promise<unknown>;
   ping(): Promise<unknown>;
   connect(): Promise<unknown>;
   close(): Promise<unknown>;
@@ -44,13 +46,22 @@ export interface RedisCounterStoreOptions {
   onConnectionError?: (message: string) => void;
 }
 
+/** The counter store on Redis, and the idempotency record on the same connection. */
+export interface RedisCounterStore extends CounterStore {
+  /**
+   * The relay's idempotency record in the same Redis, on the same connection: a lookup issued beside the limiter's
+   * script goes out in the same write (node-redis pipelines the commands of one tick). startRelay uses it.
+   */
+  records: IdempotencyRecordStore;
+}
+
 /**
  * A CounterStore on Redis (node-redis, an optional peer dependency: `npm install redis`; runs on Node, Bun and
  * Deno): every relay instance pointed at the same Redis shares one counter per key. Connects in the background and
  * reconnects forever with backoff; while Redis is away, increment() fails at once (no offline queue) and the relay
  * applies its `onStoreError` ('open' or 'closed').
  */
-export async function createRedisCounterStore(options: RedisCounterStoreOptions = {}): Promise<CounterStore> {
+export async function createRedisCounterStore(options: RedisCounterStoreOptions = {}): Promise<RedisCounterStore> {
   const url = options.url ?? globalThis.process?.env?.QP_REDIS_URL;
   if (!url) throw new ConfigError('redis', 'missing', 'Redis URL is required: pass `url` or set QP_REDIS_URL');
   if (!/^rediss?:\/\//.test(url)) throw new ConfigError('redis', 'invalid', 'Redis URL must start with redis:// or rediss://');
@@ -84,12 +95,27 @@ export async function createRedisCounterStore(options: RedisCounterStoreOptions 
     () => undefined,
   );
   const timeoutMs = options.commandTimeoutMs ?? 500;
+  // Commands that arrive while the first connection is being made wait for it (bounded); after that, a lost
+  // connection fails at once so an outage never slows every request down.
+  const connected = async () => {
+    if (!everConnected) await Promise.race([firstConnection, new Promise((resolve) => setTimeout(resolve, timeoutMs).unref?.())]);
+  };
 
   return {
+    records: {
+      async get(keys) {
+        await connected();
+        const values = (await client.sendCommand(['MGET', ...keys.map((key) => prefix + key)])) as (string | null)[];
+        return values.map((value) => value ?? undefined);
+      },
+      async set(entries, ttlMs) {
+        await connected();
+        // Issued together: one write, one round trip.
+        await Promise.all(entries.map(([key, record]) => client.sendCommand(['SET', prefix + key, record, 'PX', String(Math.ceil(ttlMs))])));
+      },
+    },
     async increment(key, windowMs) {
-      // Hits that arrive while the first connection is being made wait for it (bounded); after that, a lost
-      // connection fails at once so an outage never slows every request down.
-      if (!everConnected) await Promise.race([firstConnection, new Promise((resolve) => setTimeout(resolve, timeoutMs).unref?.())]);
+      await connected();
       const [count, ttl] = await client.hit(prefix + key, windowMs);
       return { count: Number(count), resetInMs: Math.max(0, Number(ttl)) };
     },

@@ -3,6 +3,7 @@ import { startNodeServer, takeLimits, type RunningServer, type ServerLimits } fr
 import { buildRelay, type RelayOptions } from '../app.js';
 import { jsonLinesToStderr } from '../logger.js';
 import type { MetricsSink } from '../metrics.js';
+import type { IdempotencyRecordStore } from '../records.js';
 import type { LogLevel } from './settings.js';
 import { createPrometheusMetrics } from './metrics.js';
 import { importPeer } from './peer.js';
@@ -32,6 +33,8 @@ export type StartRelayOptions = RelayOptions &
      * at GET /metrics; without it, nothing is counted and /metrics answers 404 (said once in the log at start).
      */
     metrics?: MetricsSink;
+    /** How long the default idempotency record (in the shared store) keeps an award; default 30 days. */
+    idempotencyTtlMs?: number;
     /** Keep-alive connections to the service at once (undici pool); default QP_UPSTREAM_CONNECTIONS or 128. */
     upstreamConnections?: number;
     /** Lowest level of the JSON log written to stderr when no `logger` is given; default QP_LOG_LEVEL or 'info'. */
@@ -46,14 +49,29 @@ export type StartRelayOptions = RelayOptions &
   };
 
 /**
- * Serve the relay on Node (and on Bun or Deno through their node:http): port 0 picks a free port. Resolves once
+ * Serve the relay on Node (and on Bun or Deno through their node:http): port 0 picks a free port. The idempotency
+ * record is on by default when a shared store is configured (`redis`, QP_REDIS_URL, or a `rateLimitStore` carrying
+ * `records`, as createRedisCounterStore's does), in that store, for 30 days; `idempotency: false` turns it off. Resolves once
  * listening. close() is graceful: /readyz turns 503 (for drainDelayMs, requests are still served), no new connections
  * are accepted, in-flight requests finish
  * (up to shutdownGraceMs), keep-alive connections are closed, then the Redis connection the relay opened is released.
  */
 export async function startRelay(options: StartRelayOptions = {}): Promise<RunningServer> {
-  const [limits, { host = DEFAULT_HOST, port = DEFAULT_PORT, redis, metrics, upstreamConnections, logLevel, drainDelayMs = 0, ...relayOptions }] =
-    takeLimits(options);
+  const [
+    limits,
+    {
+      host = DEFAULT_HOST,
+      port = DEFAULT_PORT,
+      redis,
+      metrics,
+      upstreamConnections,
+      logLevel,
+      drainDelayMs = 0,
+      idempotency,
+      idempotencyTtlMs,
+      ...relayOptions
+    },
+  ] = takeLimits(options);
   // Node's adapters, unless the caller brought its own: pino for the log, an undici pool to the service. Both are
   // optional peers (a browser install of quest-points carries neither): without them, JSON lines and fetch.
   const missing: string[] = [];
@@ -81,7 +99,11 @@ export async function startRelay(options: StartRelayOptions = {}): Promise<Runni
   let running: RunningServer;
   try {
     ownStore = redisUrl ? await createRedisCounterStore({ url: redisUrl, onConnectionError: warn }) : undefined;
+    const shared = (ownStore ?? relayOptions.rateLimitStore) as { records?: IdempotencyRecordStore } | undefined;
+    const ttl = idempotencyTtlMs === undefined ? {} : { ttlMs: idempotencyTtlMs };
+    const records = idempotency === false ? undefined : (idempotency ?? (shared?.records ? { store: shared.records, ...ttl } : undefined));
     relay = buildRelay({
+      ...(records ? { idempotency: records } : {}),
       ...relayOptions,
       ...(pool ? { upstream: { ...relayOptions.upstream, transport: pool.transport } } : {}),
       logger: log,

@@ -1,0 +1,200 @@
+// The one award pipeline, for the single route (an award alone) and the batch route (up to 100) alike:
+//   1. access, once per award, before anything queues: the quest is served and the caller may award this player;
+//   2. the player's turn (one player's awards reach the service one after another, in request order);
+//   3. in the turn: the points policy, the per-player limit (with the idempotency record's lookup beside it), the
+//      record's answer, or the service;
+//   4. what it means (outcome.ts), counted once in the metrics.
+// A player's award that comes back retry holds the player's later awards of the request (sent now, they would land
+// before it and the history would be out of award order).
+import pLimit from 'p-limit';
+import { orAbort } from '../kit/signal.js';
+import { paths, statusVerdict, type AwardBody } from '../protocol/index.js';
+import { checkUserAccess } from './access.js';
+import type { VerifiedClaims } from './claims.js';
+import type { RelayRuntime } from './context.js';
+import { createDeadline } from './deadline.js';
+import { labelOf, meaningOf, meaningOfRefusal, type Meaning } from './outcome.js';
+import { checkPolicyPoints, checkPolicyQuest, type Refusal } from './policy.js';
+import { checkRateLimit } from './rate-limit.js';
+import { encodeRecord, fingerprintOf, readRecord, recordKey } from './records.js';
+import type { UpstreamResult } from './upstream.js';
+
+/** One award as a route hands it over: the spec's body, its quest, and the client's key when it sent one. */
+export interface AwardInput extends AwardBody {
+  questId: string;
+  /** The client's key; the service (and the record) see the player's derived key (keys.ts). */
+  idempotencyKey?: string | undefined;
+}
+
+/** Where one award ended. */
+export type Step =
+  /** The relay's own refusal: access, policy, a rate limit, the record (same key, other award). */
+  | { kind: 'refused'; refusal: Refusal }
+  /** The service answered (or did not: a failure). */
+  | { kind: 'answered'; result: UpstreamResult }
+  /** Answered from the idempotency record, the service not called. */
+  | { kind: 'replayed'; status: number }
+  /** Too many players waiting at this instance. */
+  | { kind: 'busy' }
+  /** Not sent: an earlier award of the same player in this request came back retry. */
+  | { kind: 'held' };
+
+/** One award's step and what it means. An award with none was not done by the deadline (or the client left). */
+export interface Settled {
+  step: Step;
+  meaning: Meaning;
+}
+
+/** Who asks, and the request's own signal (the client going away). */
+export interface AwardRequest {
+  claims: VerifiedClaims;
+  requestId: string;
+  signal?: AbortSignal | undefined;
+  /** The single route (one award): its answer waits for the service's own cancellation at the deadline. */
+  single?: boolean;
+}
+
+const BUSY: Settled = {
+  step: { kind: 'busy' },
+  meaning: {
+    verdict: 'retry',
+    reason: 'relay_busy',
+    status: 503,
+    retryAfter: 1,
+    message: 'too many players waiting at this relay instance; retry shortly',
+  },
+};
+const HELD: Settled = {
+  step: { kind: 'held' },
+  meaning: { verdict: 'retry', reason: 'earlier_award_pending', message: 'an earlier award of this player is pending' },
+};
+
+/** The awards of one request, through the pipeline, within the relay's deadline: one entry each, in input order. */
+export async function runAwards(runtime: RelayRuntime, request: AwardRequest, awards: readonly AwardInput[]): Promise<(Settled | undefined)[]> {
+  const { claims } = request;
+  const results: (Settled | undefined)[] = new Array(awards.length);
+  const lanes = new Map<string, number[]>();
+  const records = runtime.records;
+  const lookupKeys: string[] = [];
+  const slots: number[] = new Array(awards.length);
+  for (const [index, award] of awards.entries()) {
+    // Before a turn is taken: nobody queues behind (and so holds up) another player's awards.
+    const denied = checkUserAccess(claims, award.questId, award.serviceUserId) ?? checkPolicyQuest(runtime.policy, award.questId);
+    if (denied) {
+      results[index] = count(runtime, { kind: 'refused', refusal: denied });
+      continue;
+    }
+    if (records && award.idempotencyKey !== undefined) {
+      slots[index] = lookupKeys.length;
+      lookupKeys.push(recordKey(runtime.upstreamKey(claims.sub, award.idempotencyKey)));
+    }
+    const lane = lanes.get(award.serviceUserId);
+    if (lane) lane.push(index);
+    else lanes.set(award.serviceUserId, [index]);
+  }
+  if (lanes.size === 0) return results;
+
+  // With the record on, a client that goes away (a phone closing the game mid-request) does not cancel its awards: the
+  // relay still sees the service's acknowledgement and records it, so the resend is answered from the record.
+  const deadline = createDeadline(runtime.deadlineMs, records ? undefined : request.signal);
+  const { signal } = deadline;
+  // Every key of the request in one round trip, beside the turn and the per-player limit (never in series with them).
+  const lookup = records && lookupKeys.length ? records.store.get(lookupKeys).catch((error) => records.failed('read', error)) : undefined;
+  const writes: [string, string][] = [];
+  const job: Job = { runtime, request, awards, results, signal, signalAt: deadline.at, lookup, slots, writes };
+  if (request.single) {
+    // The single route: the turn and the service both stop at the signal, so this ends by the deadline with what the
+    // service did, or did not, answer (a 504 that says which).
+    const [player, lane] = lanes.entries().next().value as [string, number[]];
+    await runLane(job, player, lane);
+  } else {
+    // A batch answers at its deadline whatever is still running: those awards are `retry` (reason `deadline`).
+    const limit = pLimit(runtime.batchConcurrency);
+    await orAbort(Promise.all([...lanes].map(([player, lane]) => limit(() => runLane(job, player, lane)))), signal);
+  }
+  deadline.dispose();
+  // Written before the answer: an award a client was told is done is in the record (one round trip, every award at once).
+  if (records && writes.length) await records.store.set(writes, records.ttlMs).catch((error) => records.failed('write', error));
+  return results;
+}
+
+interface Job {
+  runtime: RelayRuntime;
+  request: AwardRequest;
+  awards: readonly AwardInput[];
+  results: (Settled | undefined)[];
+  signal: AbortSignal;
+  signalAt: number;
+  lookup: Promise<(string | undefined)[] | undefined> | undefined;
+  slots: number[];
+  writes: [string, string][];
+}
+
+async function runLane(job: Job, player: string, lane: number[]): Promise<void> {
+  const { runtime, results, signal } = job;
+  if (signal.aborted) return;
+  const turn = await runtime.players.acquire(player, signal);
+  if (turn === 'cancelled') return;
+  if (turn === 'busy') {
+    for (const index of lane) results[index] = BUSY;
+    return;
+  }
+  try {
+    let held = false;
+    for (const index of lane) {
+      if (signal.aborted) return;
+      if (held) {
+        results[index] = HELD;
+        continue;
+      }
+      const settled = count(runtime, await runOne(job, index, job.awards[index] as AwardInput));
+      results[index] = settled;
+      held = settled.meaning.verdict === 'retry' || settled.meaning.verdict === 'auth';
+    }
+  } finally {
+    turn.release();
+  }
+}
+
+/** One award in its player's turn: points policy, per-player limit and record, then the service. */
+async function runOne(job: Job, index: number, award: AwardInput): Promise<Step> {
+  const { runtime, request, signal } = job;
+  const { claims } = request;
+  const refusal = checkPolicyPoints(runtime.policy, award);
+  if (refusal) return { kind: 'refused', refusal };
+  // Only the spec's fields go to the service; eventName only when given, so the service's default applies.
+  const body: AwardBody = { serviceUserId: award.serviceUserId, eventPoints: award.eventPoints };
+  if (award.eventName !== undefined) body.eventName = award.eventName;
+  if (award.eventDescription !== undefined) body.eventDescription = award.eventDescription;
+  // Admins are operators' tools (designer console, back office): the per-player limit is for players.
+  const limiting = claims.role === 'admin' ? null : checkRateLimit(runtime, runtime.policy.rateLimits.perPlayer, 'perPlayer', claims.sub);
+  const slot = job.slots[index];
+  const [limited, stored] = await Promise.all([limiting, slot === undefined ? undefined : job.lookup?.then((found) => found?.[slot])]);
+  if (limited) return { kind: 'refused', refusal: limited };
+  const fingerprint = slot === undefined ? undefined : fingerprintOf(award.questId, body);
+  if (fingerprint !== undefined) {
+    const recorded = readRecord(stored, fingerprint);
+    if (recorded) return recorded.kind === 'replay' ? { kind: 'replayed', status: recorded.status } : recorded;
+  }
+  const idempotencyKey = award.idempotencyKey === undefined ? undefined : runtime.upstreamKey(claims.sub, award.idempotencyKey);
+  const result = await runtime.upstream.send(
+    { method: 'POST', path: paths.points(award.questId), body, idempotencyKey, requestId: request.requestId, signal, signalAt: job.signalAt },
+    { retry: true },
+  );
+  if (fingerprint !== undefined && idempotencyKey !== undefined && result.kind === 'response' && statusVerdict(result.status) === 'ok') {
+    job.writes.push([recordKey(idempotencyKey), encodeRecord(fingerprint, result.status)]);
+  }
+  return { kind: 'answered', result };
+}
+
+/** What the step means, counted once in the metrics. */
+function count(runtime: RelayRuntime, step: Step): Settled {
+  const meaning: Meaning =
+    step.kind === 'answered'
+      ? meaningOf(step.result)
+      : step.kind === 'refused'
+        ? meaningOfRefusal(step.refusal)
+        : { verdict: 'ok', status: step.kind === 'replayed' ? step.status : 200 };
+  runtime.metrics.award(labelOf(meaning, step.kind === 'refused'));
+  return { step, meaning };
+}
