@@ -4,8 +4,7 @@
 // does not compile.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { constants } from 'node:fs';
-import { access, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -28,17 +27,11 @@ const cacheDir = join(repo, 'node_modules/.cache/quest-points-unity');
 
 /**
  * emcc's environment. Debian's emcc runs its JS tools with `node`, which finds Debian's acorn only through NODE_PATH
- * when node is not Debian's own. Its cache of system libraries must be writable (it takes a lock there): when the
- * system one is not, a project-local one is used (then the first run builds the libraries: minutes).
+ * when node is not Debian's own. Debian ships emscripten's system libraries prebuilt in a frozen cache
+ * (FROZEN_CACHE): the first run builds nothing and writes nothing there, as root or not.
  */
-async function emccEnv(): Promise<NodeJS.ProcessEnv> {
-  const env = { ...process.env, NODE_PATH: [process.env.NODE_PATH, '/usr/share/nodejs'].filter(Boolean).join(':') };
-  const { stdout } = await run('em-config', ['CACHE'], { env });
-  const writable = await access(stdout.trim(), constants.W_OK).then(
-    () => true,
-    () => false,
-  );
-  return writable || process.env.EM_CACHE ? env : { ...env, EM_CACHE: join(repo, 'node_modules/.cache/emscripten') };
+function emccEnv(): NodeJS.ProcessEnv {
+  return { ...process.env, NODE_PATH: [process.env.NODE_PATH, '/usr/share/nodejs'].filter(Boolean).join(':') };
 }
 
 /** The harness page's script: built now, or from the cache. `compileMs` is 0 when it came from the cache. */
@@ -49,7 +42,7 @@ export async function buildHarness(): Promise<{ script: string; compileMs: numbe
 
 /** A C program linked with a .jslib and a pre-js by emcc (EMCC_FLAGS), from the cache slot `slot` when unchanged. */
 export async function link(slot: string, inputs: { c: string; jslib?: string; preJs: string }): Promise<{ script: string; compileMs: number }> {
-  const env = await emccEnv();
+  const env = emccEnv();
   const { stdout } = await run('emcc', ['--version'], { env });
   const hash = createHash('sha256').update(stdout.split('\n')[0]!).update(EMCC_FLAGS.join(' '));
   for (const input of [inputs.c, inputs.jslib ?? '', inputs.preJs]) hash.update(input).update('\0');
