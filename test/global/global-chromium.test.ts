@@ -10,7 +10,7 @@ import { gzipSync } from 'node:zlib';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { launchChromium } from '../helpers/chromium.js';
-import { startDevSite, type DevSite, type SiteFile } from '../helpers/dev-site.js';
+import { startDevSite, withPage, type DevSite, type SiteFile } from '../helpers/dev-site.js';
 import { until } from '../helpers/until.js';
 
 const repo = resolve(import.meta.dirname, '../..');
@@ -51,12 +51,7 @@ it(`is one minified script of at most ${GLOBAL_BUDGET_BYTES} B min+gzip, with no
 });
 
 it('loaded by a plain <script>, defines window.QuestPoints and the HUD element, and awards exactly once', async () => {
-  const context = await browser.newContext();
-  try {
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (error) => errors.push(error.message));
-    page.on('console', (message) => void (message.type() === 'error' && errors.push(message.text())));
+  await withPage(browser, async (page, errors) => {
     await page.goto(`${site.url}/index.html`);
     const shape = await page.evaluate(() => ({
       names: Object.keys(window.QuestPoints).sort(),
@@ -118,7 +113,5 @@ it('loaded by a plain <script>, defines window.QuestPoints and the HUD element, 
     });
     expect(kept).toBe(true);
     expect(errors).toEqual([]);
-  } finally {
-    await context.close();
-  }
+  });
 }, 60_000);
