@@ -1,44 +1,28 @@
 // quest-points/babylon: the client bound to a Babylon.js node or scene. A Behavior (Babylon's attach/detach contract)
 // for any node, `camera.addBehavior(new QuestPointsBehavior(options))`, or questPointsForScene(scene, options) tied to
-// the scene's onDisposeObservable. It imports nothing from @babylonjs/core, so it works with the game's own copy (npm
-// or the CDN's BABYLON global).
+// the scene's onDisposeObservable. It imports only types from @babylonjs/core, so it adds no Babylon code to a bundle
+// and works with the game's own copy.
+import type { Behavior } from '@babylonjs/core/Behaviors/behavior.js';
+import type { Node } from '@babylonjs/core/node.js';
+import type { Scene } from '@babylonjs/core/scene.js';
 import { bindOrReport, type EnginePluginOptions, QuestPointsBinding } from '../engines/binding.js';
 
 export { QuestPointsBinding, type EnginePluginOptions } from '../engines/binding.js';
 
-/** What the plugin needs of a Babylon.js Scene: its engine's canvas and its dispose observable. */
-export interface BabylonSceneLike {
-  /** The scene's engine (Engine, WebGPUEngine): the HUD goes over its rendering canvas. */
-  getEngine(): { getRenderingCanvas(): HTMLCanvasElement | null };
-  /** Notified when the scene is disposed (Observable<Scene>). */
-  onDisposeObservable: {
-    /** Adds an observer called once; returns it (for remove). */
-    addOnce(callback: () => void): unknown;
-    /** Removes an observer added before. */
-    remove(observer: never): boolean;
-  };
-}
-
-/** What the Behavior needs of the node it is attached to (any Babylon Node: a camera, a mesh, a TransformNode). */
-export interface BabylonNodeLike {
-  /** The node's scene. */
-  getScene(): BabylonSceneLike;
-}
-
 /**
  * A Babylon.js Behavior: the client is made (or taken) when attached and let go when detached, which Babylon does when
- * the node is disposed (and so when its scene is) or on `node.removeBehavior(behavior)`.
+ * the node is disposed (and so when its scene or engine is) or on `node.removeBehavior(behavior)`.
  *
  *   const qp = new QuestPointsBehavior({ relayUrl: '/api', getToken, questId, serviceUserId });
  *   camera.addBehavior(qp);
  *   qp.questPoints?.award({ eventPoints: 10, eventName: 'gem' });
  */
-export class QuestPointsBehavior {
+export class QuestPointsBehavior implements Behavior<Node> {
   /** The Behavior's name, as Babylon lists it (node.getBehaviorByName('QuestPoints')). */
   name = 'QuestPoints';
   /** The node it is attached to; null when detached. */
-  attachedNode: BabylonNodeLike | null = null;
-  /** The binding while attached (client, typed events, HUD); null when detached. */
+  attachedNode: Node | null = null;
+  /** The binding while attached (client, typed events, HUD); null when detached or when the options were refused. */
   questPoints: QuestPointsBinding | null = null;
   readonly #options: EnginePluginOptions;
 
@@ -50,11 +34,14 @@ export class QuestPointsBehavior {
   /** Part of Babylon's Behavior contract; nothing to prepare. */
   init(): void {}
 
-  /** Called by node.addBehavior(): binds the client to the node's scene, the HUD over the engine's canvas (bad options: reported on the console, questPoints stays null). */
-  attach(node: BabylonNodeLike): void {
+  /**
+   * Called by node.addBehavior(): binds the client to the node, the HUD over the engine's canvas. Bad options are
+   * reported on the console (questPoints stays null), never thrown into the engine.
+   */
+  attach(node: Node): void {
     this.detach();
     this.attachedNode = node;
-    this.questPoints = bindOrReport('QuestPointsBehavior', this.#options, node.getScene().getEngine().getRenderingCanvas());
+    this.questPoints = bindOrReport('QuestPointsBehavior', this.#options, node.getEngine().getRenderingCanvas());
   }
 
   /** Called by Babylon when the node is disposed or the behavior removed: listeners and HUD removed, the client closed if made here. */
@@ -70,9 +57,10 @@ export class QuestPointsBehavior {
  * the binding's destroy() (which removes its observer from the scene too). Called by the game, not by the engine: it
  * throws on missing or invalid options, as createQuestPoints does.
  */
-export function questPointsForScene(scene: BabylonSceneLike, options: EnginePluginOptions): QuestPointsBinding {
-  let observer: unknown;
-  const binding = new QuestPointsBinding(options, scene.getEngine().getRenderingCanvas(), () => scene.onDisposeObservable.remove(observer as never));
-  observer = scene.onDisposeObservable.addOnce(() => void binding.destroy());
+export function questPointsForScene(scene: Scene, options: EnginePluginOptions): QuestPointsBinding {
+  const binding: QuestPointsBinding = new QuestPointsBinding(options, scene.getEngine().getRenderingCanvas(), () =>
+    scene.onDisposeObservable.remove(observer),
+  );
+  const observer = scene.onDisposeObservable.addOnce(() => void binding.destroy());
   return binding;
 }

@@ -46,7 +46,8 @@ export class QuestPointsBinding {
    */
   constructor(options: EnginePluginOptions, canvas: HTMLCanvasElement | null | undefined, onDestroy?: () => void) {
     this.#onDestroy = onDestroy;
-    if (!options || typeof options !== 'object') throw new TypeError('quest-points: options are required: { client } or the options of createQuestPoints');
+    if (!options || typeof options !== 'object')
+      throw new TypeError('quest-points: options are required: { client } or the options of createQuestPoints');
     const { hud, ...rest } = options;
     if ('client' in rest && rest.client) {
       this.#client = rest.client;

@@ -16,30 +16,30 @@ export interface PixiApplicationLike {
 }
 
 /**
- * The Application plugin (PixiJS 8's ApplicationPlugin contract: static init/destroy, called with the app as `this`).
+ * The Application plugin (PixiJS 8's ApplicationPlugin contract: init/destroy, called with the app as `this`).
  *
  *   extensions.add(QuestPointsPixiPlugin);
  *   await app.init({ width: 800, height: 600, questPoints: { relayUrl: '/api', getToken, questId, serviceUserId } });
  *   app.questPoints.award({ eventPoints: 10, eventName: 'level_up' });
  */
-export class QuestPointsPixiPlugin {
+export const QuestPointsPixiPlugin = {
   /** PixiJS's extension metadata: an Application plugin ('application' is ExtensionType.Application). */
-  static extension = { type: 'application' as ExtensionType.Application, name: 'quest-points' };
+  extension: { type: 'application' as ExtensionType.Application, name: 'quest-points' },
 
   /**
    * Called by `app.init(options)` after the renderer exists: binds `options.questPoints`, if given, to the app. Bad
    * options are reported on the console (app.questPoints stays null), never thrown out of the game's start.
    */
-  static init(this: PixiApplicationLike, options: { questPoints?: EnginePluginOptions }): void {
+  init(this: PixiApplicationLike, options: { questPoints?: EnginePluginOptions }): void {
     this.questPoints = options?.questPoints ? bindOrReport('QuestPointsPixiPlugin', options.questPoints, this.canvas) : null;
-  }
+  },
 
   /** Called by `app.destroy()`: listeners and HUD removed, the client closed if the plugin made it. */
-  static destroy(this: PixiApplicationLike): void {
+  destroy(this: PixiApplicationLike): void {
     void this.questPoints?.destroy();
     this.questPoints = null;
-  }
-}
+  },
+};
 
 declare global {
   namespace PixiMixins {

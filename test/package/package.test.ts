@@ -87,10 +87,13 @@ describe('the published package', { timeout: 60_000 }, () => {
     const result = JSON.parse(stdout) as { analysis: { entrypoints: Record<string, unknown>; problems: { resolutionKind?: string }[] } };
     expect(Object.keys(result.analysis.entrypoints).sort()).toEqual([
       '.',
+      './babylon',
       './emulator',
       './hud',
       './package.json',
       './phaser',
+      './pixi',
+      './playcanvas',
       './protocol',
       './react',
       './relay',
