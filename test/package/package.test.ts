@@ -36,6 +36,7 @@ beforeAll(async () => {
     join(stage, 'dist'),
   ]);
   await run(process.execPath, [join(repo, 'scripts/build-sw.mjs'), join(stage, 'dist')]);
+  await run(process.execPath, [join(repo, 'scripts/build-global.mjs'), join(stage, 'dist/global/index.js')]);
   for (const file of ['package.json', 'README.md', 'LICENSE']) await copyFile(join(repo, file), join(stage, file));
   const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', stage], { cwd: stage });
   packed = (JSON.parse(stdout) as Packed[])[0]!;
@@ -89,6 +90,7 @@ describe('the published package', { timeout: 60_000 }, () => {
       '.',
       './babylon',
       './emulator',
+      './global',
       './hud',
       './package.json',
       './phaser',

@@ -1,0 +1,124 @@
+// quest-points/global in a real browser: the script-tag build, built by scripts/build-global.mjs exactly as
+// `npm run build` does, loaded with a plain (classic) <script> on a page with no bundler, against the dev relay and
+// emulator on the same origin. It awards, the award lands once, and the HUD element it defines shows the total.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { gzipSync } from 'node:zlib';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { launchChromium } from '../helpers/chromium.js';
+import { startDevSite, type DevSite, type SiteFile } from '../helpers/dev-site.js';
+import { until } from '../helpers/until.js';
+
+const repo = resolve(import.meta.dirname, '../..');
+/** The script-tag build's budget, min+gzip (the SDK, tokenFrom and the HUD, lowered to ES2017). */
+const GLOBAL_BUDGET_BYTES = 24_000;
+
+const PAGE =
+  '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>script tag</title>' +
+  '<div id="game" style="position:relative;width:320px;height:240px"></div><script src="/quest-points.js"></script>';
+
+let folder: string;
+let script: string;
+let site: DevSite;
+let browser: Browser;
+const files = new Map<string, SiteFile>();
+
+beforeAll(async () => {
+  folder = await mkdtemp(join(tmpdir(), 'qp-global-'));
+  await promisify(execFile)(process.execPath, [join(repo, 'scripts/build-global.mjs'), join(folder, 'quest-points.js')]);
+  script = await readFile(join(folder, 'quest-points.js'), 'utf8');
+  files.set('/index.html', { type: 'text/html', body: PAGE });
+  files.set('/quest-points.js', { type: 'text/javascript', body: script });
+  [site, browser] = await Promise.all([startDevSite(files), launchChromium()]);
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await site?.close();
+  if (folder) await rm(folder, { recursive: true, force: true });
+});
+
+it(`is one minified script of at most ${GLOBAL_BUDGET_BYTES} B min+gzip, with no module syntax`, () => {
+  const gzip = gzipSync(script, { level: 9 }).length;
+  console.info(`quest-points/global: ${script.length} B minified, ${gzip} B min+gzip`);
+  expect(gzip).toBeLessThanOrEqual(GLOBAL_BUDGET_BYTES);
+  // A classic script: an import or export statement would be a syntax error there (the page test proves it too).
+  expect(() => new Function(script)).not.toThrow();
+});
+
+it('loaded by a plain <script>, defines window.QuestPoints and the HUD element, and awards exactly once', async () => {
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    page.on('console', (message) => void (message.type() === 'error' && errors.push(message.text())));
+    await page.goto(`${site.url}/index.html`);
+    const shape = await page.evaluate(() => ({
+      names: Object.keys(window.QuestPoints).sort(),
+      frozen: Object.isFrozen(window.QuestPoints),
+      version: window.QuestPoints.version,
+      hud: customElements.get('quest-points-hud') === window.QuestPoints.QuestPointsHud,
+    }));
+    expect(shape).toEqual({
+      names: [
+        'HUD_STRINGS',
+        'QuestPointsError',
+        'QuestPointsHud',
+        'attachHud',
+        'createQuestPoints',
+        'pointsKey',
+        'readToken',
+        'tokenFrom',
+        'version',
+      ],
+      frozen: true,
+      version: JSON.parse(await readFile(join(repo, 'package.json'), 'utf8')).version,
+      hud: true,
+    });
+
+    // What a page with no bundler writes: everything from window.QuestPoints.
+    const outcome = await page.evaluate(async () => {
+      const { createQuestPoints, tokenFrom, attachHud } = window.QuestPoints;
+      const qp = createQuestPoints({
+        relayUrl: '/api',
+        getToken: tokenFrom('/__dev/token?sub=tag-player'),
+        questId: 'q-global',
+        serviceUserId: 'tag-player',
+      });
+      const hud = attachHud(qp, { parent: document.getElementById('game')! });
+      (window as unknown as { hud: typeof hud }).hud = hud;
+      const handle = qp.award({ eventPoints: 7, eventName: 'script-tag', eventDescription: 'quest-é★' });
+      const settled = await handle.settled;
+      return { outcome: settled.outcome, key: handle.idempotencyKey, total: qp.viewPoints().totalPoints };
+    });
+    expect(outcome).toEqual({ outcome: 'sent', key: expect.stringMatching(/^[0-9a-f-]{36}$/), total: 7 });
+    const ledger = await site.ledgerOf('tag-player');
+    expect(ledger.map(({ questId, eventPoints, eventName, eventDescription }) => ({ questId, eventPoints, eventName, eventDescription }))).toEqual([
+      { questId: 'q-global', eventPoints: 7, eventName: 'script-tag', eventDescription: 'quest-é★' },
+    ]);
+    // The HUD the build defines counts up to the total.
+    await until(() => page.evaluate(() => (window as unknown as { hud: { total: number } }).hud.total === 7), 'the HUD to show 7');
+
+    // A second copy of the build on the page (a CDN script and an engine's .jspre) keeps the first.
+    const kept = await page.evaluate(async () => {
+      const first = window.QuestPoints;
+      const again = document.createElement('script');
+      again.src = '/quest-points.js?again';
+      await new Promise((done, fail) => {
+        again.onload = done;
+        again.onerror = fail;
+        document.head.append(again);
+      });
+      return window.QuestPoints === first;
+    });
+    expect(kept).toBe(true);
+    expect(errors).toEqual([]);
+  } finally {
+    await context.close();
+  }
+}, 60_000);

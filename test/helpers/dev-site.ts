@@ -1,0 +1,46 @@
+// A game's origin in one server: its static files (the page, its scripts) and the dev composition on the same
+// origin (relay at /api, tokens at /__dev/token, emulator admin at /__emulator), as `quest-points dev` behind a
+// static host gives a game maker. For pages that load the SDK with a plain <script> (the global build, engines).
+import { createDevServer, type DevServerOptions } from '../../src/dev/index.js';
+import { startNodeServer } from '../../src/kit/index.js';
+
+export interface SiteFile {
+  type: string;
+  body: string | Uint8Array;
+}
+
+/** One applied award as the emulator's state exports it. */
+export interface SiteLedgerEntry {
+  questId: string;
+  serviceUserId: string;
+  eventPoints: number;
+  eventName: string;
+  eventDescription: string;
+  idempotencyKey: string | null;
+}
+
+/** Starts the site on 127.0.0.1 (port 0); `files` maps a path to what it serves and may change while it runs. */
+export async function startDevSite(files: Map<string, SiteFile>, options: DevServerOptions = {}) {
+  const dev = createDevServer({ logger: () => {}, ...options });
+  const server = await startNodeServer({
+    host: '127.0.0.1',
+    port: 0,
+    fetch: (request, env) => {
+      const file = files.get(new URL(request.url).pathname);
+      if (!file) return dev.fetch(request, env);
+      const body = typeof file.body === 'string' ? file.body : new Uint8Array(file.body);
+      return new Response(body, { headers: { 'content-type': file.type, 'cache-control': 'no-store' } });
+    },
+  });
+  return {
+    url: server.url,
+    /** The emulator's ledger entries of one user (the dev relay's serviceUserId is the token's sub). */
+    async ledgerOf(serviceUserId: string): Promise<SiteLedgerEntry[]> {
+      const answer = (await (await fetch(`${server.url}/__emulator/state`)).json()) as { data: { ledger: SiteLedgerEntry[] } };
+      return answer.data.ledger.filter((entry) => entry.serviceUserId === serviceUserId);
+    },
+    close: server.close,
+  };
+}
+
+export type DevSite = Awaited<ReturnType<typeof startDevSite>>;
