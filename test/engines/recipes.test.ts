@@ -22,6 +22,8 @@ const AWARDS: Record<string, { eventPoints: number; eventName: string }> = {
   'excalibur.js': { eventPoints: 3, eventName: 'gem' },
   'littlejs.js': { eventPoints: 1, eventName: 'tap' },
   'pixi.js': { eventPoints: 10, eventName: 'star' },
+  'babylon.js': { eventPoints: 10, eventName: 'box' },
+  'playcanvas.js': { eventPoints: 5, eventName: 'box' },
 };
 const entry = (sub: string) => join(repo, 'src', sub, 'index.ts');
 const ALIASES = {
@@ -29,6 +31,8 @@ const ALIASES = {
   'quest-points/hud': entry('hud'),
   'quest-points/sw': entry('sw'),
   'quest-points/pixi': entry('pixi'),
+  'quest-points/babylon': entry('babylon'),
+  'quest-points/playcanvas': entry('playcanvas'),
 };
 
 let browser: Browser;
