@@ -14,6 +14,7 @@ import { Language, type Node, Parser } from 'web-tree-sitter';
 
 const repo = resolve(import.meta.dirname, '../..');
 const addon = join(repo, 'engines/godot/addons/quest_points');
+const example = join(repo, 'engines/godot/example/main.gd');
 const grammar = join(repo, 'node_modules/tree-sitter-gdscript/src');
 
 let folder: string;
@@ -75,6 +76,14 @@ describe('the Godot addon’s GDScript (tree-sitter-gdscript)', () => {
   it('every .gd file parses with no syntax error', async () => {
     expect(await scripts()).toEqual(['export_plugin.gd', 'plugin.gd', 'quest_points.gd']);
     for (const file of await scripts()) expect(syntaxErrors(await readFile(join(addon, file), 'utf8')), file).toEqual([]);
+  });
+
+  it('the example scene script parses, and docs/godot.md shows it as it is', async () => {
+    const source = await readFile(example, 'utf8');
+    expect(syntaxErrors(source)).toEqual([]);
+    const doc = await readFile(join(repo, 'docs/godot.md'), 'utf8');
+    const shown = /^<!-- example: engines\/godot\/example\/main.gd -->\n```gdscript\n([\s\S]*?)^```$/m.exec(doc)?.[1];
+    expect(shown).toBe(source);
   });
 
   it('fails on a broken copy: a colon, a comma or a parenthesis missing', async () => {

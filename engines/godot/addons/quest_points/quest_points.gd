@@ -75,7 +75,8 @@ func start(options: Dictionary) -> bool:
 ## or the addon cannot run here.
 func award(points: float, event_name := "", description := "") -> String:
 	if not started:
-		if _unavailable_reason == "":
+		# Off the web this warns once (and never again); on the web, an award before start() is the game's bug.
+		if _load_bridge():
 			push_error("QuestPoints: award() before start()")
 		return ""
 	var answer = JSON.parse_string(str(_bridge.award(points, event_name, description)))
