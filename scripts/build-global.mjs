@@ -1,25 +1,47 @@
 // quest-points/global: src/global/index.ts bundled with everything it imports into one minified IIFE that sets
 // window.QuestPoints (a <script> from a CDN, an engine's .jspre). It replaces tsc's ESM output of that file; tsc's
-// index.d.ts (the global's declaration) stays. ES2017: emscripten's JS optimizer (Unity's .jspre path) and older
-// engine webviews parse it; esbuild lowers ?., ?? and object spread. Usage: node scripts/build-global.mjs [outfile]
-import { readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { build } from 'esbuild';
+// index.d.ts (the global's declaration) stays. Usage: node scripts/build-global.mjs [outfile]
+//
+// The syntax is what emscripten's JS optimizer keeps intact, since Unity links this file as a .jspre and runs that
+// optimizer over it in every release build (emscripten 3.1.x, Unity 2021.3 to 6): ES2017 (esbuild lowers ?., ??,
+// object rest/spread and class fields), and no destructuring, which that optimizer silently drops or mangles
+// (emscripten #18373, #20393: `for (const [k, v] of ...)` printed as `for (; of ...)`), lowered here by Babel. A
+// test (test/unity) links the build with Debian's emscripten and checks that the optimizer's output means the same.
+import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { transformAsync } from '@babel/core';
+import destructuring from '@babel/plugin-transform-destructuring';
+import parameters from '@babel/plugin-transform-parameters';
+import { build, transform } from 'esbuild';
 
 const repo = resolve(import.meta.dirname, '..');
 const outfile = resolve(process.argv[2] ?? join(repo, 'dist/global/index.js'));
 const { version } = JSON.parse(await readFile(join(repo, 'package.json'), 'utf8'));
+const TARGET = 'es2017';
 
-await build({
+// 1. One module with no imports or exports (the entry has none), ES2017.
+const bundled = await build({
   entryPoints: [join(repo, 'src/global/index.ts')],
-  outfile,
   bundle: true,
-  minify: true,
-  format: 'iife',
+  write: false,
+  format: 'esm',
   platform: 'browser',
-  target: 'es2017',
+  target: TARGET,
   define: { __QP_VERSION__: JSON.stringify(version) },
-  banner: { js: `/*! quest-points ${version} (global build) | MIT */` },
   legalComments: 'none',
   logLevel: 'warning',
 });
+// 2. Destructuring (declarations, for-of heads, parameters) lowered to plain variables.
+const lowered = await transformAsync(bundled.outputFiles[0].text, {
+  babelrc: false,
+  configFile: false,
+  sourceType: 'module',
+  plugins: [destructuring, parameters],
+});
+// 3. Minified and wrapped: everything, Babel's helpers included, stays inside the function. Strict mode too: a
+// "use strict" before the IIFE would make a whole Unity framework strict when the .jspre is placed first.
+const { code } = await transform(lowered.code, { format: 'iife', minify: true, target: TARGET, legalComments: 'none' });
+const body = code.replace(/^(?:"use strict";)?\(\(\)=>\{/, '(()=>{"use strict";');
+if (!body.startsWith('(()=>{"use strict";')) throw new Error(`build-global: unexpected IIFE shape: ${code.slice(0, 40)}`);
+await mkdir(dirname(outfile), { recursive: true });
+await writeFile(outfile, `/*! quest-points ${version} (global build) | MIT */\n${body}`);

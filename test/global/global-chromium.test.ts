@@ -14,8 +14,8 @@ import { startDevSite, type DevSite, type SiteFile } from '../helpers/dev-site.j
 import { until } from '../helpers/until.js';
 
 const repo = resolve(import.meta.dirname, '../..');
-/** The script-tag build's budget, min+gzip (the SDK, tokenFrom and the HUD, lowered to ES2017). */
-const GLOBAL_BUDGET_BYTES = 24_000;
+/** The script-tag build's budget, min+gzip (the SDK, tokenFrom and the HUD; ES2017 without destructuring, for emscripten). */
+const GLOBAL_BUDGET_BYTES = 25_000;
 
 const PAGE =
   '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>script tag</title>' +
