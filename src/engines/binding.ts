@@ -133,7 +133,8 @@ export class QuestPointsBinding {
       const parent = options.parent ?? canvas?.parentElement;
       if (!parent || !this.#client) return false;
       // The element fills its positioned parent; a static parent would put it over the page instead of the canvas.
-      if (parent instanceof HTMLElement && getComputedStyle(parent).position === 'static') parent.style.position = 'relative';
+      const position = parent instanceof HTMLElement ? getComputedStyle(parent).position : 'relative';
+      if (!position || position === 'static') (parent as HTMLElement).style.position = 'relative';
       this.#hud = attachHud(this.#client, { ...options, parent });
       return true;
     };
