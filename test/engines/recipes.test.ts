@@ -93,7 +93,7 @@ describe('engine recipes in Chromium, as written', { timeout: 120_000 }, () => {
         await until(
           async () => {
             await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
-            return until(total, 'an award', 1_500).catch(() => false);
+            return until(total, 'an award', 4_000).catch(() => false);
           },
           'a click that awards',
           30_000,

@@ -3,7 +3,7 @@ extends EditorExportPlugin
 ## Adds the SDK (the script-tag build) and the bridge to Web exports, where the autoload reads them with FileAccess
 ## and evaluates them through JavaScriptBridge. Other platforms get nothing: the autoload says so once there.
 
-const FILES: PackedStringArray = [
+const FILES := [
 	"res://addons/quest_points/web/quest-points.global.js",
 	"res://addons/quest_points/web/quest_points_godot.js",
 ]

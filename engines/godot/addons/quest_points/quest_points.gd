@@ -21,17 +21,19 @@ signal auth_required(message: String)
 signal token_needed
 
 const WEB_DIR := "res://addons/quest_points/web/"
-const SCRIPTS: PackedStringArray = ["quest-points.global.js", "quest_points_godot.js"]
+const SCRIPTS := ["quest-points.global.js", "quest_points_godot.js"]
 
 ## True once start() succeeded, until close().
 var started := false
 
 var _unavailable_reason := ""
-var _js: Object = null
-var _bridge: Object = null
+# Untyped on purpose: the JavaScriptBridge singleton (reached by name, so a build without the class still parses) and
+# JavaScriptObject proxies are called dynamically.
+var _js = null
+var _bridge = null
 ## The callback JavaScript calls with every event. Kept here: a callback that is not referenced is freed, and the SDK
 ## would then call a dead function.
-var _on_event_callback: Object = null
+var _on_event_callback = null
 
 
 ## Starts the SDK. options: relay_url, quest_id, service_user_id; token_url (a same-origin URL answering JSON
