@@ -10,7 +10,7 @@ import { gzipSync } from 'node:zlib';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { launchChromium } from '../helpers/chromium.js';
-import { startDevSite, type DevSite, type SiteFile } from '../helpers/dev-site.js';
+import { startDevSite, withPage, type DevSite, type SiteFile } from '../helpers/dev-site.js';
 import { until } from '../helpers/until.js';
 
 const repo = resolve(import.meta.dirname, '../..');
@@ -33,6 +33,8 @@ beforeAll(async () => {
   script = await readFile(join(folder, 'quest-points.js'), 'utf8');
   files.set('/index.html', { type: 'text/html', body: PAGE });
   files.set('/quest-points.js', { type: 'text/javascript', body: script });
+  // A page without an icon link asks for /favicon.ico: answered, so a 404 in the console is a real fault.
+  files.set('/favicon.ico', { type: 'image/x-icon', body: '' });
   [site, browser] = await Promise.all([startDevSite(files), launchChromium()]);
 }, 60_000);
 
@@ -50,13 +52,25 @@ it(`is one minified script of at most ${GLOBAL_BUDGET_BYTES} B min+gzip, with no
   expect(() => new Function(script)).not.toThrow();
 });
 
+it("docs/script-tag.md's page, as written (its CDN URL pointed here): a click awards 10 points, once, and the HUD shows them", async () => {
+  const docs = await readFile(join(repo, 'docs/script-tag.md'), 'utf8');
+  const html = /```html\n([\s\S]*?)```/.exec(docs)![1]!;
+  const cdn = /<script src="(https:\/\/unpkg\.com\/quest-points@[^"]+)"><\/script>/.exec(html)![1]!;
+  expect(cdn).toBe(`https://unpkg.com/quest-points@${JSON.parse(await readFile(join(repo, 'package.json'), 'utf8')).version}`);
+  files.set('/click.html', { type: 'text/html', body: html.replace(cdn, '/quest-points.js') });
+  await withPage(browser, async (page, errors) => {
+    await page.goto(`${site.url}/click.html`);
+    await page.click('#game');
+    await until(async () => (await site.ledgerOf('dev-player')).length === 1, 'the click award in the ledger', 30_000);
+    await until(() => page.evaluate(() => document.querySelector('quest-points-hud')?.total === 10), 'the HUD to show 10', 30_000);
+    const [entry] = await site.ledgerOf('dev-player');
+    expect(entry).toMatchObject({ questId: 'summer', eventPoints: 10, eventName: 'click', eventDescription: 'Clicked the game' });
+    expect(errors).toEqual([]);
+  });
+}, 60_000);
+
 it('loaded by a plain <script>, defines window.QuestPoints and the HUD element, and awards exactly once', async () => {
-  const context = await browser.newContext();
-  try {
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (error) => errors.push(error.message));
-    page.on('console', (message) => void (message.type() === 'error' && errors.push(message.text())));
+  await withPage(browser, async (page, errors) => {
     await page.goto(`${site.url}/index.html`);
     const shape = await page.evaluate(() => ({
       names: Object.keys(window.QuestPoints).sort(),
@@ -118,7 +132,5 @@ it('loaded by a plain <script>, defines window.QuestPoints and the HUD element, 
     });
     expect(kept).toBe(true);
     expect(errors).toEqual([]);
-  } finally {
-    await context.close();
-  }
+  });
 }, 60_000);

@@ -1,7 +1,9 @@
 // A game's origin in one server: its static files (the page, its scripts) and the dev composition on the same
 // origin (relay at /api, tokens at /__dev/token, emulator admin at /__emulator), as `quest-points dev` behind a
 // static host gives a game maker. For pages that load the SDK with a plain <script> (the global build, engines).
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createDevServer, type DevServerOptions } from '../../src/dev/index.js';
+import type { EmulatorState } from '../../src/emulator/index.js';
 import { startNodeServer } from '../../src/kit/index.js';
 
 export interface SiteFile {
@@ -10,14 +12,7 @@ export interface SiteFile {
 }
 
 /** One applied award as the emulator's state exports it. */
-export interface SiteLedgerEntry {
-  questId: string;
-  serviceUserId: string;
-  eventPoints: number;
-  eventName: string;
-  eventDescription: string;
-  idempotencyKey: string | null;
-}
+export type SiteLedgerEntry = NonNullable<EmulatorState['ledger']>[number];
 
 /** Starts the site on 127.0.0.1 (port 0); `files` maps a path to what it serves and may change while it runs. */
 export async function startDevSite(files: Map<string, SiteFile>, options: DevServerOptions = {}) {
@@ -44,3 +39,17 @@ export async function startDevSite(files: Map<string, SiteFile>, options: DevSer
 }
 
 export type DevSite = Awaited<ReturnType<typeof startDevSite>>;
+
+/** Runs `run` with a page of a fresh browser context (closed after it), collecting uncaught errors and console errors. */
+export async function withPage(browser: Browser, run: (page: Page, errors: string[], context: BrowserContext) => Promise<void>): Promise<void> {
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    page.on('console', (message) => void (message.type() === 'error' && errors.push(message.text())));
+    await run(page, errors, context);
+  } finally {
+    await context.close();
+  }
+}

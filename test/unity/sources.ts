@@ -83,14 +83,15 @@ export function dispatchCases(source = read(paths.csharp)): Map<string, string |
   return cases;
 }
 
-/** Each [Serializable] class of the package and its public fields, in declaration order. */
+/** Each [Serializable] class of the package and its public fields (a base class's first, as JsonUtility writes them). */
 export function serializableClasses(source = read(paths.types)): Map<string, string[]> {
   const classes = new Map<string, string[]>();
-  for (const [, name, body] of source.matchAll(/\[Serializable\]\s*public class (\w+)\s*\{([\s\S]*?)\n {4}\}/g))
-    classes.set(
-      name!,
-      [...body!.matchAll(/^\s*public\s+[\w[\]]+\s+(\w+)\s*(?:=[^;]*)?;/gm)].map(([, field]) => field!),
-    );
+  for (const [, name, base, body] of source.matchAll(/\[Serializable\]\s*public class (\w+)(?:\s*:\s*(\w+))?\s*\{([\s\S]*?)\n {4}\}/g)) {
+    const own = [...body!.matchAll(/^\s*public\s+[\w[\]]+\s+(\w+)\s*(?:=[^;]*)?;/gm)].map(([, field]) => field!);
+    const inherited = base ? classes.get(base) : [];
+    if (!inherited) throw new Error(`${name}'s base ${base} must be declared before it`);
+    classes.set(name!, [...inherited, ...own]);
+  }
   return classes;
 }
 

@@ -59,6 +59,26 @@ describe('the C# and the .jslib agree (no call into a function that is not there
     }
   });
 
+  it("the callback C# hands over has the signature the .jslib calls it with (makeDynCall's 'viii')", () => {
+    const csharp = readFileSync(paths.csharp, 'utf8');
+    const delegate = /public delegate (\w+) EventCallback\(([^)]*)\)/.exec(csharp)!;
+    // In wasm32, int and every pointer (a string is a char*) are an i32.
+    const wasm = (type: string) => ({ void: 'v', int: 'i', string: 'i', double: 'd' })[type];
+    const signature =
+      wasm(delegate[1]!)! +
+      delegate[2]!
+        .split(',')
+        .map((param) => wasm(param.trim().split(/\s+/)[0]!))
+        .join('');
+    const called = /makeDynCall\('(\w+)', 'entry\.callback'\)/.exec(readFileSync(paths.jslib, 'utf8'))![1];
+    expect(called).toBe(signature);
+    expect(readFileSync(paths.harness, 'utf8')).toMatch(
+      /typedef void \(\*QuestPointsEventCallback\)\(int handle, const char \*type, const char \*json\);/,
+    );
+    // And the C# passes the static method IL2CPP can call back into, marked for AOT.
+    expect(csharp).toMatch(/\[AOT\.MonoPInvokeCallback\(typeof\(EventCallback\)\)\]\s*static void OnEvent\(int handle, string type, string json\)/);
+  });
+
   it('C# reads every event type the .jslib sends, each as a [Serializable] class', () => {
     const cases = dispatchCases();
     expect([...cases.keys()].sort()).toEqual(jslibEventTypes());

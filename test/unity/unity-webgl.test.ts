@@ -2,10 +2,10 @@
 // harness that declares the C#'s externs (harness.c), run in Chromium against the dev relay and emulator on the
 // page's origin. The harness plays C#: it calls the externs as IL2CPP does, copies and frees returned strings, and
 // hands every event to the page. What the C# then reads is checked against its classes (sources.ts).
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { launchChromium } from '../helpers/chromium.js';
-import { startDevSite, type DevSite, type SiteFile } from '../helpers/dev-site.js';
+import { startDevSite, withPage, type DevSite, type SiteFile } from '../helpers/dev-site.js';
 import { ROOMY_POLICY } from '../helpers/fixtures.js';
 import { until } from '../helpers/until.js';
 import { buildHarness, link } from './emscripten.js';
@@ -13,6 +13,8 @@ import { readFileSync } from 'node:fs';
 import { dispatchCases, paths, preJsChange, serializableClasses } from './sources.js';
 
 const QUEST = 'q-unity';
+/** How long a condition may take: the machine running the suite is shared and slow. */
+const WAIT_MS = 30_000;
 
 // The page: Module hooks first (emscripten's output picks the object up), then the harness. `unity` is C#'s seat.
 const PAGE = `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>unity harness</title>
@@ -143,19 +145,12 @@ afterAll(async () => {
   await site?.close();
 });
 
-async function withPage(run: (page: Page, errors: string[], context: BrowserContext) => Promise<void>) {
-  const context = await browser.newContext();
-  try {
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (error) => errors.push(error.message));
-    page.on('console', (message) => void (message.type() === 'error' && errors.push(message.text())));
+/** A fresh context's page with the harness loaded; errors collected. */
+const withHarness = (run: (page: Page, errors: string[]) => Promise<void>) =>
+  withPage(browser, async (page, errors) => {
     await open(page);
-    await run(page, errors, context);
-  } finally {
-    await context.close();
-  }
-}
+    await run(page, errors);
+  });
 
 async function open(page: Page) {
   await page.goto(`${site.url}/unity.html`);
@@ -165,7 +160,7 @@ async function open(page: Page) {
 const sentKeys = (page: Page, handle: number) => drive(page, (u, h) => u.events(h, 'sent').map((e) => e.data.idempotencyKey as string), handle);
 
 it('delivers each award once and returns its key; the events come back as the C# classes read them; UTF-8 both ways', async () => {
-  await withPage(async (page, errors) => {
+  await withHarness(async (page, errors) => {
     const sub = 'unity-a';
     const handle = await drive(page, (u, c) => u.create(c), config({ tokenUrl: `/__dev/token?sub=${sub}`, serviceUserId: sub, hud: true }));
     expect(handle).toBeGreaterThan(0);
@@ -176,9 +171,9 @@ it('delivers each award once and returns its key; the events come back as the C#
     );
     for (const key of keys) expect(key).toMatch(/^[0-9a-f-]{36}$/);
     // The third is refused by the relay's policy (an unknown event may not deduct): AwardRejected, not AwardSent.
-    const rejected = await until(() => drive(page, (u, h) => u.events(h, 'rejected')[0]?.data, handle), 'AwardRejected');
+    const rejected = await until(() => drive(page, (u, h) => u.events(h, 'rejected')[0]?.data, handle), 'AwardRejected', WAIT_MS);
     expect(rejected).toMatchObject({ idempotencyKey: keys[2], status: 422, message: expect.stringMatching(/negative/), eventName: 'penalty' });
-    await until(async () => (await sentKeys(page, handle)).length === 2, 'two AwardSent events');
+    await until(async () => (await sentKeys(page, handle)).length === 2, 'two AwardSent events', WAIT_MS);
     expect((await sentKeys(page, handle)).sort()).toEqual([keys[0], keys[1]].sort());
 
     const ledger = await site.ledgerOf(sub);
@@ -188,13 +183,17 @@ it('delivers each award once and returns its key; the events come back as the C#
     ]);
 
     // PointsChanged reaches the total, with the history entry of each key and the UTF-8 text intact.
-    const view = await until(async () => {
-      const points = await drive(page, (u, h) => u.events(h, 'points'), handle);
-      const last = points.at(-1)?.data as
-        | { totalPoints: number; history: { idempotencyKey: string; eventName: string; eventDescription: string; state: string }[] }
-        | undefined;
-      return last?.totalPoints === 7.5 && last.history.length === 2 ? last : undefined;
-    }, 'a PointsChanged with the total 7.5');
+    const view = await until(
+      async () => {
+        const points = await drive(page, (u, h) => u.events(h, 'points'), handle);
+        const last = points.at(-1)?.data as
+          | { totalPoints: number; history: { idempotencyKey: string; eventName: string; eventDescription: string; state: string }[] }
+          | undefined;
+        return last?.totalPoints === 7.5 && last.history.length === 2 ? last : undefined;
+      },
+      'a PointsChanged with the total 7.5',
+      WAIT_MS,
+    );
     const first = view.history.find((entry) => entry.eventName === 'quest-é★')!;
     expect(first.eventDescription).toBe('desc ★ é 日本');
     expect(['sent', 'confirmed']).toContain(first.state);
@@ -207,7 +206,7 @@ it('delivers each award once and returns its key; the events come back as the C#
     expect(now.totalPoints).toBe(7.5);
     expectReadableByCSharp([{ type: 'points', data: now as unknown as Record<string, unknown> }]);
     // The HUD (config.hud) over the page shows the total.
-    await until(() => page.evaluate(() => document.querySelector('quest-points-hud')?.total === 7.5), 'the HUD to show 7.5');
+    await until(() => page.evaluate(() => document.querySelector('quest-points-hud')?.total === 7.5), 'the HUD to show 7.5', WAIT_MS);
 
     // A refused award: no key, and LastError says which field and why (C# throws QuestPointsException from it).
     expect(await drive(page, (u, h) => u.award(h, Number.NaN, 'nan', null), handle)).toBeNull();
@@ -221,10 +220,10 @@ it('delivers each award once and returns its key; the events come back as the C#
 }, 120_000);
 
 it('asks C# for a token when the config has none; FailToken pauses sending with AuthRequired; Dispose ends events and awards', async () => {
-  await withPage(async (page, errors) => {
+  await withHarness(async (page, errors) => {
     const signedIn = await drive(page, (u, c) => u.create(c, { sub: 'unity-b' }), config({ serviceUserId: 'unity-b', storageName: 'signed-in' }));
     const key = await drive(page, (u, h) => u.award(h, 3, 'token-from-csharp', null), signedIn);
-    await until(async () => (await sentKeys(page, signedIn)).includes(key!), 'the award sent with the token C# provided');
+    await until(async () => (await sentKeys(page, signedIn)).includes(key!), 'the award sent with the token C# provided', WAIT_MS);
     expect(await drive(page, (u, h) => u.events(h, 'token').length, signedIn)).toBe(1);
     expect((await site.ledgerOf('unity-b')).map((entry) => entry.eventName)).toEqual(['token-from-csharp']);
 
@@ -234,7 +233,7 @@ it('asks C# for a token when the config has none; FailToken pauses sending with 
       config({ serviceUserId: 'unity-c', storageName: 'signed-out' }),
     );
     await drive(page, (u, h) => u.award(h, 4, 'waits-for-sign-in', null), signedOut);
-    const auth = await until(() => drive(page, (u, h) => u.events(h, 'auth')[0]?.data, signedOut), 'AuthRequired');
+    const auth = await until(() => drive(page, (u, h) => u.events(h, 'auth')[0]?.data, signedOut), 'AuthRequired', WAIT_MS);
     expect(auth).toEqual({ message: expect.stringContaining('not signed in') });
     expect(await drive(page, (u, h) => u.events(h, 'queue').at(-1)?.data, signedOut)).toEqual({ queueSize: 1 });
     expect(await site.ledgerOf('unity-c')).toEqual([]);
@@ -252,7 +251,7 @@ it('asks C# for a token when the config has none; FailToken pauses sending with 
 }, 120_000);
 
 it('an award made offline survives a reload and is delivered once by the next page', async () => {
-  await withPage(async (page, errors) => {
+  await withHarness(async (page, errors) => {
     const sub = 'unity-offline';
     const settings = config({ tokenUrl: `/__dev/token?sub=${sub}`, serviceUserId: sub, storageName: 'offline' });
     let reached = 0;
@@ -262,32 +261,36 @@ it('an award made offline survives a reload and is delivered once by the next pa
     });
     const handle = await drive(page, (u, c) => u.create(c), settings);
     const key = (await drive(page, (u, h) => u.award(h, 9, 'offline-award', null), handle))!;
-    await until(() => reached > 0, 'a send attempt that fails');
-    // The outbox holds it in IndexedDB (read without the SDK) before the page goes away.
+    await until(() => reached > 0, 'a send attempt that fails', WAIT_MS);
+    // The outbox holds it in IndexedDB (read without the SDK) before the page goes away. The database is opened only
+    // once it exists: opening it first would create it empty, under the SDK's feet.
     await until(
       () =>
-        page.evaluate(
-          (wanted) =>
-            new Promise<boolean>((resolve) => {
-              const request = indexedDB.open('offline:outbox');
-              request.onsuccess = () => {
-                const db = request.result;
-                if (!db.objectStoreNames.contains('kv')) return resolve(false);
-                const all = db.transaction('kv', 'readonly').objectStore('kv').getAll();
-                all.onsuccess = () => resolve((all.result as { idempotencyKey: string }[]).some((award) => award.idempotencyKey === wanted));
+        page.evaluate(async (wanted) => {
+          if (!(await indexedDB.databases()).some((db) => db.name === 'offline:outbox')) return false;
+          return new Promise<boolean>((resolve) => {
+            const request = indexedDB.open('offline:outbox');
+            request.onsuccess = () => {
+              const db = request.result;
+              if (!db.objectStoreNames.contains('kv')) return resolve(Boolean(db.close()));
+              const all = db.transaction('kv', 'readonly').objectStore('kv').getAll();
+              all.onsuccess = () => {
+                db.close();
+                resolve((all.result as { idempotencyKey: string }[]).some((award) => award.idempotencyKey === wanted));
               };
-              request.onerror = () => resolve(false);
-            }),
-          key,
-        ),
+            };
+            request.onerror = () => resolve(false);
+          });
+        }, key),
       'the award in the IndexedDB outbox',
+      WAIT_MS,
     );
     expect(await site.ledgerOf(sub)).toEqual([]);
 
     await page.unroute('**/api/**');
     await open(page);
     const next = await drive(page, (u, c) => u.create(c), settings);
-    await until(async () => (await sentKeys(page, next)).includes(key), 'the next page sending the offline award');
+    await until(async () => (await sentKeys(page, next)).includes(key), 'the next page sending the offline award', WAIT_MS);
     await drive(page, (u, h) => u.flush(h), next);
     const ledger = await site.ledgerOf(sub);
     expect(ledger.map((entry) => [entry.eventName, entry.eventPoints])).toEqual([['offline-award', 9]]);
@@ -296,7 +299,7 @@ it('an award made offline survives a reload and is delivered once by the next pa
 }, 120_000);
 
 it('10,000 events through the callbacks leave the wasm heap as it was: every string the .jslib allocates is freed', async () => {
-  await withPage(async (page, errors) => {
+  await withHarness(async (page, errors) => {
     const sub = 'unity-memory';
     const handle = await drive(
       page,

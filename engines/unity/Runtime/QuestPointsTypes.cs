@@ -77,14 +77,8 @@ namespace QuestPointsSDK
 
     /// <summary>An award refused for good (a final 4xx: policy, validation): AwardRejected's payload.</summary>
     [Serializable]
-    public class RejectedAward
+    public class RejectedAward : AwardInfo
     {
-        public string idempotencyKey;
-        public string questId;
-        public string serviceUserId;
-        public double eventPoints;
-        public string eventName;
-        public string eventDescription;
         /// <summary>The HTTP status of the refusal.</summary>
         public int status;
         public string message;
