@@ -88,11 +88,14 @@ describe('the published package', { timeout: 60_000 }, () => {
     const result = JSON.parse(stdout) as { analysis: { entrypoints: Record<string, unknown>; problems: { resolutionKind?: string }[] } };
     expect(Object.keys(result.analysis.entrypoints).sort()).toEqual([
       '.',
+      './babylon',
       './emulator',
       './global',
       './hud',
       './package.json',
       './phaser',
+      './pixi',
+      './playcanvas',
       './protocol',
       './react',
       './relay',
@@ -120,9 +123,10 @@ describe('the published package', { timeout: 60_000 }, () => {
     for (const js of paths.filter((path) => path.endsWith('.js'))) expect(paths, js).toContain(js.replace(/\.js$/, '.d.ts'));
     // Bounds that catch an accidental inclusion (a demo build, source maps or the tests each add well over 100 KB),
     // not the growth of a feature: 151 KB packed and 477 KB unpacked with the service-worker entries (2026-11-22);
-    // 199 KB packed and 618 KB unpacked with the relay's runtimes, auth and the HUD (2026-11-24).
+    // 199 KB packed and 618 KB unpacked with the relay's runtimes, auth and the HUD (2026-11-24); 750 KB unpacked with
+    // the script-tag build (65 KB) and the PixiJS, Babylon.js and PlayCanvas plugins (37 KB) (2026-11-25).
     expect(packed.size).toBeLessThan(250_000);
-    expect(packed.unpackedSize).toBeLessThan(750_000);
+    expect(packed.unpackedSize).toBeLessThan(850_000);
   });
 
   // The declarations as a consumer's strict project checks them with skipLibCheck false: each d.ts we ship must
