@@ -32,13 +32,23 @@ export interface ExamplePage {
   page: Page;
   context: BrowserContext;
   errors: string[];
-  /** Text of the HUD's parts of one name (open shadow root), in document order. */
+  /** Text of the HUD's parts of one name (`total`, `connection`, ...), in document order. */
   parts(name: string): Promise<string[]>;
   /** The data-state of every toast, newest first as shown. */
   toastStates(): Promise<string[]>;
 }
 
-export async function openExample(browser: Browser, url: string): Promise<ExamplePage> {
+/**
+ * Where the page shows the SDK's state: `<quest-points-hud>`'s parts (open shadow root) by default; an example with
+ * its own HUD (React) marks its elements with the same part names and its toasts with data-state.
+ */
+export interface HudSelectors {
+  part(name: string): string;
+  toast: string;
+}
+const QUEST_POINTS_HUD: HudSelectors = { part: (name) => `quest-points-hud [part~="${name}"]`, toast: 'quest-points-hud [part~=toast]' };
+
+export async function openExample(browser: Browser, url: string, hud: HudSelectors = QUEST_POINTS_HUD): Promise<ExamplePage> {
   const context = await browser.newContext({ viewport: { width: 960, height: 720 } });
   const page = await context.newPage();
   const errors: string[] = [];
@@ -52,8 +62,8 @@ export async function openExample(browser: Browser, url: string): Promise<Exampl
     page,
     context,
     errors,
-    parts: (name) => page.locator(`quest-points-hud [part~="${name}"]`).allTextContents(),
-    toastStates: () => page.locator('quest-points-hud [part~=toast]').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-state') ?? '')),
+    parts: (name) => page.locator(hud.part(name)).allTextContents(),
+    toastStates: () => page.locator(hud.toast).evaluateAll((lis) => lis.map((li) => li.getAttribute('data-state') ?? '')),
   };
 }
 
@@ -71,9 +81,10 @@ export async function ledgerTotal(base: string, serviceUserId: string, questId =
  */
 export async function onlineOfflineOnline(
   opened: ExamplePage,
-  options: { award: () => Promise<void>; points: number; ledger: () => Promise<number>; start?: number },
+  options: { award: () => Promise<void>; points: number; ledger: () => Promise<number>; start?: number; offlineState?: string },
 ): Promise<void> {
-  const { award, points, ledger, start = 0 } = options;
+  // offlineState: what a toast (or history row) of an award made offline says; the HUD's "saved — will sync".
+  const { award, points, ledger, start = 0, offlineState = 'saved' } = options;
   const total = async () => Number((await opened.parts('total'))[0]?.replace(/[^\d.-]/g, ''));
   await until(async () => (await opened.parts('connection'))[0] === 'online', 'the HUD online');
   await until(async () => (await total()) === start, `the HUD's first total ${start}`);
@@ -88,13 +99,13 @@ export async function onlineOfflineOnline(
   await until(async () => (await opened.parts('connection'))[0] === 'offline', 'the HUD offline');
   await award();
   await until(async () => (await total()) === start + 3 * points, 'the HUD total counting the offline award');
-  await until(async () => (await opened.toastStates()).includes('saved'), 'a toast "saved — will sync"');
+  await until(async () => (await opened.toastStates()).includes(offlineState), `an entry ${offlineState}`);
   expect(await ledger()).toBe(start + 2 * points);
 
   await opened.context.setOffline(false);
   await until(async () => (await ledger()) === start + 3 * points, 'the offline award delivered', 20_000);
   await until(async () => (await opened.parts('connection'))[0] === 'online', 'the HUD online again');
-  await until(async () => !(await opened.toastStates()).includes('saved'), 'no toast left "saved"');
+  await until(async () => !(await opened.toastStates()).includes(offlineState), `no entry left ${offlineState}`);
   expect(await total()).toBe(start + 3 * points);
   expect(opened.errors).toEqual([]);
 }
