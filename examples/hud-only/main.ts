@@ -6,9 +6,10 @@ import { createQuestPoints } from 'quest-points';
 import { tokenFrom } from 'quest-points/sw';
 
 const qp = createQuestPoints({ relayUrl: '/api', getToken: tokenFrom('/__dev/token'), questId: 'summer', serviceUserId: 'dev-player' });
-document.querySelector('quest-points-hud')!.client = qp;
+const hud = document.querySelector('quest-points-hud');
+if (hud) hud.client = qp;
 // #endregion bind
 
-document.getElementById('quest')!.addEventListener('click', () => {
+document.getElementById('quest')?.addEventListener('click', () => {
   qp.award({ eventPoints: 25, eventName: 'side_quest', eventDescription: 'Side quest done' }); // a toast: +25 Side quest done
 });

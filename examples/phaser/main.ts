@@ -10,7 +10,7 @@ class Level extends Phaser.Scene {
   declare questPoints: QuestPointsScenePlugin; // installed by questPointsPlugins()
 
   create() {
-    attachHud(this.questPoints.client, { parent: document.getElementById('game')! });
+    attachHud(this.questPoints.client, { parent: document.querySelector('#game') ?? document.body });
     const coin = this.add.circle(320, 180, 36, 0xf5c542).setInteractive({ useHandCursor: true });
     this.tweens.add({ targets: coin, y: 165, duration: 600, yoyo: true, repeat: -1, ease: 'Sine.easeInOut' });
     coin.on('pointerdown', () => this.questPoints.award({ eventPoints: 10, eventName: 'coin' }));

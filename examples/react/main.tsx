@@ -34,12 +34,14 @@ function CoinButton() {
 }
 
 const options = { relayUrl: '/api', getToken: tokenFrom('/__dev/token'), questId: 'summer', serviceUserId: 'dev-player' };
-createRoot(document.getElementById('root')!).render(
-  <StrictMode>
-    <QuestPointsProvider options={options}>
-      <Hud />
-      <CoinButton />
-    </QuestPointsProvider>
-  </StrictMode>,
-);
+const root = document.getElementById('root');
+if (root)
+  createRoot(root).render(
+    <StrictMode>
+      <QuestPointsProvider options={options}>
+        <Hud />
+        <CoinButton />
+      </QuestPointsProvider>
+    </StrictMode>,
+  );
 // #endregion app

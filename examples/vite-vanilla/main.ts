@@ -11,20 +11,21 @@ const qp = createQuestPoints({
   questId: 'summer',
   serviceUserId: 'dev-player', // the token's subject: /__dev/token signs for dev-player unless given ?sub=
 });
-attachHud(qp, { parent: document.getElementById('game')! }); // live total, a toast per award, online/offline
+attachHud(qp, { parent: document.querySelector('#game') ?? document.body }); // live total, a toast per award, online/offline
 
 function collectCoin() {
   qp.award({ eventPoints: 5, eventName: 'coin' }); // returns at once; queued in IndexedDB, works offline
 }
 // #endregion quickstart
 
-document.getElementById('coin')!.addEventListener('click', collectCoin);
+document.getElementById('coin')?.addEventListener('click', collectCoin);
 
 // The "game": a coin that bobs; clicking it collects it.
-const canvas = document.querySelector('canvas')!;
-const ctx = canvas.getContext('2d')!;
-canvas.addEventListener('click', collectCoin);
+const canvas = document.querySelector('canvas');
+const ctx = canvas?.getContext('2d');
+canvas?.addEventListener('click', collectCoin);
 function draw(time: number) {
+  if (!canvas || !ctx) return;
   const y = 180 + Math.sin(time / 300) * 12;
   ctx.clearRect(0, 0, canvas.width, canvas.height);
   ctx.fillStyle = '#f5c542';
