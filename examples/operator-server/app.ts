@@ -22,17 +22,32 @@ export interface GameServerSecrets {
 
 export function createGameServer(secrets: GameServerSecrets): express.Express {
   const app = express();
+  app.use(session({ secret: secrets.sessionSecret, resave: false, saveUninitialized: false, cookie: { httpOnly: true, sameSite: 'lax' } }));
+
+  // #region production
+  // The relay holds the API key; it trusts only tokens signed with relaySecret and decides the points by policy.
   const relay = createRelay({
     upstream: { url: secrets.upstreamUrl, apiKey: secrets.apiKey },
     secret: secrets.relaySecret,
     keySecret: secrets.keySecret,
-    policy: { quests: ['summer'], events: { coin: { maxPoints: 5 } }, maxPointsPerAward: 5 }, // the relay decides the points
+    policy: { quests: ['summer'], events: { coin: { maxPoints: 5 } }, maxPointsPerAward: 5 },
   });
   app.use('/qp', toNodeListener(relay)); // before any body parser: the relay reads and limits the body itself
-  app.use(express.urlencoded({ extended: false }));
-  app.use(session({ secret: secrets.sessionSecret, resave: false, saveUninitialized: false, cookie: { httpOnly: true, sameSite: 'lax' } }));
+
+  // The page's getToken, tokenFrom('/login/qp-token'), reads JSON { "token": "..." } for the session's player; 401
+  // without one (the SDK pauses sending and emits auth:required). A token lives 15 minutes; the SDK asks again.
+  app.get('/login/qp-token', async (req, res) => {
+    if (!req.session.player) {
+      res.status(401).json({ message: 'not signed in' });
+      return;
+    }
+    const token = await signPlayerToken({ sub: req.session.player, quests: ['summer'] }, { secret: secrets.relaySecret, ttl: '15m' });
+    res.set('cache-control', 'no-store').json({ token });
+  });
+  // #endregion production
 
   // Your login: check a password or your identity provider here; this example trusts the name it is given.
+  app.use(express.urlencoded({ extended: false }));
   app.post('/login', (req, res) => {
     const name = String(req.body?.name ?? '')
       .trim()
@@ -46,17 +61,6 @@ export function createGameServer(secrets: GameServerSecrets): express.Express {
   });
   app.post('/logout', (req, res) => req.session.destroy(() => res.redirect(303, '/')));
   app.get('/me', (req, res) => res.json({ player: req.session.player ?? null }));
-
-  // What the page's getToken reads, tokenFrom('/login/qp-token'): JSON { "token": "..." } for the session's player,
-  // 401 without one (the SDK pauses sending and emits auth:required). A token lives 15 minutes; the SDK asks again.
-  app.get('/login/qp-token', async (req, res) => {
-    if (!req.session.player) {
-      res.status(401).json({ message: 'not signed in' });
-      return;
-    }
-    const token = await signPlayerToken({ sub: req.session.player, quests: ['summer'] }, { secret: secrets.relaySecret, ttl: '15m' });
-    res.set('cache-control', 'no-store').json({ token });
-  });
   return app;
 }
 // #endregion server
