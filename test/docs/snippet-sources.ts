@@ -75,4 +75,5 @@ export function writeSnippets(): string[] {
   });
 }
 
-if (process.argv.includes('--write')) console.log(`rewritten: ${writeSnippets().join(', ') || 'none'}`);
+if (process.argv[1]?.endsWith('snippet-sources.ts') && process.argv.includes('--write'))
+  console.log(`rewritten: ${writeSnippets().join(', ') || 'none'}`);

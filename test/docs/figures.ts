@@ -1,0 +1,70 @@
+// Figures the docs quote that a test can measure: each is found by a pattern in its page and must equal the
+// measurement (bundle sizes are deterministic: esbuild, es2022, gzip -9, bench/lib/bundle.ts). After a change that
+// moves one, `npx tsx test/docs/figures.ts --write` rewrites the docs from the measurements.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { hudBundleSize, sdkBundleSize, swBundleSize } from '../../bench/sdk.bench.js';
+import { SDK_TARGET_BYTES } from '../../bench/lib/bundle.js';
+import { root } from './snippet-sources.js';
+
+export interface Figure {
+  doc: string;
+  /** One capture group per value, in order; the text around them stays. */
+  pattern: RegExp;
+  values: number[];
+}
+
+const n = (value: number) => value.toLocaleString('en-US');
+const NUM = '([\\d,]+)';
+
+export async function measuredFigures(): Promise<Figure[]> {
+  const [sdk, sw, hud] = await Promise.all([sdkBundleSize(), swBundleSize(), hudBundleSize()]);
+  return [
+    {
+      doc: 'docs/sdk.md',
+      pattern: new RegExp(`\`quest-points/sw.js\` is ${NUM} B minified, \\*\\*${NUM} B min\\+gzip\\*\\*`),
+      values: [sw.min, sw.gzip],
+    },
+    {
+      doc: 'docs/sdk.md',
+      pattern: new RegExp(`${NUM} B up front, over the target by ${NUM} B\\*\\*, plus ${NUM} B loaded on`),
+      values: [sdk.gzip, sdk.gzip - SDK_TARGET_BYTES, sdk.lazyGzip],
+    },
+    {
+      doc: 'docs/hud.md',
+      pattern: new RegExp(`\\*\\*Size\\*\\*: ${NUM} B min\\+gzip added to a game bundle that already has the SDK \\(${NUM} B minified`),
+      values: [hud.withHud.gzip - hud.sdk.gzip, hud.alone.min],
+    },
+  ];
+}
+
+/** Each figure as the docs say it and as measured: `said` undefined when the pattern is not found. */
+export function compare(figures: Figure[]) {
+  return figures.map((figure) => {
+    const match = readFileSync(root + figure.doc, 'utf8').match(figure.pattern);
+    return { ...figure, said: match?.slice(1).map((s) => Number(s.replaceAll(',', ''))), measured: figure.values };
+  });
+}
+
+export function write(figures: Figure[]): void {
+  for (const figure of figures) {
+    const text = readFileSync(root + figure.doc, 'utf8');
+    let i = 0;
+    const next = text.replace(figure.pattern, (all, ...groups: unknown[]) => {
+      const captures = groups.slice(0, figure.values.length) as string[];
+      let out = all;
+      for (const capture of captures) out = out.replace(capture, `\u0000${i++}\u0000`);
+      return out.replace(/\u0000(\d+)\u0000/g, (_m, k: string) => n(figure.values[Number(k)]!));
+    });
+    writeFileSync(root + figure.doc, next);
+  }
+}
+
+if (process.argv[1]?.endsWith('figures.ts') && process.argv.includes('--write')) {
+  const figures = await measuredFigures();
+  write(figures);
+  console.log(
+    compare(figures)
+      .map((f) => `${f.doc}: ${f.measured.map(n).join(', ')}`)
+      .join('\n'),
+  );
+}
