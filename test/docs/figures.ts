@@ -47,15 +47,15 @@ export function compare(figures: Figure[]) {
 
 export function write(figures: Figure[]): void {
   for (const figure of figures) {
-    const text = readFileSync(root + figure.doc, 'utf8');
-    let i = 0;
-    const next = text.replace(figure.pattern, (all, ...groups: unknown[]) => {
-      const captures = groups.slice(0, figure.values.length) as string[];
-      let out = all;
-      for (const capture of captures) out = out.replace(capture, `\u0000${i++}\u0000`);
-      return out.replace(/\u0000(\d+)\u0000/g, (_m, k: string) => n(figure.values[Number(k)]!));
-    });
-    writeFileSync(root + figure.doc, next);
+    let text = readFileSync(root + figure.doc, 'utf8');
+    // The 'd' flag gives each capture's place: replace them from the last, so earlier places stay valid.
+    const match = new RegExp(figure.pattern.source, 'd').exec(text);
+    if (!match?.indices) throw new Error(`${figure.doc}: ${figure.pattern} not found`);
+    for (let k = figure.values.length; k >= 1; k--) {
+      const [start, end] = match.indices[k]!;
+      text = text.slice(0, start) + n(figure.values[k - 1]!) + text.slice(end);
+    }
+    writeFileSync(root + figure.doc, text);
   }
 }
 
