@@ -61,3 +61,15 @@ example('react', async (base) => {
   await onlineOfflineOnline(opened, { award, points: 1, ledger: ledger(base), offlineState: 'pending' });
   await opened.context.close();
 });
+
+example('pixi', async (base) => {
+  const opened = await openExample(browser, `${base}/`);
+  await opened.page.waitForSelector('#game canvas');
+  // The star turns around (320, 180), its middle always under the pointer there.
+  const award = async () => {
+    const box = (await opened.page.locator('#game canvas').boundingBox())!;
+    await opened.page.mouse.click(box.x + 320, box.y + 180);
+  };
+  await onlineOfflineOnline(opened, { award, points: 10, ledger: ledger(base) });
+  await opened.context.close();
+});
