@@ -1,6 +1,6 @@
 // Every internal link of README.md and docs/**/*.md must lead somewhere: a relative link to a file or folder that
 // exists in the repository, and its #anchor to a heading of that page. Anchors are the docs site's (VitePress's
-// slugs) in docs/, GitHub's in README.md (where it is read). Every page under docs/ must be in the site's sidebar
+// slugs) in docs/, GitHub's in README.md and BENCHMARKS.md (where they are read). Every page under docs/ must be in the site's sidebar
 // (docs/.vitepress/pages.ts). `npm run docs` runs this after the build; test/docs/links.test.ts runs it in the suite.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -54,7 +54,7 @@ export function brokenLinks(files = docFiles(), checkSidebar = true): string[] {
   const problems: string[] = [];
   for (const file of files) {
     const text = readFileSync(join(root, file), 'utf8');
-    const slug = file === 'README.md' ? githubSlug : vitepressSlug;
+    const slug = file.startsWith('docs/') ? vitepressSlug : githubSlug; // README.md and BENCHMARKS.md are read on GitHub
     const outside = text.replace(/^```[\s\S]*?^```/gm, (block) => block.replace(/[^\n]/g, ' '));
     for (const m of outside.matchAll(/!?\[[^\]]*\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) {
       const target = m[1]!;
@@ -94,5 +94,5 @@ if (process.argv[1]?.endsWith('links.ts')) {
     console.error(`broken links:\n${problems.join('\n')}`);
     process.exit(1);
   }
-  console.log(`links: every internal link and anchor of README.md and ${docFiles().length - 1} docs pages leads somewhere`);
+  console.log(`links: every internal link and anchor of README.md, BENCHMARKS.md and ${docFiles().length - 2} docs pages leads somewhere`);
 }

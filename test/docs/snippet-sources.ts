@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 export const root = fileURLToPath(new URL('../../', import.meta.url));
 
-/** README.md and every Markdown page under docs/ (not the generated API), as paths from the repository root. */
+/** README.md, BENCHMARKS.md and every Markdown page under docs/ (not the generated API), as paths from the repository root. */
 export function docFiles(): string[] {
   const walk = (dir: string): string[] =>
     readdirSync(root + dir, { withFileTypes: true }).flatMap((entry) => {
@@ -17,7 +17,7 @@ export function docFiles(): string[] {
       if (entry.isDirectory()) return entry.name.startsWith('.') || entry.name === 'api' || entry.name === 'public' ? [] : walk(path);
       return entry.name.endsWith('.md') ? [path] : [];
     });
-  return ['README.md', ...walk('docs')];
+  return ['README.md', 'BENCHMARKS.md', ...walk('docs')];
 }
 
 const MARKER = /^<!-- snippet: ([^#\s]+)(?:#([\w-]+))? -->\n```(\w+)\n([\s\S]*?)^```$/gm;
