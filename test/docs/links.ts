@@ -1,11 +1,17 @@
-// Every internal link of README.md and docs/**/*.md must lead somewhere: a relative link to a file or folder that
-// exists in the repository, and its #anchor to a heading of that page. Anchors are the docs site's (VitePress's
+// Every internal link of README.md, BENCHMARKS.md and docs/**/*.md must lead somewhere: a relative link (or, in
+// README.md, a link to this repository on GitHub) to a file or folder that exists in the repository, and its #anchor
+// to a heading of that page. README.md's links are all absolute: it is also read on the npm page, where a relative
+// link is dead. Anchors are the docs site's (VitePress's
 // slugs) in docs/, GitHub's in README.md and BENCHMARKS.md (where they are read). Every page under docs/ must be in the site's sidebar
 // (docs/.vitepress/pages.ts). `npm run docs` runs this after the build; test/docs/links.test.ts runs it in the suite.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { groups } from '../../docs/.vitepress/pages.js';
 import { docFiles, root } from './snippet-sources.js';
+
+/** This repository's files on GitHub: group 1 the path, group 2 the #anchor. */
+const REPOSITORY_LINK =
+  /^https:\/\/(?:github\.com\/quest-points\/quest-points\/(?:blob|tree)|raw\.githubusercontent\.com\/quest-points\/quest-points)\/main\/([^#?]+)(#.*)?$/;
 
 /** VitePress's heading ids (@mdit-vue/shared slugify). */
 export function vitepressSlug(text: string): string {
@@ -57,9 +63,11 @@ export function brokenLinks(files = docFiles(), checkSidebar = true): string[] {
     const slug = file.startsWith('docs/') ? vitepressSlug : githubSlug; // README.md and BENCHMARKS.md are read on GitHub
     const outside = text.replace(/^```[\s\S]*?^```/gm, (block) => block.replace(/[^\n]/g, ' '));
     for (const m of outside.matchAll(/!?\[[^\]]*\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) {
-      const target = m[1]!;
-      if (/^(https?:|mailto:)/.test(target)) continue;
       const line = outside.slice(0, m.index).split('\n').length;
+      const inRepo = REPOSITORY_LINK.exec(m[1]!);
+      const target = inRepo ? relative(dirname(join(root, file)), join(root, inRepo[1]!)) + (inRepo[2] ?? '') : m[1]!;
+      if (file === 'README.md' && !/^(https:|#)/.test(m[1]!)) problems.push(`${file}:${line}: ${m[1]} (relative: dead on the npm page)`);
+      if (/^(https?:|mailto:)/.test(target)) continue;
       const [path, anchor] = target.split('#') as [string, string | undefined];
       // Site-absolute links: /api/ is the TypeDoc build (checked by TypeDoc's own validation), others are pages.
       if (path.startsWith('/api/')) continue;
