@@ -14,18 +14,25 @@ const executablePath = [process.env.CHROME_PATH, '/usr/bin/chromium', '/usr/bin/
 /** The pages, and what to do on each before the picture (a player's few moves). */
 const PAGES = [
   { name: 'home', path: '/' },
-  { name: 'canvas-game', path: '/game.html?player=screenshots', play: (page) => clickCanvas(page, 4) },
-  { name: 'phaser-game', path: '/phaser.html?player=screenshots', play: (page) => clickCanvas(page, 4) },
+  { name: 'canvas-game', path: '/game.html?player=screenshots&autoplay', play: caughtSome },
+  {
+    name: 'phaser-game',
+    path: '/phaser.html?player=screenshots&autoplay',
+    play: (page) => page.waitForFunction(() => /Caught\s*(\d{2,}|[5-9])/.test(document.body.textContent ?? ''), undefined, { timeout: 30_000 }),
+  },
   { name: 'react-hud', path: '/react.html?player=screenshots', play: (page) => page.getByRole('button').first().click() },
   { name: 'designer-console', path: '/console.html' },
-  { name: 'hud-designer', path: '/hud.html' },
+  // The designer shows a toast in every state on purpose: nothing to wait for.
+  { name: 'hud-designer', path: '/hud.html', still: true },
 ];
 
-async function clickCanvas(page, times) {
-  const canvas = page.locator('canvas').first();
-  await canvas.waitFor();
-  const box = await canvas.boundingBox();
-  for (let i = 0; i < times; i++) await page.mouse.click(box.x + box.width * (0.3 + 0.1 * i), box.y + box.height * 0.6);
+/** Autoplay catches coins: wait until the HUD's total has moved a few times. */
+async function caughtSome(page) {
+  await page.waitForFunction(
+    () => Number(document.querySelector('quest-points-hud')?.shadowRoot?.querySelector('[part~=total]')?.textContent?.replace(/\D/g, '') || 0) >= 5,
+    undefined,
+    { timeout: 30_000 },
+  );
 }
 
 mkdirSync(out, { recursive: true });
@@ -34,21 +41,24 @@ await server.listen();
 const base = server.resolvedUrls.local[0].replace(/\/$/, '');
 const browser = await chromium.launch({ executablePath, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
 try {
-  for (const { name, path, play } of PAGES) {
+  for (const { name, path, play, still } of PAGES) {
     const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, reducedMotion: 'reduce' });
     const page = await context.newPage();
     await page.goto(base + path, { waitUntil: 'networkidle' });
     if (play) await play(page).catch((error) => console.warn(`${name}: could not play (${error.message})`));
     await page.waitForLoadState('networkidle');
     // The HUD's toasts settled: none still sending or saved (a page without a HUD passes at once).
-    await page
-      .waitForFunction(
-        () =>
-          ![...document.querySelectorAll('quest-points-hud')].some((hud) => hud.shadowRoot?.querySelector('[data-state=sending],[data-state=saved]')),
-        undefined,
-        { timeout: 10_000 },
-      )
-      .catch(() => console.warn(`${name}: toasts still on their way`));
+    if (!still)
+      await page
+        .waitForFunction(
+          () =>
+            ![...document.querySelectorAll('quest-points-hud')].some((hud) =>
+              hud.shadowRoot?.querySelector('[data-state=sending],[data-state=saved]'),
+            ),
+          undefined,
+          { timeout: 10_000 },
+        )
+        .catch(() => console.warn(`${name}: toasts still on their way`));
     await page.screenshot({ path: `${out}/${name}.png`, fullPage: true });
     console.log(`docs/screenshots/${name}.png`);
     await context.close();
