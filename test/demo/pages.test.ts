@@ -39,10 +39,19 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
     const player = uniqueId('canvas');
     const opened = await open(`/game.html?player=${player}&autoplay`);
     const { page } = opened;
+    // Reward feel: every spark the page adds over the game, counted as it comes (each lives under a second).
+    await page.evaluate(() => {
+      const seen = { sparks: 0 };
+      Object.assign(window, { seen });
+      new MutationObserver((records) => {
+        for (const record of records) for (const node of record.addedNodes) if ((node as Element).classList?.contains('spark')) seen.sparks++;
+      }).observe(document.getElementById('stage-box')!, { childList: true });
+    });
 
-    // Online: catches become confirmed points in the HUD.
+    // Online: catches become confirmed points in the HUD, each acknowledged one with a burst of sparks.
     await waitForNumber(page, '#hud-total', 'v >= 3');
     await expect.poll(async () => (await ledgerOf(player)).length, { timeout: 10_000 }).toBeGreaterThan(0);
+    await expect.poll(() => page.evaluate(() => (window as unknown as { seen: { sparks: number } }).seen.sparks)).toBeGreaterThanOrEqual(10);
 
     // The demo's offline switch: the SDK's requests fail, awards wait in the outbox.
     await page.getByRole('switch', { name: /Offline switch/ }).check();
