@@ -31,7 +31,7 @@ export default defineConfig({
   test: {
     // Tests live at the repo root, not under the demo root.
     root: repo,
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 60_000,
     // Browser and chaos suites launch Chromium; two cores cannot run many at once. Three workers: much of the suite

@@ -87,20 +87,43 @@ export function startCoinGame(canvas: HTMLCanvasElement, options: CoinGameOption
     coins = kept;
   };
 
+  // A night sky with a few fixed stars and low hills: drawn once, copied each frame.
+  const sky = ctx.createLinearGradient(0, 0, 0, HEIGHT);
+  sky.addColorStop(0, '#0b1426');
+  sky.addColorStop(1, '#1d2f52');
+  const stars = Array.from({ length: 40 }, (_, i) => [(i * 97) % WIDTH, (i * 53) % (HEIGHT * 0.6), (i % 3) + 1] as const);
   const draw = () => {
-    ctx.fillStyle = '#0e1a2b';
+    ctx.fillStyle = sky;
     ctx.fillRect(0, 0, WIDTH, HEIGHT);
+    ctx.fillStyle = 'rgba(255,255,255,.55)';
+    for (const [x, y, size] of stars) ctx.fillRect(x, y, size, size);
+    ctx.fillStyle = '#16324a';
+    ctx.beginPath();
+    ctx.ellipse(WIDTH * 0.25, HEIGHT + 30, WIDTH * 0.45, 90, 0, 0, Math.PI * 2);
+    ctx.ellipse(WIDTH * 0.8, HEIGHT + 40, WIDTH * 0.4, 80, 0, 0, Math.PI * 2);
+    ctx.fill();
     for (const coin of coins) {
+      const r = coin.value > 1 ? 13 : 11;
       ctx.beginPath();
-      ctx.arc(coin.x, coin.y, coin.value > 1 ? 13 : 11, 0, Math.PI * 2);
+      ctx.arc(coin.x, coin.y, r, 0, Math.PI * 2);
       ctx.fillStyle = coin.value > 1 ? '#63e6be' : '#fcc419';
       ctx.fill();
       ctx.strokeStyle = coin.value > 1 ? '#0ca678' : '#e67700';
       ctx.lineWidth = 3;
       ctx.stroke();
+      // The shine that makes it a coin (or a gem) rather than a dot.
+      ctx.beginPath();
+      ctx.arc(coin.x - r / 3, coin.y - r / 3, r / 3.5, 0, Math.PI * 2);
+      ctx.fillStyle = 'rgba(255,255,255,.75)';
+      ctx.fill();
     }
+    // A basket: a rounded tray with a rim.
     ctx.fillStyle = '#748ffc';
-    ctx.fillRect(basketX - BASKET.width / 2, BASKET.y, BASKET.width, BASKET.height);
+    ctx.beginPath();
+    ctx.roundRect(basketX - BASKET.width / 2, BASKET.y, BASKET.width, BASKET.height, 6);
+    ctx.fill();
+    ctx.fillStyle = '#bac8ff';
+    ctx.fillRect(basketX - BASKET.width / 2, BASKET.y, BASKET.width, 3);
     if (paused) {
       ctx.fillStyle = 'rgba(0,0,0,.45)';
       ctx.fillRect(0, 0, WIDTH, HEIGHT);

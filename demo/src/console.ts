@@ -1,6 +1,7 @@
 import { createQuestPoints, type DeadLetter, type PendingAward } from '../../src/client/index.js';
 import { emulatorAdmin, type FaultConfig } from './emulator-admin.js';
 import { logEvents } from './event-log.js';
+import { setupPolicyEditor } from './policy-editor.js';
 import { bindOfflineCheckbox, byId, createOfflineSwitch, devToken, formatPoints } from './session.js';
 
 const offline = createOfflineSwitch();
@@ -196,6 +197,7 @@ client.subscribe((snapshot) => {
   connection.className = `badge ${snapshot.online ? 'online' : 'offline'}`;
 });
 logEvents(client, byId<HTMLOListElement>('console-events'), 15);
+setupPolicyEditor();
 
 const sandbox = byId<HTMLInputElement>('sandbox-switch');
 sandbox.addEventListener('change', () => {

@@ -21,18 +21,36 @@ const describe: { [E in keyof QuestPointsEvents]: (e: Payload<E>) => string } = 
   error: (e) => `error during ${e.during}: ${e.error instanceof Error ? e.error.message : String(e.error)}`,
 };
 
-/** Keep the newest `max` SDK events in an <ol>. Returns the stop function. */
+/** What makes two lines "the same event again": the event and its words without the numbers (attempt 7, 3 in queue). */
+const repeatKey = (name: string, text: string) => `${name}|${text.replace(/[\d.,]+/g, '#')}`;
+
+/**
+ * Keep the newest `max` SDK events in an <ol>. An event that repeats the newest line (the same event, the same words
+ * but for its numbers: "retrying (network), attempt 7") updates that line and counts it (×8) instead of adding one:
+ * an hour offline is one line, not a screenful. Returns the stop function.
+ */
 export function logEvents(client: QuestPoints, list: HTMLOListElement, max = 12): () => void {
   const stops = (Object.keys(describe) as (keyof QuestPointsEvents)[]).map((name) => {
     const listener = (payload: never) => {
-      const item = document.createElement('li');
+      const text = (describe[name] as (e: never) => string)(payload);
+      const key = repeatKey(name, text);
+      const newest = list.firstElementChild as HTMLLIElement | null;
+      const repeated = newest?.dataset.key === key;
+      const item = repeated && newest ? newest : document.createElement('li');
       const time = document.createElement('time');
       const now = new Date();
       time.dateTime = now.toISOString();
       time.textContent = now.toLocaleTimeString('en-GB');
-      item.append(time, (describe[name] as (e: never) => string)(payload));
-      item.dataset.event = name;
-      list.prepend(item);
+      const count = repeated ? Number(item.dataset.count ?? '1') + 1 : 1;
+      item.replaceChildren(time, text);
+      if (count > 1) {
+        const times = document.createElement('span');
+        times.className = 'repeat';
+        times.textContent = ` ×${count}`;
+        item.append(times);
+      }
+      Object.assign(item.dataset, { event: name, key, count: String(count) });
+      if (!repeated) list.prepend(item);
       while (list.children.length > max) list.lastElementChild?.remove();
     };
     client.on(name, listener as never);

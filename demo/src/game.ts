@@ -1,6 +1,7 @@
 import { attachHud } from '../../src/hud/index.js';
 import { startCoinGame } from './coin-game.js';
 import { HUD_HTML, mountHud } from './hud.js';
+import { rewardFeel } from './reward.js';
 import { bindOfflineCheckbox, byId, createPlayerClient } from './session.js';
 
 const { client, offline, player } = createPlayerClient('qp-demo-game');
@@ -13,6 +14,7 @@ mountHud(client);
 const gameHud = attachHud(client, { parent: byId('stage-box'), toasts: 3 });
 byId('hud-total').parentElement?.removeAttribute('aria-live');
 bindOfflineCheckbox(byId<HTMLInputElement>('offline-switch'), offline);
+rewardFeel(client, byId('stage-box'), byId<HTMLInputElement>('sound'));
 
 const caught = byId('hud-caught');
 const params = new URLSearchParams(location.search);

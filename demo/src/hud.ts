@@ -73,8 +73,8 @@ export const HUD_HTML = `
     <dt>Connection</dt><dd><span id="hud-connection" class="badge online" role="status">online</span></dd>
     <dt>Caught</dt><dd id="hud-caught" data-value="0">0</dd>
   </dl>
+  <label class="switch"><input type="checkbox" role="switch" id="offline-switch"> Offline switch (every request fails, as on a train)</label>
   <h2 style="margin-top:1rem">History</h2>
   <ol class="events history" id="hud-history" aria-label="Last 8 points, newest first"></ol>
-  <label class="switch"><input type="checkbox" role="switch" id="offline-switch"> Offline switch (fail every request)</label>
   <h2 style="margin-top:1rem">Recent events</h2>
   <ol class="events" id="hud-events" aria-label="Recent SDK events" tabindex="0"></ol>`;

@@ -5,14 +5,14 @@ import { cors } from 'hono/cors';
 import { errorResponse } from '../kit/index.js';
 import { REQUEST_ID_HEADER } from '../protocol/index.js';
 import { createEmulator, type EmulatorOptions } from '../emulator/index.js';
-import { createRelay, signPlayerToken, type RelayOptions } from '../relay/index.js';
+import { createRelay, signPlayerToken, type RelayOptions, type RelayPolicy } from '../relay/index.js';
 import { hostOfHeader, isLoopbackAddress, isLoopbackHost, isLoopbackOrigin } from '../kit/loopback.js';
 import { devLogger } from './logger.js';
 import { DEV_POLICY } from './policy.js';
 import { DEV_TOKEN_TTL_SECONDS, parseDevTokenQuery, type DevTokenClaims } from './token.js';
 
 /** Where each face lives on the dev server (and under Vite's dev server). */
-export const DEV_PATHS = { relay: '/api', emulator: '/__emulator', token: '/__dev/token' } as const;
+export const DEV_PATHS = { relay: '/api', emulator: '/__emulator', token: '/__dev/token', policy: '/__dev/policy' } as const;
 /** Every prefix the dev server answers; anything else is left to the host server (Vite). */
 export const DEV_PREFIXES = ['/api', '/__emulator', '/__dev'] as const;
 /** Prefixes only a client on this machine may call (the relay under /api has its own tokens). */
@@ -31,10 +31,11 @@ export interface DevServerOptions {
 export type DevBindings = { incoming?: IncomingMessage };
 
 export interface DevServer {
-  /** Web-standard handler for /api/*, /__emulator/*, /__dev/token; pass the Node bindings for the loopback check. */
+  /** Web-standard handler for /api/*, /__emulator/*, /__dev/*; pass the Node bindings for the loopback check. */
   fetch(request: Request, env?: DevBindings): Promise<Response>;
   emulator: ReturnType<typeof createEmulator>;
-  relay: ReturnType<typeof createRelay>;
+  /** The relay serving /api now: PUT /__dev/policy replaces it with one under the new policy. */
+  readonly relay: ReturnType<typeof createRelay>;
   /** Mint a dev token in-process (tests, scripts) without going through HTTP. */
   mintToken(claims?: Partial<DevTokenClaims>): Promise<string>;
 }
@@ -58,13 +59,19 @@ export function createDevServer(options: DevServerOptions = {}): DevServer {
   const secret = randomBytes(32).toString('base64url');
   const keySecret = randomBytes(32).toString('base64url');
   const emulator = createEmulator({ mode: options.mode ?? 'stateful', admin: true, apiKeys: [apiKey] });
-  const relay = createRelay({
-    upstream: { url: 'http://emulator.invalid', apiKey, fetch: (request: Request) => Promise.resolve(emulator.fetch(request)) },
-    secret,
-    keySecret,
-    policy: options.policy ?? DEV_POLICY,
-    logger: options.logger ?? devLogger,
-  });
+  const relayWith = (policy: NonNullable<RelayOptions['policy']>) =>
+    createRelay({
+      upstream: { url: 'http://emulator.invalid', apiKey, fetch: (request: Request) => Promise.resolve(emulator.fetch(request)) },
+      secret,
+      keySecret,
+      policy,
+      logger: options.logger ?? devLogger,
+    });
+  // The designer console edits the policy while games run (GET/PUT /__dev/policy): a new relay with the same secrets
+  // takes over /api, so tokens and idempotency keys carry on; its rate-limit counters start afresh. Dev only: the
+  // production relay's policy is a file or an option, read once.
+  let policy = options.policy ?? DEV_POLICY;
+  let relay = relayWith(policy);
 
   const mintToken = (claims: Partial<DevTokenClaims> = {}) =>
     signPlayerToken(
@@ -122,14 +129,35 @@ export function createDevServer(options: DevServerOptions = {}): DevServer {
     // The token-URL format of quest-points/sw (readToken): what the SDK's pages (tokenFrom) and the worker both read.
     return c.json({ token, sub, role, expiresIn: DEV_TOKEN_TTL_SECONDS }, 200, { 'cache-control': 'no-store' });
   });
+  app.get(DEV_PATHS.policy, (c) => c.json({ policy: typeof policy === 'string' ? null : policy, file: typeof policy === 'string' ? policy : null }));
+  app.put(DEV_PATHS.policy, async (c) => {
+    const body = (await c.req.json().catch(() => undefined)) as { policy?: unknown } | undefined;
+    // An object only: a string would be read as a policy file's path.
+    if (!body || typeof body.policy !== 'object' || body.policy === null || Array.isArray(body.policy))
+      return fail(400, 'body must be JSON { "policy": { ... } }: the relay policy as an object (docs/relay.md, "Policy")');
+    try {
+      relay = relayWith(body.policy as RelayPolicy);
+    } catch (error) {
+      return fail(400, error instanceof Error ? error.message : String(error));
+    }
+    policy = body.policy as RelayPolicy;
+    return c.json({ policy });
+  });
   app.all(`${DEV_PATHS.emulator}/*`, (c) => emulator.fetch(c.req.raw, c.env));
   // The Origin was checked above; the relay's own exact-origin allowlist cannot know a game's dev port.
   app.mount(DEV_PATHS.relay, (request, env) => relay.fetch(withoutOrigin(request), env));
-  app.notFound(() => fail(404, 'no such dev route: the dev server answers /api/*, /__emulator/* and /__dev/token'));
+  app.notFound(() => fail(404, 'no such dev route: the dev server answers /api/*, /__emulator/*, /__dev/token and /__dev/policy'));
   app.onError((error) => {
     console.error('[quest-points dev]', error);
     return fail(500, 'internal error in the dev server');
   });
 
-  return { fetch: (request, env = {}) => Promise.resolve(app.fetch(request, env)), emulator, relay, mintToken };
+  return {
+    fetch: (request, env = {}) => Promise.resolve(app.fetch(request, env)),
+    emulator,
+    get relay() {
+      return relay;
+    },
+    mintToken,
+  };
 }

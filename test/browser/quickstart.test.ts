@@ -1,8 +1,9 @@
 // The README quick start, run as written in real Chromium: its client snippet is taken from README.md verbatim and
-// served at https://game.example.com (page.route), whose /qp/* is forwarded to a real relay in front of the emulator
-// and whose /login/qp-token mints the player's token. The service already holds 40 points. Then: three awards; two
-// awards offline, then online; one award, a reload while offline, then online. The HUD's total must never go down,
-// must equal the ledger at the end, and the history must list each award exactly once.
+// served at https://game.example.com (page.route), whose /api/* is forwarded to a real relay in front of the emulator
+// and whose /__dev/token mints the player's token (what quest-points/vite serves in development). The service already
+// holds 40 points. Then: three awards; two awards offline, then online; one award, a reload while offline, then
+// online. The total must never go down, must equal the ledger at the end, and the history must list each award
+// exactly once. (test/examples/ plays the same page on a real Vite server.)
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -14,28 +15,31 @@ import { startStack, type ServedStack } from '../helpers/stack.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const ORIGIN = 'https://game.example.com';
-const PLAYER = 'quickstart-player';
+const PLAYER = 'dev-player'; // the snippet's serviceUserId: the subject of /__dev/token's tokens
 
 /** The README's client snippet, verbatim. */
 function readmeClientSnippet(): string {
   const blocks = [...readFileSync(`${root}README.md`, 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
-  const snippet = blocks.find((b) => b.includes('createQuestPoints('));
+  const snippet = blocks.find((b) => b.includes('createQuestPoints(') && b.includes('collectCoin'));
   if (!snippet) throw new Error('README.md has no ```ts block with createQuestPoints');
   return snippet;
 }
 
-/** The page: what the snippet expects to exist (a player, a HUD), the snippet, and a handle for the test. */
+/** The page: the snippet as written, then what the test adds: every total recorded across reloads, a coin on load. */
 async function pageScript(): Promise<string> {
   const contents = [
-    `const player = { serviceUserId: ${JSON.stringify(PLAYER)} };`,
-    // The HUD records every total it is given, across reloads.
-    `const hud = { setScore(total: number) { const seen = JSON.parse(sessionStorage.getItem('totals') ?? '[]'); seen.push(total); sessionStorage.setItem('totals', JSON.stringify(seen)); } };`,
     readmeClientSnippet(),
+    `qp.on('points:changed', ({ view }) => { const seen = JSON.parse(sessionStorage.getItem('totals') ?? '[]'); seen.push(view.totalPoints); sessionStorage.setItem('totals', JSON.stringify(seen)); });`,
     `Object.assign(window, { qp });`,
+    `collectCoin();`,
   ].join('\n');
   const result = await build({
     stdin: { contents, loader: 'ts', resolveDir: root },
-    alias: { 'quest-points': `${root}src/client/index.ts` },
+    alias: {
+      'quest-points/hud': `${root}src/hud/index.ts`,
+      'quest-points/sw': `${root}src/sw/index.ts`,
+      'quest-points': `${root}src/client/index.ts`,
+    },
     ...BROWSER_BUNDLE,
   });
   return result.outputFiles[0]!.text;
@@ -61,7 +65,7 @@ afterAll(async () => {
   await stack?.close();
 });
 
-/** https://game.example.com: the page, the player's token, and /qp/* forwarded to the relay unless "offline". */
+/** https://game.example.com: the page, the player's token, and /api/* forwarded to the relay unless "offline". */
 async function serveGame(page: Page, network: { offline: boolean }) {
   await page.route(`${ORIGIN}/**`, async (route: Route) => {
     const request = route.request();
@@ -69,18 +73,18 @@ async function serveGame(page: Page, network: { offline: boolean }) {
     if (url.pathname === '/')
       return route.fulfill({
         contentType: 'text/html',
-        body: '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script type="module" src="/app.js"></script>',
+        body: '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><div id="game" style="position: relative; height: 300px"></div><script type="module" src="/app.js"></script>',
       });
     if (url.pathname === '/app.js') return route.fulfill({ contentType: 'text/javascript', body: script });
-    if (url.pathname === '/login/qp-token')
+    if (url.pathname === '/__dev/token')
       return route.fulfill({
         contentType: 'application/json',
         body: JSON.stringify({ token: await stack.token(PLAYER, { quests: ['summer'] }, { ttl: '15m' }) }),
       });
-    if (!url.pathname.startsWith('/qp/')) return route.fulfill({ status: 404, body: '' });
+    if (!url.pathname.startsWith('/api/')) return route.fulfill({ status: 404, body: '' });
     if (network.offline) return route.abort('internetdisconnected');
     const body = request.postDataBuffer();
-    const answer = await fetch(stack.relay.url + url.pathname.slice(3) + url.search, {
+    const answer = await fetch(stack.relay.url + url.pathname.slice(4) + url.search, {
       method: request.method(),
       headers: await request.allHeaders(),
       body: body ? new Uint8Array(body) : undefined,

@@ -97,8 +97,8 @@ beforeAll(async () => {
     join(project.dir, 'index.html'),
     '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>game</title><script type="module" src="/src/main.ts"></script>',
   );
-  // What the snippet takes from the game around it (its player), the snippet, and a handle for the test.
-  const main = [`const player = { serviceUserId: 'dev-player' };`, docBlock('// src/main.ts'), 'Object.assign(window, { qp });'].join('\n');
+  // The snippet as written (it defines everything it uses), and a handle for the test.
+  const main = [docBlock('// src/main.ts'), 'Object.assign(window, { qp });'].join('\n');
   await mkdir(join(project.dir, 'src'));
   await writeFile(join(project.dir, 'src/main.ts'), main);
   // The project's own vite.config.ts; the test adds only the loopback port, quiet logs and its recorder.

@@ -39,10 +39,19 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
     const player = uniqueId('canvas');
     const opened = await open(`/game.html?player=${player}&autoplay`);
     const { page } = opened;
+    // Reward feel: every spark the page adds over the game, counted as it comes (each lives under a second).
+    await page.evaluate(() => {
+      const seen = { sparks: 0 };
+      Object.assign(window, { seen });
+      new MutationObserver((records) => {
+        for (const record of records) for (const node of record.addedNodes) if ((node as Element).classList?.contains('spark')) seen.sparks++;
+      }).observe(document.getElementById('stage-box')!, { childList: true });
+    });
 
-    // Online: catches become confirmed points in the HUD.
+    // Online: catches become confirmed points in the HUD, each acknowledged one with a burst of sparks.
     await waitForNumber(page, '#hud-total', 'v >= 3');
     await expect.poll(async () => (await ledgerOf(player)).length, { timeout: 10_000 }).toBeGreaterThan(0);
+    await expect.poll(() => page.evaluate(() => (window as unknown as { seen: { sparks: number } }).seen.sparks)).toBeGreaterThanOrEqual(10);
 
     // The demo's offline switch: the SDK's requests fail, awards wait in the outbox.
     await page.getByRole('switch', { name: /Offline switch/ }).check();
@@ -332,5 +341,38 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
     await expect.poll(async () => (await (await fetch(`${base()}/__emulator/faults`)).json()).data.errorRate ?? 0).toBe(0);
 
     await opened.finish('console');
+  });
+
+  it("console: the policy editor changes the dev relay's policy live, and a bad one is refused naming the rule", async () => {
+    const opened = await open('/console.html');
+    const { page } = opened;
+    const policyNow = async () => ((await (await fetch(`${base()}/__dev/policy`)).json()) as { policy: Record<string, unknown> }).policy;
+    const before = await policyNow();
+    try {
+      await expect.poll(() => page.locator('#policy-unknown').isChecked()).toBe(true);
+      await page.click('#policy-add');
+      const row = page.locator('#policy-events tr').last();
+      await row.getByLabel('Event name').fill('coin');
+      await row.getByLabel('Fixed points').fill('7');
+      await page.fill('#policy-max', '50');
+      await page.click('#policy-form button[type=submit]');
+      await expect.poll(() => page.locator('#policy-result').textContent()).toMatch(/^applied at/);
+      expect(await policyNow()).toMatchObject({ allowUnknownEvents: true, maxPointsPerAward: 50, events: { coin: { points: 7 } } });
+
+      // Both fixed points and a maximum: the relay's rule, named (a 400 the page expects), and nothing changed.
+      opened.expectNetworkErrors(/\/__dev\/policy/);
+      await row.getByLabel('Maximum points').fill('9');
+      await page.click('#policy-form button[type=submit]');
+      await expect.poll(() => page.locator('#policy-result').textContent()).toBe('policy: events.coin must set points or maxPoints, not both');
+      expect(await policyNow()).toMatchObject({ events: { coin: { points: 7 } } });
+      await opened.finish('console-policy');
+    } finally {
+      // The other tests of this file share the dev server: give them back its policy.
+      await fetch(`${base()}/__dev/policy`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ policy: before }),
+      });
+    }
   });
 });

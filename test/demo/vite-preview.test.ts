@@ -1,11 +1,11 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { preview, type PreviewServer } from 'vite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/dev/index.js';
 import { paths } from '../../src/protocol/index.js';
 import { questPoints } from '../../src/vite/index.js';
+import { testTempDir } from '../helpers/temp.js';
 
 // `vite preview` serves a production build: the plugin mounts the same dev relay there, in front of the SPA
 // fallback that would otherwise answer index.html (200, text/html) for /__dev/token.
@@ -17,7 +17,7 @@ afterEach(async () => {
 });
 
 async function builtSite(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'qp-preview-'));
+  const dir = testTempDir('qp-preview');
   await writeFile(join(dir, 'index.html'), '<!doctype html><title>built game</title><p>built</p>');
   return dir;
 }

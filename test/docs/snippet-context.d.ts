@@ -1,6 +1,3 @@
-// What documentation snippets use without defining it: the game around them. Declared once, here.
-declare const player: { serviceUserId: string };
-declare const hud: { setScore(total: number): void };
 // The runtimes' own globals, as far as docs/relay.md "Deploying" uses them (their type packages are not installed).
 declare const Bun: {
   serve(options: { port?: number; hostname?: string; fetch(request: Request, server: unknown): Response | Promise<Response> }): { port: number };

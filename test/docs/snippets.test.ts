@@ -1,13 +1,14 @@
-// Every ```ts (and ```tsx) block of README.md and docs/*.md compiles under `strict` against the package's real
-// exports ('quest-points', 'quest-points/relay', ...). Snippets are fragments: the few names they use without
-// defining (the game's player, its HUD, its getToken) are declared once in snippet-context.d.ts. A snippet that does
-// not compile fails here, naming its file, its block and the error.
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+// Code blocks of README.md and docs/**/*.md. A block marked `<!-- snippet: examples/...#region -->` must equal that
+// region of a file the suite runs (snippet-sources.ts; `npx tsx test/docs/snippet-sources.ts --write` refreshes
+// them); that file is type-checked whole by `npm run typecheck`. Every other ```ts (and ```tsx) block compiles here
+// on its own under `strict` against the package's real exports, with no name left undefined: snippet-context.d.ts
+// declares only the runtimes' own globals (Bun, Deno). A block that differs or does not compile fails here, naming
+// its file, its line and the error.
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { docFiles, root, sourcedSnippets } from './snippet-sources.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 const out = `${root}test-results/snippets/`;
 
 interface Snippet {
@@ -19,21 +20,22 @@ interface Snippet {
 }
 
 function extractSnippets(): Snippet[] {
-  const files = [
-    'README.md',
-    ...readdirSync(`${root}docs`)
-      .filter((f) => f.endsWith('.md'))
-      .map((f) => `docs/${f}`),
-  ];
-  return files.flatMap((file) => {
+  return docFiles().flatMap((file) => {
     const text = readFileSync(root + file, 'utf8');
-    return [...text.matchAll(/^```(ts|tsx)\n([\s\S]*?)^```/gm)].map((m, index) => ({
-      file,
-      index,
-      line: text.slice(0, m.index).split('\n').length,
-      code: m[2]!,
-      tsx: m[1] === 'tsx',
-    }));
+    // Blocks taken from a file (marked) are checked against it instead, below.
+    return [...text.matchAll(/^(<!-- snippet: [^\n]*-->\n)?```(ts|tsx)\n([\s\S]*?)^```/gm)].flatMap((m, index) =>
+      m[1]
+        ? []
+        : [
+            {
+              file,
+              index,
+              line: text.slice(0, m.index).split('\n').length,
+              code: m[3]!,
+              tsx: m[2] === 'tsx',
+            },
+          ],
+    );
   });
 }
 
@@ -88,11 +90,19 @@ describe('documentation snippets', () => {
   const snippets = extractSnippets();
 
   it('there are snippets to check in README.md and docs/', () => {
-    expect(snippets.filter((s) => s.file === 'README.md').length).toBeGreaterThanOrEqual(2);
     expect(new Set(snippets.map((s) => s.file)).size).toBeGreaterThanOrEqual(4);
   });
 
-  it('every ```ts block compiles under strict', () => {
+  it('every block taken from an example or test equals its source, region by region', () => {
+    const sourced = sourcedSnippets();
+    expect(sourced.filter((s) => s.doc === 'README.md').length).toBeGreaterThanOrEqual(3);
+    const drifted = sourced
+      .filter((s) => s.actual !== s.expected)
+      .map((s) => `${s.doc}:${s.line}: differs from ${s.source}${s.region ? `#${s.region}` : ''}`);
+    expect(drifted, `${drifted.join('\n')}\nrun: npx tsx test/docs/snippet-sources.ts --write`).toEqual([]);
+  });
+
+  it('every other ```ts block compiles under strict', () => {
     const failures = compile(snippets).flatMap((r) => r.errors);
     expect(failures, failures.join('\n')).toEqual([]);
   }, 120_000);

@@ -1,11 +1,11 @@
 // The CLI as a user runs it: spawn, read "listening on", request, SIGTERM, check the export.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseEmulatorArgs } from '../../src/emulator/cli.js';
 import { paths } from '../../src/protocol/index.js';
+import { testTempDir } from '../helpers/temp.js';
 
 const children: ChildProcessWithoutNullStreams[] = [];
 afterEach(() => {
@@ -37,7 +37,7 @@ function run(args: string[], env: Record<string, string> = {}) {
 
 describe('quest-points emulator (CLI)', () => {
   it('serves, keys from --api-key and QP_API_KEY, exports on SIGTERM, imports it back', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'qp-emu-'));
+    const dir = testTempDir('qp-emu');
     const file = join(dir, 'state.json');
     const first = run(['--port', '0', '--api-key', 'flag-key', '--export-on-exit', file], { QP_API_KEY: 'env-a, env-b' });
     const url = await first.listening;
@@ -164,7 +164,7 @@ describe('quest-points emulator (CLI)', () => {
     expect(cli.output().stderr).toContain('--faults errorRate must be at most 1');
   });
   it('an unreadable --import file: exit 1 with the reason', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'qp-emu-'));
+    const dir = testTempDir('qp-emu');
     const file = join(dir, 'bad.json');
     await writeFile(file, '{"version": 9}');
     const cli = run(['--port', '0', '--import', file]);

@@ -1,9 +1,9 @@
 // The package as npm would publish it: compiled from the current sources into a staging directory (the repo's own
 // dist/ is left alone), packed, then checked by publint --strict and attw --profile esm-only, the same CLIs a user
-// runs. Plus what those tools do not check: the file list, its size, and README links that work on the npm page.
+// runs. Plus what those tools do not check: the file list and its size (README links: test/docs/links.test.ts).
 import { execFile } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -236,35 +236,4 @@ describe('installed into an empty project', { timeout: 180_000 }, () => {
   });
 });
 
-// Markdown links and images: [text](target) and ![alt](target); code spans and fences are not links.
-function linksOf(markdown: string): string[] {
-  const prose = markdown.replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '');
-  return [...prose.matchAll(/!?\[[^\]]*\]\(([^)\s]+)\)/g)].map((match) => match[1]!);
-}
-
-describe('documentation links', () => {
-  it('every README link works on the npm page: absolute, and a repository link names a file that exists', () => {
-    const links = linksOf(readFileSync(join(repo, 'README.md'), 'utf8'));
-    expect(links.length).toBeGreaterThan(5);
-    for (const link of links) {
-      if (link.startsWith('#')) continue;
-      expect(link, 'a relative link is dead on the npm page').toMatch(/^https:\/\//);
-      const inRepo =
-        /^https:\/\/(?:github\.com\/quest-points\/quest-points\/(?:blob|tree)|raw\.githubusercontent\.com\/quest-points\/quest-points)\/main\/([^#?]+)/.exec(
-          link,
-        );
-      if (inRepo) expect(existsSync(join(repo, inRepo[1]!)), link).toBe(true);
-    }
-  });
-
-  it('every relative link in docs/*.md names a file that exists (they are read on GitHub)', () => {
-    const docs = join(repo, 'docs');
-    for (const name of readdirSync(docs).filter((file) => file.endsWith('.md'))) {
-      for (const link of linksOf(readFileSync(join(docs, name), 'utf8'))) {
-        if (/^(https?:|mailto:|#)/.test(link)) continue;
-        const target = link.split('#')[0]!;
-        expect(existsSync(resolve(docs, target)), `${name}: ${link}`).toBe(true);
-      }
-    }
-  });
-});
+// README.md's and docs/'s links (absolute in README.md for the npm page, files and anchors that exist): test/docs/links.test.ts.

@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type * as v from 'valibot';
 import { describe, expect, expectTypeOf, it } from 'vitest';
@@ -24,6 +23,7 @@ import {
   type RateLimitSchema,
   type RateLimitsSchema,
 } from '../../src/relay/policy.js';
+import { testTempDir } from '../helpers/temp.js';
 
 const policy = resolvePolicy({
   quests: ['q1'],
@@ -96,7 +96,7 @@ describe('award policy', () => {
   });
 
   it('reads a JSON file, and names the file in errors', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'qp-policy-'));
+    const dir = testTempDir('qp-policy');
     const good = join(dir, 'policy.json');
     writeFileSync(good, JSON.stringify({ quests: ['q9'], events: { coin: { maxPoints: 3 } } }));
     expect(resolvePolicy(good).quests).toEqual(['q9']);

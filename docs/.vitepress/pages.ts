@@ -1,0 +1,37 @@
+// The docs site's pages, in sidebar order: add a page here when you add it under docs/ (test/docs/links.test.ts fails
+// on a page that is in no group, and on any broken link or anchor).
+export interface Page {
+  text: string;
+  /** The page's path under docs/ without `.md`, e.g. 'guide/vite'. */
+  page: string;
+}
+
+export const groups: { text: string; items: Page[] }[] = [
+  {
+    text: 'Guides',
+    items: [
+      { text: 'Add to a Vite game', page: 'guide/vite' },
+      { text: 'Phaser', page: 'guide/phaser' },
+      { text: 'React', page: 'guide/react' },
+      { text: 'Show points: the HUD', page: 'guide/hud' },
+      { text: 'Deploy the relay', page: 'relay' },
+      { text: 'Run it offline: guarantees', page: 'guide/offline' },
+      { text: 'Test with the emulator', page: 'guide/emulator' },
+    ],
+  },
+  {
+    text: 'Reference',
+    items: [
+      { text: 'SDK', page: 'sdk' },
+      { text: 'HUD', page: 'hud' },
+      { text: 'React bindings', page: 'react' },
+      { text: 'Emulator', page: 'emulator' },
+      { text: 'Dev server, Vite and Phaser plugins, demo', page: 'demo' },
+      { text: 'Internals', page: 'internals' },
+    ],
+  },
+  {
+    text: 'Measured',
+    items: [{ text: 'Guarantees: chaos and fuzz runs', page: 'guarantees' }],
+  },
+];
