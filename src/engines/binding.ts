@@ -13,6 +13,7 @@ import {
   type Snapshot,
 } from '../client/index.js';
 import { attachHud, type HudOptions, type QuestPointsHud } from '../hud/index.js';
+import { OwnListeners } from './listeners.js';
 
 /**
  * A plugin's options: a client the game made (`client`, left open when the engine goes), or the options of
@@ -24,8 +25,6 @@ export type EnginePluginOptions = ({ client: QuestPoints } | QuestPointsOptions)
   hud?: HudOptions | false;
 };
 
-type Listener = [event: keyof QuestPointsEvents, fn: (payload: never) => void];
-
 /**
  * The client as an engine plugin gives it to the game: award, the live view, the snapshot and the SDK's typed events;
  * every listener added here is removed when the engine object goes (destroy()).
@@ -33,7 +32,7 @@ type Listener = [event: keyof QuestPointsEvents, fn: (payload: never) => void];
 export class QuestPointsBinding {
   #client: QuestPoints | null;
   readonly #ownsClient: boolean;
-  #listeners: Listener[] = [];
+  readonly #listeners = new OwnListeners();
   #hud: QuestPointsHud | undefined;
   /** Waits for a canvas not yet in the document (PixiJS makes it before the game appends it). */
   #observer: MutationObserver | undefined;
@@ -87,24 +86,19 @@ export class QuestPointsBinding {
 
   /** Listen to an SDK event until the engine object goes (or off() removes it). Returns this, for chaining. */
   on<E extends keyof QuestPointsEvents>(event: E, fn: QuestPointsEvents[E]): this {
-    this.client.on(event, fn);
-    this.#listeners.push([event, fn as Listener[1]]);
+    this.#listeners.add(this.client, event, fn);
     return this;
   }
 
   /** Listen to the next occurrence of an SDK event, within the engine object's life. Returns this, for chaining. */
   once<E extends keyof QuestPointsEvents>(event: E, fn: QuestPointsEvents[E]): this {
-    this.client.once(event, fn);
-    this.#listeners.push([event, fn as Listener[1]]);
+    this.#listeners.add(this.client, event, fn, true);
     return this;
   }
 
   /** Remove the listener `fn` of `event` added here, or without `fn` every listener of `event` added here. */
   off<E extends keyof QuestPointsEvents>(event: E, fn?: QuestPointsEvents[E]): this {
-    const removed = ([name, listener]: Listener) => name === event && (fn === undefined || listener === fn);
-    // One by one: the client's off(event) without a listener would remove the game's other listeners too.
-    for (const entry of this.#listeners) if (removed(entry)) this.client.off(entry[0], entry[1] as never);
-    this.#listeners = this.#listeners.filter((entry) => !removed(entry));
+    this.#listeners.remove(this.client, event, fn);
     return this;
   }
 
@@ -115,7 +109,7 @@ export class QuestPointsBinding {
   destroy(): Promise<void> {
     const client = this.#client;
     if (!client) return Promise.resolve();
-    for (const [event, fn] of this.#listeners.splice(0)) client.off(event, fn as never);
+    this.#listeners.clear(client);
     this.#observer?.disconnect();
     this.#observer = undefined;
     if (this.#hud) {

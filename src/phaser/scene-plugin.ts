@@ -1,9 +1,8 @@
 import type { AwardHandle, AwardInput, PointsView, QuestPoints, QuestPointsEvents, Snapshot } from '../client/index.js';
+import { OwnListeners } from '../engines/listeners.js';
 import type { PluginManagerLike } from './plugin.js';
 import { clientOf } from './registry.js';
 import type { SceneLike } from './scene-binding.js';
-
-type Listener = [event: keyof QuestPointsEvents, fn: (payload: never) => void];
 
 /**
  * A scene plugin: each scene gets `this.questPoints` with the SDK's typed events (`on`, `once`, `off`), and every
@@ -15,7 +14,7 @@ export class QuestPointsScenePlugin {
   scene: SceneLike | null;
   /** Phaser's PluginManager, through which the game's client is found; null once destroyed. */
   pluginManager: PluginManagerLike | null;
-  private listeners: Listener[] = [];
+  private readonly listeners = new OwnListeners();
 
   /** Called by Phaser for each scene; listeners are added later, through on() and once(). */
   constructor(scene: SceneLike, pluginManager: PluginManagerLike) {
@@ -56,32 +55,27 @@ export class QuestPointsScenePlugin {
 
   /** Listen to an SDK event until this scene shuts down (or off() removes it). Returns this, for chaining. */
   on<E extends keyof QuestPointsEvents>(event: E, fn: QuestPointsEvents[E]): this {
-    this.client.on(event, fn);
-    this.listeners.push([event, fn as Listener[1]]);
+    this.listeners.add(this.client, event, fn);
     return this;
   }
 
   /** Listen to the next occurrence of an SDK event, within this scene's life. Returns this, for chaining. */
   once<E extends keyof QuestPointsEvents>(event: E, fn: QuestPointsEvents[E]): this {
-    this.client.once(event, fn);
-    this.listeners.push([event, fn as Listener[1]]);
+    this.listeners.add(this.client, event, fn, true);
     return this;
   }
 
   /** Remove this scene's listener `fn` of `event`, or without `fn` all of this scene's listeners of `event`. */
   off<E extends keyof QuestPointsEvents>(event: E, fn?: QuestPointsEvents[E]): this {
-    const removed = (name: keyof QuestPointsEvents, listener: Listener[1]) => name === event && (fn === undefined || listener === fn);
-    // One by one: the client's off(event) without a listener would remove the game's and other scenes' listeners too.
-    for (const [name, listener] of this.listeners) if (removed(name, listener)) this.client.off(name, listener as never);
+    this.listeners.remove(this.client, event, fn);
+    // A listener given by name is removed even if this scene did not add it (as before).
     if (fn !== undefined) this.client.off(event, fn);
-    this.listeners = this.listeners.filter(([name, listener]) => !removed(name, listener));
     return this;
   }
 
   /** Removes every listener this scene added (done for you on shutdown). */
   removeAll(): void {
-    const client = this.pluginManager ? clientOf(this.pluginManager.game, false) : undefined;
-    for (const [event, fn] of this.listeners.splice(0)) client?.off(event, fn as never);
+    this.listeners.clear(this.pluginManager ? clientOf(this.pluginManager.game, false) : undefined);
   }
 
   /** Called by Phaser when the scene is destroyed: removes the scene's listeners and lets go of the scene. */
