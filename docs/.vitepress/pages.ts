@@ -17,6 +17,16 @@ export const groups: { text: string; items: Page[] }[] = [
       { text: 'Deploy the relay', page: 'relay' },
       { text: 'Run it offline: guarantees', page: 'guide/offline' },
       { text: 'Test with the emulator', page: 'guide/emulator' },
+      { text: 'Portals, iframes and storage', page: 'hosting' },
+    ],
+  },
+  {
+    text: 'Engines',
+    items: [
+      { text: 'Every engine: the matrix', page: 'engines' },
+      { text: 'Unity WebGL', page: 'unity' },
+      { text: 'Godot 4', page: 'godot' },
+      { text: 'Script tag (no bundler)', page: 'script-tag' },
     ],
   },
   {
