@@ -54,9 +54,11 @@ export function createAnnouncer({ store, events, outbox, notifier, reads, tabs }
    * it is not counted as sent (that would count it twice); its pair is read again instead.
    */
   function announce({ sent, dead }: Settled, local: boolean) {
-    const late = sent.filter(outbox.isLate);
-    reads.acknowledged(late.length ? sent.filter((a) => !outbox.isLate(a)) : sent, local);
-    if (late.length) reads.refresh(late.map(pairOf));
+    reads.acknowledged(
+      sent.filter((a) => !outbox.isLate(a)),
+      local,
+    );
+    reads.refresh(sent.filter(outbox.isLate).map(pairOf));
     for (const award of sent) {
       const pair = pairOf(award);
       if (local) acked.add(pair);

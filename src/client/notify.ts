@@ -11,6 +11,8 @@ export interface NotifyDeps {
   queueSize(): number;
   /** The client's state: each change is told in the next tick (and `connection:changed` at once). */
   state: ClientStore;
+  /** A pair's view was made for `points:changed` (tracked.ts releases it later unless it is tracked). */
+  used(pair: string): void;
 }
 
 /** What a snapshot shows of the client's state (not its life cycle). */
@@ -44,7 +46,7 @@ export function createNotifier(deps: NotifyDeps) {
       cb(value);
     } catch (error) {
       if (events.listenerCount('error')) events.emit('error', { error, during });
-      else console.error(`[quest-points] a ${during} callback threw`, error);
+      else console.error('quest-points', during, error);
     }
   }
 
@@ -73,6 +75,7 @@ export function createNotifier(deps: NotifyDeps) {
       const cbs = watchers.get(pair);
       if (!cbs && !events.listenerCount('points:changed')) continue;
       const view = live.view(pair);
+      deps.used(pair);
       events.emit('points:changed', { view });
       for (const cb of [...(cbs ?? [])]) call(cb, view, 'watchPoints');
     }

@@ -1,7 +1,10 @@
 // @vitest-environment happy-dom
 import 'fake-indexeddb/auto';
 import { afterEach, describe, expect, it } from 'vitest';
+import { QuestPointsEmitter } from '../../src/client/events.js';
 import { createLive } from '../../src/client/live.js';
+import { createNotifier } from '../../src/client/notify.js';
+import { createClientState } from '../../src/client/state.js';
 import { pointsKey } from '../../src/client/pair.js';
 import { createTracked } from '../../src/client/tracked.js';
 import type { Snapshot } from '../../src/client/types.js';
@@ -89,5 +92,20 @@ describe('pairs read only while watched', () => {
     tracked.unwatch('a');
     await until(() => live.size() === 0);
     expect(tracked.pairs()).toEqual(['own']);
+  });
+
+  it('pairs viewed for points:changed only (awards to players nobody watches) are released too', async () => {
+    const live = createLive(() => [], 100);
+    const tracked = createTracked({ own: undefined, release: live.release, graceMs: 300 });
+    const events = new QuestPointsEmitter();
+    const changedPairs: string[] = [];
+    events.on('points:changed', ({ view }) => changedPairs.push(view.serviceUserId));
+    const state = createClientState({ online: true, deadLetterCount: 0, authRequired: false, storage: 'memory', closed: false, loaded: true });
+    const notifier = createNotifier({ events, live, queueSize: () => 0, state, used: tracked.used });
+    for (const user of ['a', 'b', 'c']) notifier.changed(pointsKey('q', user));
+    await Promise.resolve();
+    expect(changedPairs).toEqual(['a', 'b', 'c']);
+    expect(live.size()).toBe(3);
+    await until(() => live.size() === 0);
   });
 });
