@@ -4,11 +4,17 @@ import type { IdempotencyRecordStore } from './records.js';
 
 /** The part of a Durable Object's storage the record object uses (typed here: no Workers types needed). */
 export interface DurableObjectStorageLike {
+  /** The stored values of these keys (absent keys are left out). */
   get(keys: string[]): Promise<Map<string, unknown>>;
+  /** Stores every entry. */
   put(entries: Record<string, unknown>): Promise<void>;
+  /** Deletes these keys; resolves to how many there were. */
   delete(keys: string[]): Promise<number>;
+  /** Up to `limit` entries in key order, after `startAfter`. */
   list(options: { startAfter?: string; limit: number }): Promise<Map<string, unknown>>;
+  /** When the object's alarm is set to ring, or null. */
   getAlarm(): Promise<number | null>;
+  /** Sets the object's alarm (epoch ms): the runtime calls alarm() then. */
   setAlarm(at: number): Promise<void>;
 }
 
@@ -90,6 +96,7 @@ export class IdempotencyRecords {
   readonly #storage: DurableObjectStorageLike;
   #cursor: string | undefined;
 
+  /** Called by the Workers runtime with the object's state (its storage). */
   constructor(state: { storage: DurableObjectStorageLike }) {
     this.#storage = state.storage;
   }
