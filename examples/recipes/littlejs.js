@@ -24,4 +24,12 @@ function gameUpdate() {
 function gameRender() {
   drawCircle(vec2(Math.sin(time) * 5, 0), 2, rgb(0.99, 0.77, 0.1));
 }
-engineInit(gameInit, gameUpdate, () => {}, gameRender, () => {}, [], game);
+engineInit(
+  gameInit,
+  gameUpdate,
+  () => {},
+  gameRender,
+  () => {},
+  [],
+  game,
+);
