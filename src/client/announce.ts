@@ -33,7 +33,7 @@ export function createAnnouncer({ store, events, outbox, notifier, reads, tabs }
   /** Pairs this tab's drain acknowledged awards of: read once when the drain ends. */
   const acked = new Set<string>();
   /** Dead-letter counts asked for: only the latest applies (an earlier read may predate a later letter). */
-  const counts = { asked: 0 };
+  let counts = 0;
 
   function resolve(outcome: AwardOutcome) {
     settling.get(outcome.idempotencyKey)?.(outcome);
@@ -42,15 +42,23 @@ export function createAnnouncer({ store, events, outbox, notifier, reads, tabs }
 
   /** The dead-letter count, from the store: at start-up, after letters were stored (here or elsewhere), after a discard. */
   async function recountDead() {
-    const mine = ++counts.asked;
+    const mine = ++counts;
     const letters = await outbox.deadLetters().catch(() => undefined);
     // A store that cannot be read leaves the count as it was (the outbox reported the failure as degraded storage).
-    if (letters && mine === counts.asked) store.dispatch({ deadLetterCount: letters.length });
+    if (letters && mine === counts) store.dispatch({ deadLetterCount: letters.length });
   }
 
-  /** What left the outbox, told: `settled` promises, events, views. `local`: this tab's drain (it reads after). */
+  /**
+   * What left the outbox, told: `settled` promises, events, views. `local`: this tab's drain (it reads after).
+   * An award that had vanished from the store before the word came (outbox.isLate) may be in a read accepted since:
+   * it is not counted as sent (that would count it twice); its pair is read again instead.
+   */
   function announce({ sent, dead }: Settled, local: boolean) {
-    reads.acknowledged(sent, local);
+    reads.acknowledged(
+      sent.filter((a) => !outbox.isLate(a)),
+      local,
+    );
+    reads.refresh(sent.filter(outbox.isLate).map(pairOf));
     for (const award of sent) {
       const pair = pairOf(award);
       if (local) acked.add(pair);

@@ -140,7 +140,6 @@ export function createApi(deps: ApiDeps): QuestPoints {
       store.dispatch({ closed: true });
       flush.stop();
       deps.stop();
-      tracked.dispose();
       tabs.close();
       await outbox.commit();
       await flush.current();

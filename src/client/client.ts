@@ -105,7 +105,7 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
   });
   const live = createLive(outbox.pendingOf, historyLimit);
   const tracked = createTracked({ own, release: live.release });
-  const notifier = createNotifier({ events, live, own, queueSize: outbox.size, state: store });
+  const notifier = createNotifier({ events, live, own, queueSize: outbox.size, state: store, used: tracked.used });
   const requests = createRequests(transport, cache, (online) => store.dispatch({ online }));
   const reads = createReads({ live, cache, fetch: requests.summary, changed: notifier.changed, post: tabs.post, tracked });
   const announcer = createAnnouncer({ store, events, outbox, notifier, reads, tabs });

@@ -30,8 +30,10 @@ export interface FlushDeps {
  */
 export function createFlush(deps: FlushDeps) {
   const { store, events, announcer, reads } = deps;
-  /** The next run: after an award (unforced) or at the end of a backoff (forced); and the last result told. */
-  const run: { timer?: ReturnType<typeof setTimeout>; last?: FlushResult } = {};
+  /** The next run: after an award (unforced) or at the end of a backoff (forced). */
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  /** The last result told (the callers that joined one drain share one result object). */
+  let last: FlushResult | undefined;
 
   /** One batch's results from this tab: the first decides `online`, a settled award clears the token pause. */
   async function settle(head: PendingAward[], results: SendResult[]) {
@@ -49,8 +51,8 @@ export function createFlush(deps: FlushDeps) {
   async function flush(force: boolean): Promise<void> {
     const result = await flusher.run(force);
     // Callers that joined one drain get its one result: it is told once.
-    if (result === run.last) return;
-    run.last = result;
+    if (result === last) return;
+    last = result;
     if (result.outcome !== 'busy' && result.outcome !== 'closed') reads.refresh(announcer.takeAcked());
     // The drain read the store: awards another tab settled there without telling are settled here.
     void announcer.unheard();
@@ -72,11 +74,11 @@ export function createFlush(deps: FlushDeps) {
 
   /** Unforced (after an award): a timer already set stands. Forced (the end of a backoff): it replaces it. */
   function schedule(delayMs: number, force: boolean) {
-    if (run.timer !== undefined && !force) return;
-    clearTimeout(run.timer);
-    run.timer = unref(
+    if (timer !== undefined && !force) return;
+    clearTimeout(timer);
+    timer = unref(
       setTimeout(() => {
-        run.timer = undefined;
+        timer = undefined;
         void flush(force);
       }, delayMs),
     );
@@ -89,7 +91,7 @@ export function createFlush(deps: FlushDeps) {
     current: flusher.current,
     /** No more runs: the timer stops, a drain in progress stops after its batch. */
     stop() {
-      clearTimeout(run.timer);
+      clearTimeout(timer);
       flusher.stop();
     },
   };

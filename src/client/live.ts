@@ -146,10 +146,10 @@ export function createLive(pendingOf: (pair: string) => PendingAward[], historyL
     /** What an earlier page knew, cached: used until the first read, marked stale. */
     restore(pair: string, base: Base | undefined, sent: PendingAward[]) {
       const s = state(pair);
-      if (!s.base && base) {
-        s.base = base;
-        s.stale = true;
-      }
+      // A read accepted meanwhile is newer than the cache, and may hold the cached acknowledgements already.
+      if (s.base) return;
+      s.base = base;
+      s.stale = base !== undefined;
       for (const award of sent) s.sent.set(award.idempotencyKey, award);
       s.view = undefined;
     },

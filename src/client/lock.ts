@@ -32,14 +32,14 @@ export function createFlushLock(
    * A store that fails: true, and `failed` is told (see above).
    */
   const claim = (until: number) => {
-    const claimed = { mine: false };
+    let mine = false;
     return lease
       .update('lease', (old) => {
-        claimed.mine = !old || old.until < Date.now() || old.owner === me;
-        return old && !claimed.mine ? old : { owner: me, until };
+        mine = !old || old.until < Date.now() || old.owner === me;
+        return old && !mine ? old : { owner: me, until };
       })
       .then(
-        () => claimed.mine,
+        () => mine,
         (error: unknown) => {
           failed(error);
           return true;

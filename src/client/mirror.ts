@@ -23,7 +23,9 @@ export function createMirror(now: () => number) {
   const settledElsewhere = new Set<string>();
   /** Gone from the store before the word of it came (see VANISHED_MS), with when. */
   const vanished = new Map<string, { award: PendingAward; at: number }>();
-  const seq = { last: 0 };
+  /** Awards that left through `vanished`: out of this tab's view for a while, so a read since may hold them. */
+  const late = new WeakSet<PendingAward>();
+  let lastSeq = 0;
 
   function keep(rec: PendingAward) {
     awards.set(rec.idempotencyKey, rec);
@@ -31,7 +33,7 @@ export function createMirror(now: () => number) {
     const ofPair = byPair.get(pair) ?? new Map<string, PendingAward>();
     if (!ofPair.size) byPair.set(pair, ofPair);
     ofPair.set(rec.idempotencyKey, rec);
-    if (rec.seq > seq.last) seq.last = rec.seq;
+    if (rec.seq > lastSeq) lastSeq = rec.seq;
   }
 
   function forget(key: string): PendingAward | undefined {
@@ -51,7 +53,7 @@ export function createMirror(now: () => number) {
     size: () => awards.size,
     has: (key: string) => awards.has(key),
     /** Strictly increasing in this tab, and time-ordered across tabs and reloads. */
-    nextSeq: () => (seq.last = Math.max(seq.last + 1, now() * 1000)),
+    nextSeq: () => (lastSeq = Math.max(lastSeq + 1, now() * 1000)),
     /** Heard from another tab: shown, never written by this tab. Skips what is already settled. */
     heard(rec: PendingAward) {
       if (awards.has(rec.idempotencyKey) || settledElsewhere.has(rec.idempotencyKey)) return;
@@ -62,10 +64,13 @@ export function createMirror(now: () => number) {
     stored: (key: string) => void remote.delete(key),
     /** Leaves the queue: the award as this tab knew it (from the queue, or from the vanished). */
     take(key: string): PendingAward | undefined {
-      const rec = forget(key) ?? vanished.get(key)?.award;
+      const gone = vanished.get(key)?.award;
       vanished.delete(key);
-      return rec;
+      if (gone) late.add(gone);
+      return forget(key) ?? gone;
     },
+    /** Left the queue through `vanished` (take() or unheard()): a read since it vanished may already count it. */
+    isLate: (award: PendingAward) => late.has(award),
     settledElsewhere: (keys: string[]) => {
       for (const k of keys) settledElsewhere.add(k);
     },
@@ -88,6 +93,7 @@ export function createMirror(now: () => number) {
       for (const [key, { award, at }] of vanished)
         if (now() - at >= VANISHED_MS) {
           vanished.delete(key);
+          late.add(award);
           out.push(award);
         }
       return out;

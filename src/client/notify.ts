@@ -11,6 +11,8 @@ export interface NotifyDeps {
   queueSize(): number;
   /** The client's state: each change is told in the next tick (and `connection:changed` at once). */
   state: ClientStore;
+  /** A pair's view was made for `points:changed` (tracked.ts releases it later unless it is tracked). */
+  used(pair: string): void;
 }
 
 /** What a snapshot shows of the client's state (not its life cycle). */
@@ -29,12 +31,14 @@ export function createNotifier(deps: NotifyDeps) {
   const { events, live, own, state } = deps;
   const watchers = new Map<string, Set<(view: PointsView) => void>>();
   const subscribers = new Set<(snapshot: Snapshot) => void>();
-  /** What this tick must tell: the pairs touched, whether the queue changed, whether a tick is queued. */
-  const tick = { touched: new Set<string>(), queue: false, queued: false };
+  /** What this tick must tell: the pairs touched, whether the queue changed; and whether a tick is queued. */
+  const touched = new Set<string>();
+  let queueChanged = false;
+  let tickQueued = false;
   /** The snapshot, the same object until something changes; undefined once it is outdated. */
-  const cached: { snapshot?: Snapshot } = {};
+  let snapshot: Snapshot | undefined;
   /** The own pair's cached state is loaded: until then its view would show a total without the confirmed part. */
-  const own$ = { restored: !own };
+  let restored = !own;
 
   /** One listener's failure, told once and kept from the others. */
   function call<T>(cb: (value: T) => void, value: T, during: 'watchPoints' | 'subscribe') {
@@ -42,35 +46,36 @@ export function createNotifier(deps: NotifyDeps) {
       cb(value);
     } catch (error) {
       if (events.listenerCount('error')) events.emit('error', { error, during });
-      else console.error(`[quest-points] a ${during} callback threw`, error);
+      else console.error('quest-points', during, error);
     }
   }
 
   function changed(pair?: string) {
     if (pair) {
-      tick.touched.add(pair);
+      touched.add(pair);
       live.invalidate(pair);
     }
-    cached.snapshot = undefined;
-    if (tick.queued) return;
-    tick.queued = true;
+    snapshot = undefined;
+    if (tickQueued) return;
+    tickQueued = true;
     queueMicrotask(run);
   }
 
   function run() {
-    tick.queued = false;
-    const touched = [...tick.touched];
-    tick.touched.clear();
-    if (!own$.restored && own) tick.touched.add(own);
-    if (tick.queue) {
-      tick.queue = false;
+    tickQueued = false;
+    const pairs = [...touched];
+    touched.clear();
+    if (!restored && own) touched.add(own);
+    if (queueChanged) {
+      queueChanged = false;
       events.emit('queue:changed', { queueSize: deps.queueSize() });
     }
-    for (const pair of touched) {
-      if (pair === own && !own$.restored) continue;
+    for (const pair of pairs) {
+      if (pair === own && !restored) continue;
       const cbs = watchers.get(pair);
       if (!cbs && !events.listenerCount('points:changed')) continue;
       const view = live.view(pair);
+      deps.used(pair);
       events.emit('points:changed', { view });
       for (const cb of [...(cbs ?? [])]) call(cb, view, 'watchPoints');
     }
@@ -87,24 +92,24 @@ export function createNotifier(deps: NotifyDeps) {
 
   function getSnapshot(): Snapshot {
     const pairs = new Set([...(own ? [own] : []), ...watchers.keys()]);
-    cached.snapshot ??= {
+    snapshot ??= {
       ...shown(state.get()),
       queueSize: deps.queueSize(),
       points: Object.fromEntries([...pairs].map((pair) => [pair, live.view(pair)])),
     };
-    return cached.snapshot;
+    return snapshot;
   }
 
   return {
     changed,
     /** The outbox's size changed: `queue:changed` in this tick. */
     queueChanged() {
-      tick.queue = true;
+      queueChanged = true;
       changed();
     },
     /** The own pair's cache is loaded: its events may go. */
     restored() {
-      own$.restored = true;
+      restored = true;
       if (own) changed(own);
     },
     getSnapshot,
@@ -117,7 +122,7 @@ export function createNotifier(deps: NotifyDeps) {
     watch(pair: string, cb: (view: PointsView) => void) {
       const cbs = watchers.get(pair) ?? new Set();
       watchers.set(pair, cbs.add(cb));
-      cached.snapshot = undefined;
+      snapshot = undefined;
       call(cb, live.view(pair), 'watchPoints');
       return () => {
         if (!cbs.delete(cb) || cbs.size) return;

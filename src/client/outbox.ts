@@ -1,8 +1,7 @@
 import { createJournal, type Journal } from './journal.js';
 import { createMirror } from './mirror.js';
-import type { Rescue } from './rescue.js';
-import type { KV } from './store.js';
-import { storageFailure } from './store.js';
+import { mergeRescues, type Rescue } from './rescue.js';
+import { storageFailure, type KV } from './store.js';
 import type { DeadLetter, PendingAward, StorageDegradedReason } from './types.js';
 
 export type Outbox = ReturnType<typeof createOutbox>;
@@ -31,24 +30,22 @@ export interface OutboxDeps {
 export function createOutbox({ queue, dead, degraded: onDegraded, committed, durable = true, rescue, now = () => Date.now() }: OutboxDeps) {
   const mirror = createMirror(now);
   const journal: Journal = createJournal();
-  const store = {
-    degraded: false,
-    /** The last store operation issued: the next one starts after it. */
-    writing: Promise.resolve() as Promise<unknown>,
-    /** Set once a pagehide rescued this page's awards: the rescue then follows each commit. */
-    rescued: false,
-  };
+  let degraded = false;
+  /** The last store operation issued: the next one starts after it. */
+  let writing: Promise<unknown> = Promise.resolve();
+  /** Set once a pagehide rescued this page's awards: the rescue then follows each commit. */
+  let rescued = false;
   /** The awards added since the last write began: resolves true once they are in the store. */
   let next: { written: Promise<boolean>; wrote(ok: boolean): void } | undefined;
 
   function degrade(error: unknown) {
-    if (!store.degraded) onDegraded(storageFailure(error), error);
-    store.degraded = true;
+    if (!degraded) onDegraded(storageFailure(error), error);
+    degraded = true;
   }
 
   /** A store operation that degrades the outbox instead of throwing; true when it worked. */
   const attempt = async (op: () => Promise<unknown>) => {
-    if (store.degraded) return false;
+    if (degraded) return false;
     try {
       await op();
       return true;
@@ -61,27 +58,19 @@ export function createOutbox({ queue, dead, degraded: onDegraded, committed, dur
   /** Still in the store but no longer queued: deleted here (not yet landed) or settled by another tab. reload() skips it. */
   const leaving = (key: string) => journal.isDeleting(key) || mirror.isSettledElsewhere(key);
 
-  /** Chains store work so reload() sees every earlier write. Every store operation goes through it. */
+  /** Every store operation goes through the chain, in issue order: reload() sees every earlier write. */
   const chain = <T>(work: () => Promise<T>): Promise<T> => {
-    const done = store.writing.then(work, work);
-    store.writing = done.catch(() => {});
+    const done = writing.then(work, work);
+    writing = done.catch(() => {});
     return done;
   };
 
   /** This tab's rescue holds what is not known committed (added, or in a commit still in flight); none: removed. */
   const stash = () => rescue?.save(journal.unwritten());
 
-  // Start-up: awards an earlier page rescued join the store, unless known there (queued or dead-lettered); their
-  // rescues are removed once that write is committed (a failing store leaves them for a later page).
-  const found = rescue?.found();
-  if (found?.keys.length)
-    void chain(async () => {
-      const merged = await attempt(async () => {
-        const known = new Set([...(await queue.all()), ...(await dead.all())].map((r) => r.idempotencyKey));
-        await queue.setMany(found.awards.filter((r) => !known.has(r.idempotencyKey)).map((r) => [r.idempotencyKey, r]));
-      });
-      if (merged) rescue?.drop(found.keys);
-    });
+  // Start-up: what earlier pages rescued joins the store, first in the chain (a failing store leaves it for later).
+  const merge = rescue && mergeRescues(rescue, queue, dead);
+  if (merge) void chain(async () => (await attempt(merge.write)) && merge.merged());
 
   /** Writes what add() collected, in one transaction, after earlier store work. True when it is in the store. */
   function commit(): Promise<boolean> {
@@ -98,7 +87,7 @@ export function createOutbox({ queue, dead, degraded: onDegraded, committed, dur
       if (!ok || !batch.length) return ok && !!taken;
       journal.written(batch);
       // The page survived its pagehide (back/forward cache): the rescue shrinks to what is still uncommitted.
-      if (store.rescued) stash();
+      if (rescued) stash();
       // The other tabs hear of them in a task of their own: cloning a burst's records for BroadcastChannel (tens of
       // ms for 10,000) must not hold up the page's own work, such as `persisted` and what waits on it.
       if (committed)
@@ -140,19 +129,16 @@ export function createOutbox({ queue, dead, degraded: onDegraded, committed, dur
     }
   }
 
-  const queued = () => mirror.queued(store.degraded);
+  const queued = () => mirror.queued(degraded);
 
   return {
     /** Awards in this tab's copy of the queue. */
     size: mirror.size,
     get degraded() {
-      return store.degraded;
+      return degraded;
     },
     nextSeq: mirror.nextSeq,
-    /**
-     * O(1): the write is issued in a microtask, with every award of this tick. Resolves true once it is stored (in a
-     * durable store): one promise for the tick's awards.
-     */
+    /** O(1): written in a microtask with the tick's other awards; one promise for them, true once durably stored. */
     add(rec: PendingAward): Promise<boolean> {
       mirror.keep(rec);
       journal.add(rec);
@@ -219,10 +205,7 @@ export function createOutbox({ queue, dead, degraded: onDegraded, committed, dur
         }
       });
     },
-    /**
-     * The queue as the store holds it now (another tab may have added or acknowledged awards), merged into the
-     * mirror, oldest first. While degraded: this tab's own awards only.
-     */
+    /** The queue as the store holds it now (other tabs' work merged into the mirror), oldest first; degraded: own only. */
     async reload(): Promise<PendingAward[]> {
       await chain(() => attempt(reconcile));
       return queued();
@@ -231,22 +214,20 @@ export function createOutbox({ queue, dead, degraded: onDegraded, committed, dur
     queued,
     /** On pagehide, synchronously: the awards this page could still lose go to its rescue. */
     rescue() {
-      store.rescued = true;
+      rescued = true;
       stash();
     },
     pendingOf: mirror.ofPair,
-    /**
-     * Awards reload() found gone from the store whose settling tab never told (it died between its deletes and its
-     * message) within VANISHED_MS: they leave the outbox here, for the caller to settle.
-     */
+    /** Awards gone from the store whose settling tab never told within VANISHED_MS (mirror.ts): they leave here. */
     unheard: mirror.unheard,
+    isLate: mirror.isLate,
     /**
      * Replays the journal once the store works again; true when it does. In the chain like every store operation,
      * and it clears only what it wrote: an award added while the replay is in flight waits for the next commit.
      */
     recover(): Promise<boolean> {
       return chain(async () => {
-        if (!store.degraded) return true;
+        if (!degraded) return true;
         const copy = journal.copy();
         try {
           // Dead letters first: an award leaves the queue only once its dead letter is stored (never in neither).
@@ -257,7 +238,7 @@ export function createOutbox({ queue, dead, degraded: onDegraded, committed, dur
           return false;
         }
         journal.stored(copy);
-        store.degraded = false;
+        degraded = false;
         // What was added meanwhile (kept in the journal) goes in the next commit.
         if (journal.awards().length && !next) void commit();
         return true;

@@ -90,10 +90,13 @@ export function createReads(deps: ReadsDeps) {
     },
     /** What an earlier page cached for this pair: its base (stale until read) and its unabsorbed acknowledgements. */
     async restore(pair: string) {
+      // The base first: a tab that accepts a read writes its base, then deletes the acknowledgements it absorbed, in
+      // that order and at once; read the other way round, an acknowledgement read before that write and the base read
+      // after it were counted twice.
+      const stored = await cache.get(baseKey(pair)).catch(() => undefined);
       const records = await cache.all().catch((): CacheRecord[] => []);
       // The cache also holds identify answers (strings) and the flush lease.
       const sent = records.flatMap((r) => (typeof r === 'object' && r !== null && 'sent' in r && pairOf(r.sent) === pair ? [r.sent] : []));
-      const stored = await cache.get(baseKey(pair)).catch(() => undefined);
       live.restore(pair, typeof stored === 'object' && 'base' in stored ? stored.base : undefined, sent);
       deps.changed(pair);
     },

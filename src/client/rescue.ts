@@ -1,5 +1,6 @@
+import type { KV } from './store.js';
+import type { DeadLetter, PendingAward } from './types.js';
 import { uuid } from './uuid.js';
-import type { PendingAward } from './types.js';
 
 export type Rescue = ReturnType<typeof createRescue>;
 
@@ -32,5 +33,21 @@ export function createRescue(prefix: string) {
       use((ls) => {
         for (const k of keys) ls.removeItem(k);
       }),
+  };
+}
+
+/**
+ * Start-up: the awards earlier pages rescued, as a write into the store that skips those known there (queued or
+ * dead-lettered), and `merged()` to remove their rescues once that write is committed. Nothing when none was found.
+ */
+export function mergeRescues(rescue: Rescue, queue: KV<PendingAward>, dead: KV<DeadLetter>) {
+  const found = rescue.found();
+  if (!found.keys.length) return undefined;
+  return {
+    async write() {
+      const known = new Set([...(await queue.all()), ...(await dead.all())].map((r) => r.idempotencyKey));
+      await queue.setMany(found.awards.filter((r) => !known.has(r.idempotencyKey)).map((r) => [r.idempotencyKey, r]));
+    },
+    merged: () => rescue.drop(found.keys),
   };
 }

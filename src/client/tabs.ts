@@ -30,12 +30,13 @@ const TELL_AWARDS = 1000;
 export function createTabs(name: string, enabled: boolean, onMessage?: (message: TabMessage) => void): Tabs {
   if (!enabled || typeof BroadcastChannel === 'undefined') return { post() {}, tell() {}, listen() {}, close() {} };
   const channel = new BroadcastChannel(name);
-  const tab = { open: true, onMessage };
+  let open = true;
+  let heard = onMessage;
   channel.onmessage = (event: MessageEvent<TabMessage>) => {
-    if (tab.open) tab.onMessage?.(event.data);
+    if (open) heard?.(event.data);
   };
   const post = (message: TabMessage) => {
-    if (tab.open) channel.postMessage(message);
+    if (open) channel.postMessage(message);
   };
   return {
     post,
@@ -49,10 +50,10 @@ export function createTabs(name: string, enabled: boolean, onMessage?: (message:
       part(0);
     },
     listen(fn) {
-      tab.onMessage = fn;
+      heard = fn;
     },
     close() {
-      tab.open = false;
+      open = false;
       channel.close();
     },
   };

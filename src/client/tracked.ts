@@ -54,10 +54,6 @@ export function createTracked({ own, release, graceMs = RELEASE_MS }: TrackedDep
     },
     /** The pair's state was made or read without a watch: it goes after the grace unless watched. */
     used: later,
-    dispose() {
-      for (const timer of releasing.values()) clearTimeout(timer);
-      releasing.clear();
-    },
   };
 }
 

@@ -218,7 +218,11 @@ export interface QuestPointsEvents {
    * queued; the browser fires the event again later (Chromium: minutes) and the pages send them as usual.
    */
   'sync:failed': (e: SyncFailure) => void;
-  /** A flush threw where it should not (`during`: what was running); the client carries on. */
+  /**
+   * Something failed where it should not, and the client carries on. `during`: 'flush' (a drain threw), 'lock' (the
+   * flush lease could not be written: the drain ran without it), 'watchPoints' or 'subscribe' (that callback threw;
+   * the others still ran). With no `error` listener, a callback's error goes to the console.
+   */
   error: (e: { error: unknown; during: string }) => void;
 }
 
@@ -318,7 +322,10 @@ export interface QuestPoints {
   fetchPoints(questId?: string, serviceUserId?: string): Promise<PointsView>;
   /** The live view now, without a read (the same object until it changes). */
   viewPoints(questId?: string, serviceUserId?: string): PointsView;
-  /** Calls cb with the pair's view now and on every change (the pair is read in the background); returns unwatch. */
+  /**
+   * Calls cb with the pair's view now and on every change; returns unwatch. The pair is read in the background while
+   * watched (and polled), and its state is released a few seconds after the last unwatch.
+   */
   watchPoints(questId: string, serviceUserId: string, cb: (view: PointsView) => void): () => void;
   /** Whether the player is enrolled in the quest, and their points there; null when not (a 404). Rejects as identify() does. */
   fetchEnrollment(questId?: string, serviceUserId?: string): Promise<EnrollmentStatus | null>;
@@ -333,11 +340,14 @@ export interface QuestPoints {
   getSnapshot(): Snapshot;
   /** The awards still queued, in every tab of this storage name, oldest first, as the store holds them now. */
   pending(): Promise<PendingAward[]>;
-  /** The awards refused for good, oldest first. */
+  /** The awards refused for good, oldest first. Rejects when the store cannot be read. */
   deadLetters(): Promise<DeadLetter[]>;
   /** Re-queues a dead letter under a new idempotency key (the refused one was never applied); returns the new key. */
   retryDeadLetter(idempotencyKey: string): Promise<string>;
-  /** Deletes a dead letter (every tab's deadLetterCount follows); a key that is no dead letter changes nothing. */
+  /**
+   * Deletes a dead letter (every tab's deadLetterCount follows); a key that is no dead letter changes nothing. Rejects
+   * when the store fails (rather than saying there was none).
+   */
   discardDeadLetter(idempotencyKey: string): Promise<void>;
   /** Listens to an event (QuestPointsEvents); returns the client. A listener that throws does not stop the client. */
   on<E extends keyof QuestPointsEvents>(event: E, fn: QuestPointsEvents[E]): QuestPoints;

@@ -233,7 +233,10 @@ async function check(sys: System) {
     // The totals equal the ledger.
     for (const u of new Set<User>(['p1', ...tab.watches.keys()])) {
       const view = await tab.qp.fetchPoints(QUEST, u);
-      if (view.totalPoints !== sys.service.total(u)) fail(`${u}: the view shows ${view.totalPoints}, the ledger holds ${sys.service.total(u)}`);
+      if (view.totalPoints !== sys.service.total(u))
+        fail(
+          `${u}: tab ${sys.tabs.indexOf(tab)} of ${sys.tabs.length} shows ${view.totalPoints} (confirmed ${view.confirmedPoints}, sent ${view.sentPoints}, pending ${view.pendingPoints}), the ledger holds ${sys.service.total(u)}`,
+        );
     }
     // A drain that threw is a bug (a lease the store cannot write is told as 'lock', and may happen here).
     const thrown = tab.errors.filter((e) => e.during === 'flush');

@@ -1,0 +1,61 @@
+// @vitest-environment happy-dom
+import 'fake-indexeddb/auto';
+import { afterEach, expect, it } from 'vitest';
+import { storageLayout } from '../../src/client/defaults.js';
+import { idbKV } from '../../src/client/store.js';
+import type { PendingAward } from '../../src/client/types.js';
+import { fakeRelay, json, testClients, uniqueName, until } from './fake-relay.js';
+
+// Another tab is played by hand here: its records go into the store and its messages on the channel when the test
+// says, so the window between its deletes landing and its 'done' arriving can be held open.
+
+const { client, closeAll } = testClients();
+const channels: BroadcastChannel[] = [];
+afterEach(async () => {
+  for (const c of channels.splice(0)) c.close();
+  await closeAll();
+});
+
+it("an award gone from the store before its 'done' came, then read, is not counted twice when the word comes (found by the model test; main a0b4a06 showed 2x)", async () => {
+  const storageName = uniqueName();
+  const layout = storageLayout(storageName);
+  const award: PendingAward = {
+    questId: 'quest-1',
+    serviceUserId: 'player-1',
+    eventPoints: 7,
+    idempotencyKey: crypto.randomUUID(),
+    queuedAt: Date.now(),
+    seq: 1,
+  };
+  const ledger: PendingAward[] = [];
+  const summary = () => ({
+    totalPoints: ledger.reduce((s, a) => s + a.eventPoints, 0),
+    history: ledger.map((a) => ({
+      createdAt: new Date().toISOString(),
+      eventPoints: a.eventPoints,
+      eventName: 'DefaultPointsEvent',
+      eventDescription: '',
+    })),
+  });
+  const relay = fakeRelay((req) => (req.method === 'GET' ? json(200, { success: true, data: summary() }) : json(503, {})));
+  const qp = client({ fetch: relay.fetch, storageName });
+  await qp.pending();
+  const other = new BroadcastChannel(layout.channel);
+  channels.push(other);
+  const queue = idbKV<PendingAward>(layout.outbox);
+  // The other tab commits the award and says so.
+  await queue.setMany([[award.idempotencyKey, award]]);
+  other.postMessage({ t: 'add', recs: [award] });
+  await until(() => qp.getSnapshot().queueSize === 1);
+  // It sends it (the service applies it) and deletes it; its 'done' is not here yet.
+  ledger.push(award);
+  await queue.delMany([award.idempotencyKey]);
+  expect(await qp.pending()).toEqual([]);
+  expect((await qp.fetchPoints()).totalPoints).toBe(7);
+  // The word comes: settled elsewhere, already counted by the read.
+  const told = new Promise((resolve) => qp.once('award:sent', resolve));
+  other.postMessage({ t: 'done', ok: [award.idempotencyKey], dead: [] });
+  await told;
+  expect(qp.viewPoints().totalPoints).toBe(7);
+  expect((await qp.fetchPoints()).totalPoints).toBe(7);
+});
