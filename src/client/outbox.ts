@@ -82,7 +82,7 @@ export function createOutbox({ queue, dead, degraded: onDegraded, committed, dur
       // Kept in the journal until written, so reload() never mistakes an award in flight for an acknowledged one.
       // Empty: an earlier commit, issued before this one but run after these awards were added, wrote them (a failed
       // write leaves its awards in the journal). They are stored: `persisted` is true, not false.
-      const ok = batch.length === 0 ? !store.degraded : await attempt(() => queue.setMany(batch));
+      const ok = batch.length === 0 ? !degraded : await attempt(() => queue.setMany(batch));
       taken?.wrote(ok && durable);
       if (!ok || !batch.length) return ok && !!taken;
       journal.written(batch);
