@@ -1,5 +1,5 @@
 import { delMany, get, getMany, keys, promisifyRequest, setMany, update, values, type UseStore } from 'idb-keyval';
-import type { StorageDegradedReason } from './types.js';
+import type { IndexedDBFactory, StorageDegradedReason } from './types.js';
 
 /** The few operations the SDK needs from a key-value store: idb-keyval over IndexedDB, or memory. */
 export interface KV<T> {
@@ -60,14 +60,14 @@ function connectionLost(error: unknown, closed: boolean): boolean {
  * page torn down meanwhile drops the transaction. The layout is createStore(dbName, 'kv'): one database per store, as
  * earlier versions wrote it.
  */
-function openStores(dbName: string, factory?: IDBFactory): { plain: UseStore; committing: UseStore } {
+function openStores(dbName: string, factory?: IndexedDBFactory): { plain: UseStore; committing: UseStore } {
   let db: Promise<IDBDatabase> | undefined;
   /** The current connection was closed by the browser (its `close` event). */
   let closed = false;
   const open = () => {
     db ??= new Promise<IDBDatabase>((resolve, reject) => {
       closed = false;
-      const request = (factory ?? indexedDB).open(dbName);
+      const request = (factory ?? indexedDB).open(dbName) as IDBOpenDBRequest;
       request.onupgradeneeded = () => request.result.createObjectStore(STORE);
       const timer = setTimeout(
         () => reject(Object.assign(new Error(`IndexedDB open blocked for ${OPEN_BLOCKED_MS / 1000} s`), { name: 'BlockedError' })),
@@ -117,7 +117,7 @@ function openStores(dbName: string, factory?: IDBFactory): { plain: UseStore; co
 }
 
 /** `factory`: the IndexedDB to use (default the page's; a Storage Access handle's for the unpartitioned one). */
-export function idbKV<T>(dbName: string, factory?: IDBFactory): KV<T> {
+export function idbKV<T>(dbName: string, factory?: IndexedDBFactory): KV<T> {
   const { plain, committing } = openStores(dbName, factory);
   return {
     // Reads commit at once too (one request each): a read left to auto-commit holds the store until the page's task

@@ -227,6 +227,15 @@ export interface QuestPointsEvents {
 }
 
 /**
+ * The part of an IDBFactory the SDK uses: a Storage Access handle's `indexedDB`, or the page's own. Declared here so
+ * the SDK's types do not need the DOM library (a server that imports them type-checks without it).
+ */
+export interface IndexedDBFactory {
+  /** IDBFactory.open(): answers an IDBOpenDBRequest. */
+  open(name: string): unknown;
+}
+
+/**
  * The backgroundSync option: called when the outbox must wait for the network. It may answer whether the registration
  * worked (a promise of a ClosedTabDelivery), and `check` says at start-up whether it can work here; quest-points/sw's
  * backgroundSync() does both.
@@ -281,7 +290,7 @@ export interface QuestPointsOptions {
    * site; where the host grants the Storage Access API, pass the unpartitioned one the player allowed:
    * `(await document.requestStorageAccess({ indexedDB: true })).indexedDB` (in a user gesture; docs/hosting.md).
    */
-  indexedDB?: IDBFactory;
+  indexedDB?: IndexedDBFactory;
   /** Talk to the service itself with its API key. Servers and scripts only. */
   direct?: { url: string; apiKey: string };
   /** Allow `direct` in a browser, which exposes the API key to every player. */

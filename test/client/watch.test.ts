@@ -1,4 +1,5 @@
 // @vitest-environment happy-dom
+import { initialEnvironment } from '../../src/client/environment.js';
 import 'fake-indexeddb/auto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { QuestPointsEmitter } from '../../src/client/events.js';
@@ -100,7 +101,15 @@ describe('pairs read only while watched', () => {
     const events = new QuestPointsEmitter();
     const changedPairs: string[] = [];
     events.on('points:changed', ({ view }) => changedPairs.push(view.serviceUserId));
-    const state = createClientState({ online: true, deadLetterCount: 0, authRequired: false, storage: 'memory', closed: false, loaded: true });
+    const state = createClientState({
+      online: true,
+      deadLetterCount: 0,
+      authRequired: false,
+      storage: 'memory',
+      environment: initialEnvironment('memory', 'option'),
+      closed: false,
+      loaded: true,
+    });
     const notifier = createNotifier({ events, live, queueSize: () => 0, state, used: tracked.used });
     for (const user of ['a', 'b', 'c']) notifier.changed(pointsKey('q', user));
     await Promise.resolve();
