@@ -14,8 +14,12 @@ import { startDevSite, withPage, type DevSite, type SiteFile } from '../helpers/
 import { until } from '../helpers/until.js';
 
 const repo = resolve(import.meta.dirname, '../..');
-/** The script-tag build's budget, min+gzip (the SDK, tokenFrom and the HUD; ES2017 without destructuring, for emscripten). */
-const GLOBAL_BUDGET_BYTES = 25_000;
+/**
+ * The script-tag build's budget, min+gzip (the SDK, tokenFrom and the HUD; ES2017 without destructuring, for emscripten).
+ * It carries the SDK's lazy chunks inline (an IIFE cannot split): 24,083 B at first; 27,540 B once issue 30's one-writer
+ * client and issue 28's environment report and token rule were merged (2026-11-25).
+ */
+const GLOBAL_BUDGET_BYTES = 28_000;
 
 const PAGE =
   '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>script tag</title>' +

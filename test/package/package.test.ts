@@ -124,9 +124,11 @@ describe('the published package', { timeout: 60_000 }, () => {
     // Bounds that catch an accidental inclusion (a demo build, source maps or the tests each add well over 100 KB),
     // not the growth of a feature: 151 KB packed and 477 KB unpacked with the service-worker entries (2026-11-22);
     // 199 KB packed and 618 KB unpacked with the relay's runtimes, auth and the HUD (2026-11-24); 750 KB unpacked with
-    // the script-tag build (65 KB) and the PixiJS, Babylon.js and PlayCanvas plugins (37 KB) (2026-11-25).
-    expect(packed.size).toBeLessThan(250_000);
-    expect(packed.unpackedSize).toBeLessThan(850_000);
+    // the script-tag build (65 KB) and the PixiJS, Babylon.js and PlayCanvas plugins (37 KB) (2026-11-25); 277 KB packed
+    // and 858 KB unpacked with those beside the relay's idempotency record and pipeline and the client's one-writer
+    // restructure and environment report (2026-11-25, issues 26, 28, 29 and 30 merged).
+    expect(packed.size).toBeLessThan(300_000);
+    expect(packed.unpackedSize).toBeLessThan(950_000);
   });
 
   // The declarations as a consumer's strict project checks them with skipLibCheck false: each d.ts we ship must
