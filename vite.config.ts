@@ -1,9 +1,11 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import { questPoints } from './src/vite/index.js';
 
 const repo = fileURLToPath(new URL('.', import.meta.url));
 const demo = `${repo}demo/`;
+/** Test files that measure frame times: run alone, after the rest (see `projects`). */
+const TIMING = ['test/hud/frames.test.ts'];
 
 // One config for the demo (`npm start`) and the test suite (`npm test`).
 export default defineConfig({
@@ -31,11 +33,20 @@ export default defineConfig({
   test: {
     // Tests live at the repo root, not under the demo root.
     root: repo,
-    include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 60_000,
     // Browser and chaos suites launch Chromium; two cores cannot run many at once. Three workers: much of the suite
     // waits on servers, browsers and Retry-After (the chaos share), not on a core.
     maxWorkers: 3,
+    projects: [
+      {
+        extends: true,
+        test: { name: 'suite', include: ['test/**/*.test.ts', 'examples/**/*.test.ts'], exclude: [...configDefaults.exclude, ...TIMING] },
+      },
+      // Tests whose figure is a frame time run after the rest, alone: beside two other workers' Chromium instances
+      // the HUD's frames and its interleaved baseline's no longer see the same machine, and the comparison fails on
+      // the load, not on the HUD (a merged run: 2.76 % missed frames against a 1.06 % baseline; alone 0 and 0).
+      { extends: true, test: { name: 'timing', include: TIMING, sequence: { groupOrder: 1 } } },
+    ],
   },
 });
