@@ -1,5 +1,5 @@
 // The engine recipes of docs/engines.md (and docs/hud.md's PixiJS one) run in Chromium as written: each is a file of
-// examples/recipes/, shown in the docs verbatim (checked here), bundled the way a game's bundler would (its
+// examples/recipes/, shown in the docs verbatim (a `<!-- snippet: -->` block each, checked by test/docs/snippets.test.ts), bundled the way a game's bundler would (its
 // 'quest-points/*' imports resolved to this repository's sources) with the engine's real npm package, on the page
 // its second line gives, against the dev relay and emulator on the same origin. A click where the recipe awards puts
 // the award in the ledger once and the HUD's total at its points.
@@ -9,6 +9,7 @@ import { build } from 'esbuild';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_BUNDLE } from '../helpers/bundle.js';
+import { sourcedSnippets } from '../docs/snippet-sources.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { type SiteFile, startDevSite } from '../helpers/dev-site.js';
 import { until } from '../helpers/until.js';
@@ -44,15 +45,12 @@ afterAll(async () => {
 });
 
 describe('docs show the recipes verbatim', () => {
-  it('every `<!-- example: examples/recipes/X -->` block is the file, and every recipe is shown', async () => {
-    const shown = new Set<string>();
-    for (const doc of ['docs/engines.md', 'docs/hud.md']) {
-      const text = await readFile(join(repo, doc), 'utf8');
-      for (const [, path, code] of text.matchAll(/^<!-- example: (examples\/recipes\/[\w.-]+) -->\n```js\n([\s\S]*?)^```$/gm)) {
-        expect(code, `${doc}: ${path}`).toBe(await readFile(join(repo, path!), 'utf8'));
-        shown.add(path!.slice('examples/recipes/'.length));
-      }
-    }
+  // A shown recipe equals its file: test/docs/snippets.test.ts checks every `<!-- snippet: -->` block. Here: every
+  // recipe is shown.
+  it('every recipe of examples/recipes/ is a `<!-- snippet: examples/recipes/X -->` block of the docs', async () => {
+    const shown = new Set(
+      sourcedSnippets().flatMap((s) => (s.source.startsWith('examples/recipes/') ? [s.source.slice('examples/recipes/'.length)] : [])),
+    );
     expect([...shown].sort()).toEqual((await readdir(recipes)).sort());
   });
 });

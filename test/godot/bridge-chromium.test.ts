@@ -4,14 +4,14 @@
 // JS arguments. Against the dev relay and emulator on the page's origin (a Godot export is served the same way). The
 // script-tag build the addon carries is checked against a fresh build (the addon ships it: a Godot user has no npm).
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../helpers/chromium.js';
 import { type DevSite, type SiteFile, startDevSite } from '../helpers/dev-site.js';
+import { testTempDir } from '../helpers/temp.js';
 import { until } from '../helpers/until.js';
 
 const repo = resolve(import.meta.dirname, '../..');
@@ -24,7 +24,6 @@ const SHELL =
   '<style>html,body{margin:0;height:100%;overflow:hidden}#canvas{display:block;width:640px;height:360px}</style>' +
   '<body><canvas id="canvas" width="640" height="360"></canvas><script src="/shim.js"></script></body>';
 
-let folder: string;
 let site: DevSite;
 let browser: Browser;
 
@@ -34,14 +33,12 @@ beforeAll(async () => {
     ['/shim.js', { type: 'text/javascript', body: await readFile(join(import.meta.dirname, 'javascript-bridge-shim.js'), 'utf8') }],
   ]);
   for (const file of ADDON_FILES) files.set(file, { type: 'text/javascript', body: await readFile(join(web, file.slice('/web/'.length)), 'utf8') });
-  folder = await mkdtemp(join(tmpdir(), 'qp-godot-'));
   [site, browser] = await Promise.all([startDevSite(files), launchChromium()]);
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
   await site?.close();
-  if (folder) await rm(folder, { recursive: true, force: true });
 });
 
 /** What the page holds: the shim (javascript-bridge-shim.js) and what the test's stand-in for the GDScript keeps. */
@@ -108,6 +105,7 @@ const call = (page: Page, method: string, ...args: (string | number)[]) =>
 
 describe('the Godot addon’s JavaScript bridge, through a JavaScriptBridge shim', { timeout: 60_000 }, () => {
   it('carries the script-tag build of this commit (a Godot user has no npm; run `npm run build:godot` after changing the SDK)', async () => {
+    const folder = testTempDir('qp-godot');
     await promisify(execFile)(process.execPath, [join(repo, 'scripts/build-global.mjs'), join(folder, 'fresh.js')]);
     const [built, carried] = await Promise.all([readFile(join(folder, 'fresh.js'), 'utf8'), readFile(join(web, 'quest-points.global.js'), 'utf8')]);
     expect(carried === built, 'engines/godot/addons/quest_points/web/quest-points.global.js is stale: run `npm run build:godot` and commit it').toBe(
