@@ -51,6 +51,8 @@ export interface Stack {
    * really offline fails it at once).
    */
   dropTab(tab: string): void;
+  /** Drops (unanswered) every /api/* request made with a token of a page load `except` refuses, until undropTabs(). */
+  dropLoadsBut(except: (instance: string) => boolean): void;
   undropTabs(): void;
   /** /api/* requests dropped while blocked. */
   dropped(): number;
@@ -125,6 +127,7 @@ export async function startStack(pages: ExtraPages = {}): Promise<Stack> {
   let blocked = false;
   let dropped = 0;
   const droppedTabs = new Set<string>();
+  let keptLoads: ((instance: string) => boolean) | undefined;
   let outage: { until: number; status: number; retryAfterSeconds: number } | undefined;
 
   // Same-origin gateway: the relay's answer goes back as is. A page that goes away does not abort the request
@@ -132,7 +135,7 @@ export async function startStack(pages: ExtraPages = {}): Promise<Stack> {
   async function proxy(req: IncomingMessage, res: ServerResponse, path: string) {
     const body = await readBody(req);
     const owner = tokenOwners.get(String(req.headers.authorization ?? '').replace(/^Bearer /, '')) ?? { tab: '?', instance: '?' };
-    if (droppedTabs.has(owner.tab)) {
+    if (droppedTabs.has(owner.tab) || (keptLoads && !keptLoads(owner.instance))) {
       dropped++;
       req.socket.destroy();
       return;
@@ -259,7 +262,11 @@ export async function startStack(pages: ExtraPages = {}): Promise<Stack> {
       blocked = value;
     },
     dropTab: (tab) => void droppedTabs.add(tab),
-    undropTabs: () => droppedTabs.clear(),
+    dropLoadsBut: (except) => void (keptLoads = except),
+    undropTabs: () => {
+      droppedTabs.clear();
+      keptLoads = undefined;
+    },
     dropped: () => dropped,
     serviceRequests: () => admin('GET', 'requests'),
     async ledgerOf(serviceUserId) {
