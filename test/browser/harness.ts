@@ -262,7 +262,9 @@ export async function startStack(pages: ExtraPages = {}): Promise<Stack> {
       blocked = value;
     },
     dropTab: (tab) => void droppedTabs.add(tab),
-    dropLoadsBut: (except) => void (keptLoads = except),
+    dropLoadsBut: (except) => {
+      keptLoads = except;
+    },
     undropTabs: () => {
       droppedTabs.clear();
       keptLoads = undefined;
