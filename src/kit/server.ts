@@ -174,6 +174,9 @@ function closeGracefully(server: Server, graceMs: number): Promise<void> {
     // A keep-alive connection becomes idle when its request ends: close those as they appear, cut the rest at the end.
     const sweep = setInterval(() => server.closeIdleConnections(), 50);
     const cut = setTimeout(() => server.closeAllConnections(), graceMs);
+    // A request still arriving on an open connection is served, and told the connection ends with it: a client that
+    // pools connections (a balancer) does not send its next request on a socket about to be closed.
+    server.on('request', (_request: IncomingMessage, response: ServerResponse) => response.setHeader('connection', 'close'));
     server.close((error) => {
       clearInterval(sweep);
       clearTimeout(cut);

@@ -1,5 +1,5 @@
 // The harness's load balancer: round robin over the relays whose GET /readyz answered 200 at the last health check
-// (every 100 ms; when none did, over all of them, as balancers fail open), a fresh connection per request (no idle
+// (each relay every 100 ms; when none did, over all of them, as balancers fail open), a fresh connection per request (no idle
 // keep-alive connection a relay could close under a request), and a request tried on the next relay only when the
 // first refused the connection — nothing of it reached that relay, as real balancers do (nginx's proxy_next_upstream
 // error does not resend a POST once it was sent). A request cut after it reached a relay is answered 502 and
@@ -31,11 +31,19 @@ export interface Balancer {
 }
 
 const HEALTH_CHECK_MS = 100;
+/**
+ * A probe's answer is awaited this long. With one check loop per relay, a relay told to stop (its /readyz says 503)
+ * leaves the rotation within HEALTH_CHECK_MS + PROBE_TIMEOUT_MS = 600 ms, inside the fleet's 1 s drain delay; the
+ * relay closes its listener only after that, so no request is sent to a closing listener (whose accept queue the
+ * kernel resets: a request cut). One loop over all relays waited for the slowest probe before updating any, which
+ * under load left a relay in rotation past its drain delay.
+ */
+const PROBE_TIMEOUT_MS = 500;
 
-/** GET /readyz on a fresh connection: 200 within 1 s, or out of rotation. */
+/** GET /readyz on a fresh connection: 200 within PROBE_TIMEOUT_MS, or out of rotation. */
 const ready = (port: number) =>
   new Promise<boolean>((resolve) => {
-    const probe = httpGet({ host: '127.0.0.1', port, path: '/readyz', agent: false, timeout: 1_000 }, (answer) => {
+    const probe = httpGet({ host: '127.0.0.1', port, path: '/readyz', agent: false, timeout: PROBE_TIMEOUT_MS }, (answer) => {
       answer.resume();
       resolve(answer.statusCode === 200);
     });
@@ -52,16 +60,27 @@ export function createBalancer(ports: () => number[], state: (port: number) => R
   let next = 0;
   const healthy = new Set<number>();
   let stopped = false;
+  const pause = () => new Promise((resolve) => setTimeout(resolve, HEALTH_CHECK_MS));
+  // One check loop per relay, each updating its relay as soon as its probe answers; relays are known once they run.
+  const watched = new Set<number>();
+  const loops: Promise<void>[] = [];
+  async function watch(port: number) {
+    while (!stopped) {
+      if (await ready(port)) healthy.add(port);
+      else healthy.delete(port);
+      await pause();
+    }
+  }
   const checks = (async () => {
     while (!stopped) {
-      const list = ports();
-      const answers = await Promise.all(list.map(ready));
-      for (const [i, port] of list.entries()) {
-        if (answers[i]) healthy.add(port);
-        else healthy.delete(port);
+      for (const port of ports()) {
+        if (watched.has(port)) continue;
+        watched.add(port);
+        loops.push(watch(port));
       }
-      await new Promise((resolve) => setTimeout(resolve, HEALTH_CHECK_MS));
+      await pause();
     }
+    await Promise.all(loops);
   })();
   const stats: BalancerStats = { fiveXx: {}, retriedOnRefused: 0, perRelay: {}, refusedWhile: {} };
   const count5xx = (status: number, cause: Cause) => {

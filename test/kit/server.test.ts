@@ -1,7 +1,13 @@
 // The Node server every face runs on: slow clients are cut off, connections are capped, close() is graceful.
 import { connect, type Socket } from 'node:net';
+import { subscribe } from 'node:diagnostics_channel';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, startNodeServer, type RunningServer } from '../../src/kit/index.js';
+import { until } from '../helpers/until.js';
+
+/** The remote ports of the connections servers in this process accepted (Node's net.server.socket channel). */
+const accepted = new Set<number>();
+subscribe('net.server.socket', (message) => void accepted.add((message as { socket: Socket }).socket.remotePort!));
 
 const servers: RunningServer[] = [];
 const sockets: Socket[] = [];
@@ -164,6 +170,22 @@ describe('startNodeServer limits', () => {
     expect(response.status).toBe(200);
     await closing;
     expect(closed).toBe(true);
+  });
+
+  it('close() serves a request arriving on a connection it had accepted, and says the connection ends (Connection: close)', async () => {
+    // A client that pools connections (a balancer) would otherwise send its next request on a socket the sweep closes.
+    const server = await start({ shutdownGraceMs: 5_000 });
+    const client = open(server.port);
+    await client.connected;
+    // Accepted by the server (not only queued by the kernel): the accepted socket's remote port is the client's.
+    await until(() => accepted.has(client.socket.localPort!), 'the server to accept the connection');
+    const closing = server.close();
+    client.socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    const { received } = await client.closed;
+    expect(received).toMatch(/^HTTP\/1\.1 200 /);
+    expect(received.toLowerCase()).toContain('connection: close');
+    await closing;
+    await expect(fetch(server.url)).rejects.toThrow();
   });
 
   it('close() cuts requests still running after shutdownGraceMs', async () => {
