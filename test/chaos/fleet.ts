@@ -135,6 +135,9 @@ export async function startFleet(options: FleetOptions) {
   }
 
   await Promise.all(members.map(start));
+  /** A Redis crash in progress, and whether close() was called: close() waits for the one, the other stops it. */
+  let crashing: Promise<void> | undefined;
+  let closed = false;
 
   return {
     redis,
@@ -164,14 +167,21 @@ export async function startFleet(options: FleetOptions) {
       await start(member);
     },
     /** SIGKILL redis-server (its counters are lost: nothing is persisted) and start it again after `downMs`. */
-    async crashRedis(downMs: number): Promise<void> {
-      const from = Date.now();
-      await redis.stop('SIGKILL');
-      await new Promise((resolve) => setTimeout(resolve, downMs));
-      await redis.restart();
-      redisOutages.push({ from, to: Date.now(), mode: config.onStoreError });
+    crashRedis(downMs: number): Promise<void> {
+      crashing = (async () => {
+        const from = Date.now();
+        await redis.stop('SIGKILL');
+        await new Promise((resolve) => setTimeout(resolve, downMs));
+        // A run that failed closes the fleet while the crash still waits: no server is started after close().
+        if (closed) return;
+        await redis.restart();
+        redisOutages.push({ from, to: Date.now(), mode: config.onStoreError });
+      })();
+      return crashing;
     },
     async close(): Promise<void> {
+      closed = true;
+      await crashing?.catch(() => undefined);
       for (const member of members) {
         if (member.child && member.child.exitCode === null && member.child.signalCode === null) await kill(member);
       }
