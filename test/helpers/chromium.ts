@@ -42,8 +42,8 @@ const disabled = (features: string[]) => `--disable-features=${features.join(','
  * a cross-site frame keyed by the top-level site too). Every browser test launches through this, so a result that
  * depends on partitioning is measured in a browser that exists.
  */
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
+export async function launchChromium(): Promise<Browser> {
+  const browser = await chromium.launch({
     executablePath: chromiumPath(),
     ignoreDefaultArgs: [disabled(PLAYWRIGHT_DISABLED_FEATURES)],
     args: [
@@ -57,4 +57,16 @@ export function launchChromium(): Promise<Browser> {
       disabled(PLAYWRIGHT_DISABLED_FEATURES.filter((feature) => feature !== PARTITIONING)),
     ],
   });
+  // Told when the browser goes away unasked (a crash, a kill): a test that then fails with "Target page, context or
+  // browser has been closed" has the cause beside it, not a test's own close().
+  let closing = false;
+  const close = browser.close.bind(browser);
+  browser.close = (options) => {
+    closing = true;
+    return close(options);
+  };
+  browser.on('disconnected', () => {
+    if (!closing) console.error(`Chromium went away without close() at ${new Date().toISOString()}: it crashed or was killed`);
+  });
+  return browser;
 }
