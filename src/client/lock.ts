@@ -1,4 +1,4 @@
-import type { Lease } from './lease.js';
+import type { Lease, leaseLock } from './lease.js';
 import type { KV } from './store.js';
 
 export type { Lease } from './lease.js';
@@ -6,21 +6,29 @@ export type { Lease } from './lease.js';
 type Lock = (fn: () => Promise<void>) => Promise<unknown>;
 
 /**
+ * The lease's store, and where its code comes from: a page loads lease.ts by `() => import('./lease.js')` on the
+ * first drain that needs it (most browsers have Web Locks and never do); the service worker passes it, in its one file.
+ */
+export interface LeaseOption {
+  store: KV<Lease>;
+  load(): Promise<{ leaseLock: typeof leaseLock }>;
+}
+
+/**
  * Runs fn only if no other tab of this origin and storage name is flushing; otherwise does nothing.
- * Web Locks where they exist (released even when a tab crashes); else a lease in IndexedDB (lease.ts, loaded on the
- * first drain: most browsers never need it); with a memory store there is nobody to exclude.
+ * Web Locks where they exist (released even when a tab crashes); else a lease in IndexedDB (lease.ts, see LeaseOption); with a memory store there is nobody to exclude.
  * `waitMs` (Web Locks only): wait up to that long for a held lock, then reject, instead of doing nothing. The service
  * worker waits: the holder may be a closing tab whose lock outlives it for a moment, not a sender.
  * A lease the store cannot write, or a lease module that cannot load (offline, not cached), excludes nobody: fn runs
  * anyway (the service dedupes by key) and `failed` hears why.
  */
-export function createFlushLock(name: string, lease?: KV<Lease>, waitMs = 0, failed: (error: unknown) => void = () => {}): Lock {
+export function createFlushLock(name: string, lease?: LeaseOption, waitMs = 0, failed: (error: unknown) => void = () => {}): Lock {
   const locks = typeof navigator !== 'undefined' ? navigator.locks : undefined;
   if (!lease) return (fn) => fn();
   if (locks) return (fn) => locks.request(name, waitMs > 0 ? { signal: AbortSignal.timeout(waitMs) } : { ifAvailable: true }, (lock) => lock && fn());
   let loading: Promise<Lock> | undefined;
   return async (fn) => {
-    loading ??= import('./lease.js').then(({ leaseLock }) => leaseLock(lease, failed));
+    loading ??= lease.load().then((module) => module.leaseLock(lease.store, failed));
     const lock = await loading.catch((error: unknown) => {
       // Loaded again on the next drain.
       loading = undefined;

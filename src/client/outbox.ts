@@ -74,7 +74,7 @@ export function createOutbox({ queue, dead, degraded: onDegraded, committed, dur
   const found = rescue?.found() ?? [];
   if (found.length)
     void chain(async () => {
-      const merge = await import('./rescue-merge.js').catch(() => undefined);
+      const merge = await rescue?.load().catch(() => undefined);
       if (merge && (await attempt(() => merge.mergeRescues(found, queue, dead)))) rescue?.drop(found);
     });
 

@@ -1,4 +1,3 @@
-import { useStorage } from './rescue.js';
 import type { KV } from './store.js';
 import type { DeadLetter, PendingAward } from './types.js';
 
@@ -7,7 +6,13 @@ import type { DeadLetter, PendingAward } from './types.js';
  * (queued or dead-lettered); unreadable rescues are skipped. Loaded only when a rescue was found: most pages have none.
  */
 export async function mergeRescues(keys: string[], queue: KV<PendingAward>, dead: KV<DeadLetter>) {
-  const awards = keys.flatMap((k): PendingAward[] => useStorage((ls) => JSON.parse(ls.getItem(k) ?? '[]')) ?? []);
+  const awards = keys.flatMap((k): PendingAward[] => {
+    try {
+      return JSON.parse(localStorage.getItem(k) ?? '[]');
+    } catch {
+      return [];
+    }
+  });
   const known = new Set([...(await queue.all()), ...(await dead.all())].map((r) => r.idempotencyKey));
   await queue.setMany(awards.filter((r) => !known.has(r.idempotencyKey)).map((r) => [r.idempotencyKey, r]));
 }

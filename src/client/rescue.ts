@@ -11,7 +11,7 @@ export type Rescue = ReturnType<typeof createRescue>;
  * quota, opaque origin): every access is guarded, and the rescue is then simply not there.
  */
 /** Runs fn over localStorage; undefined when it is missing or throws. */
-export const useStorage = <R>(fn: (ls: Storage) => R): R | undefined => {
+const useStorage = <R>(fn: (ls: Storage) => R): R | undefined => {
   try {
     return fn(localStorage);
   } catch {
@@ -27,6 +27,8 @@ export function createRescue(prefix: string) {
     save: (awards: PendingAward[]) => useStorage((ls) => (awards.length ? ls.setItem(own, JSON.stringify(awards)) : ls.removeItem(own))),
     /** The keys of every rescue of this storage name (what rescue-merge.ts reads, and removes once merged). */
     found: (): string[] => useStorage((ls) => Object.keys(ls).filter((k) => k.startsWith(prefix))) ?? [],
+    /** The merging of found rescues into the store: loaded only by a page that found some. */
+    load: () => import('./rescue-merge.js'),
     drop: (keys: string[]) =>
       useStorage((ls) => {
         for (const k of keys) ls.removeItem(k);

@@ -1,4 +1,4 @@
-import type { $Fetch } from 'ofetch';
+import type { $Fetch, createFetch } from 'ofetch';
 import { API_KEY_HEADER, IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_IETF_HEADER } from '../protocol/headers.js';
 import { DEFAULTS } from './defaults.js';
 import { QuestPointsError } from './errors.js';
@@ -16,6 +16,13 @@ export interface Answer {
 
 export type Transport = ReturnType<typeof createTransport>;
 
+/**
+ * Where ofetch comes from. A page: `() => import('ofetch')` (client.ts), so ofetch (with ufo and destr: 10 KB
+ * minified, 3.6 KB gzipped) is not in the script a game waits for and a bundler puts it in a chunk of its own, as
+ * account.ts and probes.ts. The service worker: its one file has it already (a worker cannot import() a chunk).
+ */
+export type LoadFetch = () => Promise<{ createFetch: typeof createFetch }>;
+
 /** A call that is not an award: the body of a 2xx answer with `success: true`, of the service's response type `T`. */
 export type Call = <T>(path: string, body?: unknown) => Promise<T>;
 
@@ -31,7 +38,7 @@ export function answerError({ status, body }: Answer): QuestPointsError {
  * Relay mode: `Authorization: Bearer <token>`, a 401 answered by one retry with a fresh token.
  * Direct mode: the service's API_KEY header, no batch endpoint; refused in browsers unless explicitly allowed.
  */
-export function createTransport(options: QuestPointsOptions) {
+export function createTransport(options: QuestPointsOptions, loadFetch: LoadFetch) {
   const { direct, timeoutMs = DEFAULTS.timeoutMs, getToken } = options;
   const config = (message: string) => new QuestPointsError(message, 'config');
   if (direct && typeof window !== 'undefined' && typeof document !== 'undefined' && !options.dangerouslyAllowBrowser)
@@ -43,19 +50,16 @@ export function createTransport(options: QuestPointsOptions) {
   // Relay mode needs getToken; direct mode sends the API key instead and has no tokens.
   const tokens = !direct && typeof getToken === 'function' ? createTokenCache(getToken) : undefined;
   if (!direct && !tokens) throw config('getToken is required');
-  // ofetch (with ufo and destr: 10 KB minified, 3.6 KB gzipped) is not in the script a game waits for: award(), the
-  // queue and the snapshot work without it, and a game's bundler puts it in a chunk of its own (as account.ts and
-  // probes.ts). It loads right after start, so a pagehide's beacon finds it; a chunk that could not be fetched
-  // (offline before it was cached) is a request without an answer (offline), and is fetched again by the next one.
+  // Loaded right after start, so a pagehide's beacon finds it; a chunk that could not be fetched (offline before it
+  // was cached) is a request without an answer (offline), and is fetched again by the next one.
   let loading: Promise<$Fetch> | undefined;
   const http = () => {
-    loading ??= import('ofetch').then(({ createFetch }) => createFetch({ fetch: options.fetch ?? ((input, init) => fetch(input, init)) }));
+    loading ??= loadFetch().then(({ createFetch }) => createFetch({ fetch: options.fetch ?? ((input, init) => fetch(input, init)) }));
     loading.catch(() => {
       loading = undefined;
     });
     return loading;
   };
-  void http();
 
   /** One request. `key`: the award's IDEMPOTENCY_KEY. */
   async function once(method: string, path: string, body?: unknown, key?: string, keepalive = false): Promise<Answer> {

@@ -1,7 +1,9 @@
+import { createFetch } from 'ofetch';
 import { SYNC_TAG } from './page.js';
 import { DEFAULTS, storageLayout } from '../client/defaults.js';
 import { QuestPointsError } from '../client/errors.js';
 import { createFlusher, type FlushResult } from '../client/flusher.js';
+import { leaseLock } from '../client/lease.js';
 import { createFlushLock, type Lease } from '../client/lock.js';
 import { createOutbox } from '../client/outbox.js';
 import { backoffDelay, retryAfterMs } from '../client/retry.js';
@@ -123,7 +125,7 @@ export function registerQuestPointsSync(options: QuestPointsSyncOptions, scope: 
     tokenAttempt = 0;
     return token;
   };
-  const transport = createTransport({ relayUrl, getToken, timeoutMs });
+  const transport = createTransport({ relayUrl, getToken, timeoutMs }, async () => ({ createFetch }));
   let storageError: unknown;
   const outbox = createOutbox({
     queue: idbKV<PendingAward>(layout.outbox),
@@ -142,7 +144,7 @@ export function registerQuestPointsSync(options: QuestPointsSyncOptions, scope: 
     outbox,
     transport,
     // Waits for a page's drain rather than leaving the awards to it: the page may be closing.
-    lock: createFlushLock(layout.channel, idbKV<Lease>(layout.cache), budgetMs),
+    lock: createFlushLock(layout.channel, { store: idbKV<Lease>(layout.cache), load: async () => ({ leaseLock }) }, budgetMs),
     backoff,
     authPauseMs: budgetMs,
     // The pages hear of it once it is out of the store: a page's reload() cannot bring it back meanwhile.
