@@ -132,7 +132,7 @@ export function createAnnouncer({ store, events, outbox, notifier, reads, tabs }
     recountDead,
     /** close(): every award still waiting resolves as closed (they stay queued for the next client). */
     close() {
-      for (const idempotencyKey of [...settling.keys()]) resolve({ outcome: 'closed', status: 'closed', idempotencyKey });
+      for (const idempotencyKey of [...settling.keys()]) void resolve({ outcome: 'closed', status: 'closed', idempotencyKey });
     },
   };
 }

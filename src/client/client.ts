@@ -117,11 +117,8 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
     transport,
     announcer,
     reads,
-    lock: createFlushLock(
-      layout.channel,
-      idb ? { store: cache as KV<Lease>, load: () => import('./lease.js') } : undefined,
-      0,
-      (error) => events.emit('error', { error, during: 'lock' }),
+    lock: createFlushLock(layout.channel, idb ? { store: cache as KV<Lease>, load: () => import('./lease.js') } : undefined, 0, (error) =>
+      events.emit('error', { error, during: 'lock' }),
     ),
     backoff: { ...DEFAULTS.backoff, ...options.backoff },
     authPauseMs: pollIntervalMs,
