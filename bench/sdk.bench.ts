@@ -13,8 +13,13 @@ export { SDK_BUDGET_BYTES, SDK_TARGET_BYTES };
  * later (ofetch, the account calls, the probes...) in one file, as a bundler without code splitting makes it.
  */
 export const sdkBundleSize = (split = true) => measureBundle({ file: 'src/client/index.ts' }, [], split);
-/** quest-points/sw.js: the ready-made service worker, with the SDK modules it reuses. */
-export const SW_BUDGET_BYTES = 12 * 1024;
+/**
+ * quest-points/sw.js: the ready-made service worker, with the SDK modules it reuses. 12 KB until issue 30's size work,
+ * when it was measured with code splitting, which left the token rule out (11,627 B counted; the one file built was
+ * 12,196 B). Measured as built since, one file: 12,361 B with the loaders the page's lazy parts need (the worker passes
+ * the HTTP layer and the lease in: it cannot import() a chunk). Raised to 12.25 KB for that.
+ */
+export const SW_BUDGET_BYTES = 12.25 * 1024;
 /** One file, as scripts/build-sw.mjs builds it: a service worker cannot import() a chunk, so nothing is split off. */
 export const swBundleSize = () => measureBundle({ file: 'src/sw/worker.ts' }, [], false);
 

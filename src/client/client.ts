@@ -88,7 +88,7 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
   store.listen((next, previous) => {
     if (next.storage === 'indexeddb' && previous.storage === 'degraded') env.storage('indexeddb');
   });
-  const transport = createTransport(options, () => import('ofetch'));
+  const transport = createTransport(options, () => import('./http.js'));
   const cache = kv<CacheRecord>(layout.cache);
   const tabs = createTabs(layout.channel, idb);
   const outbox = createOutbox({

@@ -1,4 +1,3 @@
-import { createFetch } from 'ofetch';
 import { SYNC_TAG } from './page.js';
 import { DEFAULTS, storageLayout } from '../client/defaults.js';
 import { QuestPointsError } from '../client/errors.js';
@@ -10,6 +9,7 @@ import { backoffDelay, retryAfterMs } from '../client/retry.js';
 import { applyTabMessage, settleBatch } from '../client/settle.js';
 import { idbKV } from '../client/store.js';
 import { createTabs } from '../client/tabs.js';
+import { createHttp } from '../client/http.js';
 import { createTransport } from '../client/transport.js';
 import type { DeadLetter, PendingAward, SyncFailure } from '../client/types.js';
 import { statusVerdict } from '../protocol/status.js';
@@ -125,7 +125,7 @@ export function registerQuestPointsSync(options: QuestPointsSyncOptions, scope: 
     tokenAttempt = 0;
     return token;
   };
-  const transport = createTransport({ relayUrl, getToken, timeoutMs }, async () => ({ createFetch }));
+  const transport = createTransport({ relayUrl, getToken, timeoutMs }, async () => ({ createHttp }));
   let storageError: unknown;
   const outbox = createOutbox({
     queue: idbKV<PendingAward>(layout.outbox),
