@@ -4,6 +4,7 @@ import 'fake-indexeddb/auto';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { createQuestPoints } from '../src/client/index.js';
+import { inlineLazy } from '../scripts/inline-lazy.mjs';
 import { measureBundle, SDK_BUDGET_BYTES, SDK_TARGET_BYTES } from './lib/bundle.js';
 
 export { SDK_BUDGET_BYTES, SDK_TARGET_BYTES };
@@ -14,14 +15,13 @@ export { SDK_BUDGET_BYTES, SDK_TARGET_BYTES };
  */
 export const sdkBundleSize = (split = true) => measureBundle({ file: 'src/client/index.ts' }, [], split);
 /**
- * quest-points/sw.js: the ready-made service worker, with the SDK modules it reuses. 12 KB until issue 30's size work,
- * when it was measured with code splitting, which left the token rule out (11,627 B counted; the one file built was
- * 12,196 B). Measured as built since, one file: 12,361 B with the loaders the page's lazy parts need (the worker passes
- * the HTTP layer and the lease in: it cannot import() a chunk). Raised to 12.25 KB for that.
+ * quest-points/sw.js: the ready-made service worker, with the SDK modules it reuses. Until issue 30's size work it was
+ * measured with code splitting, which left the token rule out (11,627 B counted; the file built was 12,196 B); since,
+ * as built (one file, the SDK's import()s inlined by scripts/inline-lazy.mjs): 12,232 B.
  */
-export const SW_BUDGET_BYTES = 12.25 * 1024;
-/** One file, as scripts/build-sw.mjs builds it: a service worker cannot import() a chunk, so nothing is split off. */
-export const swBundleSize = () => measureBundle({ file: 'src/sw/worker.ts' }, [], false);
+export const SW_BUDGET_BYTES = 12 * 1024;
+/** One file, as scripts/build-sw.mjs builds it (a service worker cannot import() a chunk), its import()s inlined. */
+export const swBundleSize = () => measureBundle({ file: 'src/sw/worker.ts' }, [], false, [inlineLazy]);
 
 /** quest-points/hud: what <quest-points-hud> adds to a game bundle that already has the SDK. */
 export const HUD_BUDGET_BYTES = 4 * 1024;

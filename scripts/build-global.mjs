@@ -12,6 +12,7 @@ import { dirname, join, resolve } from 'node:path';
 import { transformAsync } from '@babel/core';
 import destructuring from '@babel/plugin-transform-destructuring';
 import parameters from '@babel/plugin-transform-parameters';
+import { inlineLazy } from './inline-lazy.mjs';
 import { build, transform } from 'esbuild';
 
 const repo = resolve(import.meta.dirname, '..');
@@ -28,6 +29,7 @@ const bundled = await build({
   platform: 'browser',
   target: TARGET,
   define: { __QP_VERSION__: JSON.stringify(version) },
+  plugins: [inlineLazy],
   legalComments: 'none',
   logLevel: 'warning',
 });
