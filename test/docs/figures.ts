@@ -17,7 +17,7 @@ const n = (value: number) => value.toLocaleString('en-US');
 const NUM = '([\\d,]+)';
 
 export async function measuredFigures(): Promise<Figure[]> {
-  const [sdk, sw, hud] = await Promise.all([sdkBundleSize(), swBundleSize(), hudBundleSize()]);
+  const [sdk, whole, sw, hud] = await Promise.all([sdkBundleSize(), sdkBundleSize(false), swBundleSize(), hudBundleSize()]);
   return [
     {
       doc: 'docs/sdk.md',
@@ -26,8 +26,13 @@ export async function measuredFigures(): Promise<Figure[]> {
     },
     {
       doc: 'docs/sdk.md',
-      pattern: new RegExp(`${NUM} B up front, over the target by ${NUM} B\\*\\*, plus ${NUM} B loaded on`),
-      values: [sdk.gzip, sdk.gzip - SDK_TARGET_BYTES, sdk.lazyGzip],
+      pattern: new RegExp(`${NUM} B up front, within the target by ${NUM} B\\*\\*, plus ${NUM} B loaded`),
+      values: [sdk.gzip, SDK_TARGET_BYTES - sdk.gzip, sdk.lazyGzip],
+    },
+    {
+      doc: 'docs/sdk.md',
+      pattern: new RegExp(`the whole as one file: ${NUM} B\\), so growth is still caught. Up front, minified:\\s+${NUM} B`),
+      values: [whole.gzip, sdk.min],
     },
     {
       doc: 'docs/hud.md',
