@@ -18,7 +18,9 @@ import { idbKV, memoryKV, type KV } from './store.js';
 import { createTabs } from './tabs.js';
 import { createTracked } from './tracked.js';
 import { createTransport } from './transport.js';
-import type { ClosedTabDelivery, QuestPoints, QuestPointsOptions, StorageDegradedReason } from './types.js';
+import type { QuestPoints } from './client-types.js';
+import type { QuestPointsOptions } from './options.js';
+import type { ClosedTabDelivery, StorageDegradedReason } from './types.js';
 import { parseIds } from './validate.js';
 
 /**

@@ -3,7 +3,7 @@ import { API_KEY_HEADER, IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_IETF_HEADER } f
 import { QuestPointsError } from './errors.js';
 import { classify, retryAfterMs } from './retry.js';
 import { createTokenCache } from './token.js';
-import type { QuestPointsOptions } from './types.js';
+import type { QuestPointsOptions } from './options.js';
 
 /** An HTTP answer, body parsed as JSON (whatever else it was otherwise). */
 export interface Answer {

@@ -1,7 +1,7 @@
 import { DEFAULTS } from './defaults.js';
 import { QuestPointsError } from './errors.js';
 import type { Answer, createHttp, Http } from './http.js';
-import type { QuestPointsOptions } from './types.js';
+import type { QuestPointsOptions } from './options.js';
 
 export type { Answer } from './http.js';
 
