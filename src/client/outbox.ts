@@ -69,14 +69,8 @@ export function createOutbox({ queue, dead, degraded: onDegraded, committed, dur
   const stash = () => rescue?.save(journal.unwritten());
 
   // Start-up: what earlier pages rescued joins the store, first in the chain (a failing store leaves it for later).
-  // Their rescues go once that write is in. rescue-merge.ts loads only then (most pages find none); a chunk that
-  // cannot load (offline, not cached) leaves them for a later page, and says nothing of the store.
-  const found = rescue?.found() ?? [];
-  if (found.length)
-    void chain(async () => {
-      const merge = await rescue?.load().catch(() => undefined);
-      if (merge && (await attempt(() => merge.mergeRescues(found, queue, dead)))) rescue?.drop(found);
-    });
+  const merge = rescue?.merge(queue, dead);
+  if (merge) void chain(async () => (await attempt(merge.write)) && merge.merged());
 
   /** Writes what add() collected, in one transaction, after earlier store work. True when it is in the store. */
   function commit(): Promise<boolean> {
