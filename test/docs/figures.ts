@@ -31,8 +31,13 @@ export async function measuredFigures(): Promise<Figure[]> {
     },
     {
       doc: 'docs/sdk.md',
-      pattern: new RegExp(`the whole as one file: ${NUM} B\\), so growth is still caught. Up front, minified:\\s+${NUM} B`),
-      values: [whole.gzip, sdk.min],
+      pattern: new RegExp(`the whole as one file: ${NUM} B\\)`),
+      values: [whole.gzip],
+    },
+    {
+      doc: 'docs/sdk.md',
+      pattern: new RegExp(`Up front, minified:\\s+${NUM} B, of which eventemitter3 ${NUM} B, idb-keyval ${NUM} B and the SDK ${NUM} B`),
+      values: [sdk.min, sdk.packages.eventemitter3 ?? 0, sdk.packages['idb-keyval'] ?? 0, sdk.packages['quest-points'] ?? 0],
     },
     {
       doc: 'docs/hud.md',
