@@ -30,6 +30,9 @@ const bundled = await build({
   target: TARGET,
   define: { __QP_VERSION__: JSON.stringify(version) },
   plugins: [inlineLazy],
+  // Constants folded and what nothing uses dropped here, not by emscripten's optimiser (test/unity checks that it
+  // leaves the script as it is): an unused `16 * 1024` of protocol/limits.ts survived tree shaking unfolded.
+  minifySyntax: true,
   legalComments: 'none',
   logLevel: 'warning',
 });
