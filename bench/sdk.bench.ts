@@ -4,14 +4,24 @@ import 'fake-indexeddb/auto';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { createQuestPoints } from '../src/client/index.js';
+import { inlineLazy } from '../scripts/inline-lazy.mjs';
 import { measureBundle, SDK_BUDGET_BYTES, SDK_TARGET_BYTES } from './lib/bundle.js';
 
-export { SDK_BUDGET_BYTES };
+export { SDK_BUDGET_BYTES, SDK_TARGET_BYTES };
 
-export const sdkBundleSize = () => measureBundle({ file: 'src/client/index.ts' });
-/** quest-points/sw.js: the ready-made service worker, with the SDK modules it reuses. */
+/**
+ * Up front (split, the default): what a page waits for. Whole (`split` false): the entry with everything it loads
+ * later (ofetch, the account calls, the probes...) in one file, as a bundler without code splitting makes it.
+ */
+export const sdkBundleSize = (split = true) => measureBundle({ file: 'src/client/index.ts' }, [], split);
+/**
+ * quest-points/sw.js: the ready-made service worker, with the SDK modules it reuses. Until issue 30's size work it was
+ * measured with code splitting, which left the token rule out (11,627 B counted; the file built was 12,196 B); since,
+ * as built (one file, the SDK's import()s inlined by scripts/inline-lazy.mjs): 12,232 B.
+ */
 export const SW_BUDGET_BYTES = 12 * 1024;
-export const swBundleSize = () => measureBundle({ file: 'src/sw/worker.ts' });
+/** One file, as scripts/build-sw.mjs builds it (a service worker cannot import() a chunk), its import()s inlined. */
+export const swBundleSize = () => measureBundle({ file: 'src/sw/worker.ts' }, [], false, [inlineLazy]);
 
 /** quest-points/hud: what <quest-points-hud> adds to a game bundle that already has the SDK. */
 export const HUD_BUDGET_BYTES = 4 * 1024;
@@ -59,7 +69,8 @@ export async function runSdkBench(): Promise<Record<string, number | string>> {
   const result: Record<string, number | string> = {
     'bundle min (B)': size.min,
     'bundle min+gzip (B)': size.gzip,
-    'account chunk, on first use, min+gzip (B)': size.lazyGzip,
+    'loaded later (ofetch, account...), min+gzip (B)': size.lazyGzip,
+    'whole, one file, min+gzip (B)': (await sdkBundleSize(false)).gzip,
     'target (B)': SDK_TARGET_BYTES,
     'within target': size.gzip <= SDK_TARGET_BYTES ? 'yes' : 'NO',
     'test budget (B)': SDK_BUDGET_BYTES,

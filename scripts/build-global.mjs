@@ -12,6 +12,7 @@ import { dirname, join, resolve } from 'node:path';
 import { transformAsync } from '@babel/core';
 import destructuring from '@babel/plugin-transform-destructuring';
 import parameters from '@babel/plugin-transform-parameters';
+import { inlineLazy } from './inline-lazy.mjs';
 import { build, transform } from 'esbuild';
 
 const repo = resolve(import.meta.dirname, '..');
@@ -28,6 +29,10 @@ const bundled = await build({
   platform: 'browser',
   target: TARGET,
   define: { __QP_VERSION__: JSON.stringify(version) },
+  plugins: [inlineLazy],
+  // Constants folded and what nothing uses dropped here, not by emscripten's optimiser (test/unity checks that it
+  // leaves the script as it is): an unused `16 * 1024` of protocol/limits.ts survived tree shaking unfolded.
+  minifySyntax: true,
   legalComments: 'none',
   logLevel: 'warning',
 });

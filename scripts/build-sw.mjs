@@ -3,6 +3,7 @@
 // package: registered with { type: 'module' }. Usage: node scripts/build-sw.mjs [distDir]
 import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { inlineLazy } from './inline-lazy.mjs';
 import { build } from 'esbuild';
 
 const repo = resolve(import.meta.dirname, '..');
@@ -17,6 +18,7 @@ await build({
   // Nothing to export, but a module it is (Background Sync browsers all run module service workers).
   footer: { js: 'export {};' },
   target: 'es2020',
+  plugins: [inlineLazy],
   logLevel: 'warning',
 });
 // The script exports nothing; its declaration says so (every published .js has its .d.ts).

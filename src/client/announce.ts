@@ -1,4 +1,3 @@
-import { createDurability } from './durability.js';
 import type { QuestPointsEmitter } from './events.js';
 import type { Notifier } from './notify.js';
 import type { Outbox } from './outbox.js';
@@ -9,6 +8,9 @@ import { applyTabMessage, settleBatch, type Settled } from './settle.js';
 import type { ClientStore } from './state.js';
 import type { TabMessage, Tabs } from './tabs.js';
 import type { AwardOutcome, PendingAward } from './types.js';
+
+/** Known stored: an award another tab (or an earlier page) committed to the shared outbox. */
+const STORED = Promise.resolve(true);
 
 export interface AnnounceDeps {
   store: ClientStore;
@@ -26,18 +28,24 @@ export interface AnnounceDeps {
  */
 export function createAnnouncer({ store, events, outbox, notifier, reads, tabs }: AnnounceDeps) {
   const { changed } = notifier;
-  /** Each queued award's `settled` resolver, until it settles. */
-  const settling = new Map<string, (outcome: AwardOutcome) => void>();
-  /** Each queued award's `persisted`, carried by the award:* events. */
-  const durability = createDurability();
+  /**
+   * Each of this tab's queued awards, until it settles: its `settled` resolver, and its `persisted`, which every
+   * award:* event carries (the HUD says "kept until you close this page" for an award only in memory).
+   */
+  const settling = new Map<string, { resolve(outcome: AwardOutcome): void; persisted: Promise<boolean> }>();
+  /** An award's `persisted`; one this tab did not make came from the store (another tab's, an earlier page's): true. */
+  const persisted = (idempotencyKey: string) => settling.get(idempotencyKey)?.persisted ?? STORED;
   /** Pairs this tab's drain acknowledged awards of: read once when the drain ends. */
   const acked = new Set<string>();
   /** Dead-letter counts asked for: only the latest applies (an earlier read may predate a later letter). */
   let counts = 0;
 
-  function resolve(outcome: AwardOutcome) {
-    settling.get(outcome.idempotencyKey)?.(outcome);
+  /** The award settled: its `settled` resolves, here and once (it leaves); returns its `persisted` for the event. */
+  function resolve(outcome: AwardOutcome): Promise<boolean> {
+    const was = persisted(outcome.idempotencyKey);
+    settling.get(outcome.idempotencyKey)?.resolve(outcome);
     settling.delete(outcome.idempotencyKey);
+    return was;
   }
 
   /** The dead-letter count, from the store: at start-up, after letters were stored (here or elsewhere), after a discard. */
@@ -63,8 +71,7 @@ export function createAnnouncer({ store, events, outbox, notifier, reads, tabs }
       const pair = pairOf(award);
       if (local) acked.add(pair);
       const { idempotencyKey } = award;
-      resolve({ outcome: 'sent', status: 'sent', idempotencyKey });
-      events.emit('award:sent', { award, persisted: durability.done(idempotencyKey) });
+      events.emit('award:sent', { award, persisted: resolve({ outcome: 'sent', status: 'sent', idempotencyKey }) });
       changed(pair);
     }
     // Counted at once, and again from the store (a count read in flight may predate these letters).
@@ -74,8 +81,8 @@ export function createAnnouncer({ store, events, outbox, notifier, reads, tabs }
     }
     for (const deadLetter of dead) {
       const { idempotencyKey, status: httpStatus, message } = deadLetter;
-      resolve({ outcome: 'rejected', status: 'rejected', idempotencyKey, deadLetter, httpStatus, message });
-      events.emit('award:rejected', { deadLetter, persisted: durability.done(idempotencyKey) });
+      const was = resolve({ outcome: 'rejected', status: 'rejected', idempotencyKey, deadLetter, httpStatus, message });
+      events.emit('award:rejected', { deadLetter, persisted: was });
       changed(pairOf(deadLetter));
     }
     notifier.queueChanged();
@@ -84,11 +91,10 @@ export function createAnnouncer({ store, events, outbox, notifier, reads, tabs }
   return {
     /** award()'s `settled` promise for this key; its `persisted` is kept for the award:* events. */
     settled(idempotencyKey: string, persisted: Promise<boolean>) {
-      durability.track(idempotencyKey, persisted);
-      return new Promise<AwardOutcome>((res) => settling.set(idempotencyKey, res));
+      return new Promise<AwardOutcome>((resolve) => settling.set(idempotencyKey, { resolve, persisted }));
     },
     /** The award's `persisted` (an award this tab did not make came from the store: true). */
-    persisted: durability.of,
+    persisted,
     /** One batch's results from this tab's drain: into the outbox, then told. */
     async settle(head: PendingAward[], results: SendResult[]) {
       announce(await settleBatch(outbox, tabs.post, head, results), true);
@@ -126,8 +132,7 @@ export function createAnnouncer({ store, events, outbox, notifier, reads, tabs }
     recountDead,
     /** close(): every award still waiting resolves as closed (they stay queued for the next client). */
     close() {
-      for (const idempotencyKey of [...settling.keys()]) resolve({ outcome: 'closed', status: 'closed', idempotencyKey });
-      durability.clear();
+      for (const idempotencyKey of [...settling.keys()]) void resolve({ outcome: 'closed', status: 'closed', idempotencyKey });
     },
   };
 }

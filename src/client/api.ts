@@ -13,7 +13,9 @@ import type { Requests } from './requests.js';
 import type { ClientStore } from './state.js';
 import type { Tabs } from './tabs.js';
 import type { Tracked } from './tracked.js';
-import type { PendingAward, QuestPoints, QuestPointsOptions } from './types.js';
+import type { QuestPoints } from './client-types.js';
+import type { QuestPointsOptions } from './options.js';
+import type { PendingAward } from './types.js';
 import { parseAward, parseIds } from './validate.js';
 
 /** What the public methods work on. */

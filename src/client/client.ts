@@ -18,7 +18,9 @@ import { idbKV, memoryKV, type KV } from './store.js';
 import { createTabs } from './tabs.js';
 import { createTracked } from './tracked.js';
 import { createTransport } from './transport.js';
-import type { ClosedTabDelivery, QuestPoints, QuestPointsOptions, StorageDegradedReason } from './types.js';
+import type { QuestPoints } from './client-types.js';
+import type { QuestPointsOptions } from './options.js';
+import type { ClosedTabDelivery, StorageDegradedReason } from './types.js';
 import { parseIds } from './validate.js';
 
 /**
@@ -88,7 +90,7 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
   store.listen((next, previous) => {
     if (next.storage === 'indexeddb' && previous.storage === 'degraded') env.storage('indexeddb');
   });
-  const transport = createTransport(options);
+  const transport = createTransport(options, () => import('./http.js'));
   const cache = kv<CacheRecord>(layout.cache);
   const tabs = createTabs(layout.channel, idb);
   const outbox = createOutbox({
@@ -105,7 +107,7 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
   });
   const live = createLive(outbox.pendingOf, historyLimit);
   const tracked = createTracked({ own, release: live.release });
-  const notifier = createNotifier({ events, live, own, queueSize: outbox.size, state: store, used: tracked.used });
+  const notifier = createNotifier({ events, live, own, queueSize: outbox.size, state: store, used: tracked.used, pairs: tracked.pairs });
   const requests = createRequests(transport, cache, (online) => store.dispatch({ online }));
   const reads = createReads({ live, cache, fetch: requests.summary, changed: notifier.changed, post: tabs.post, tracked });
   const announcer = createAnnouncer({ store, events, outbox, notifier, reads, tabs });
@@ -117,7 +119,9 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
     transport,
     announcer,
     reads,
-    lock: createFlushLock(layout.channel, idb ? (cache as KV<Lease>) : undefined, 0, (error) => events.emit('error', { error, during: 'lock' })),
+    lock: createFlushLock(layout.channel, idb ? { store: cache as KV<Lease>, load: () => import('./lease.js') } : undefined, 0, (error) =>
+      events.emit('error', { error, during: 'lock' }),
+    ),
     backoff: { ...DEFAULTS.backoff, ...options.backoff },
     authPauseMs: pollIntervalMs,
     requestSync,

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'eventemitter3';
-import type { QuestPointsEvents } from './types.js';
+import type { QuestPointsEvents } from './client-types.js';
 
 type Name = EventEmitter.EventNames<QuestPointsEvents>;
 

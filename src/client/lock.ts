@@ -1,59 +1,40 @@
-import { uuid } from './uuid.js';
+import type { Lease, leaseLock } from './lease.js';
 import type { KV } from './store.js';
 
-export interface Lease {
-  owner: string;
-  until: number;
-}
+export type { Lease } from './lease.js';
 
-const LEASE_MS = 10_000;
+type Lock = (fn: () => Promise<void>) => Promise<unknown>;
+
+/**
+ * The lease's store, and where its code comes from: a page loads lease.ts by `() => import('./lease.js')` on the
+ * first drain that needs it (most browsers have Web Locks and never do); the service worker passes it, in its one file.
+ */
+export interface LeaseOption {
+  store: KV<Lease>;
+  load(): Promise<{ leaseLock: typeof leaseLock }>;
+}
 
 /**
  * Runs fn only if no other tab of this origin and storage name is flushing; otherwise does nothing.
- * Web Locks where they exist (released even when a tab crashes); else a lease in IndexedDB renewed while held
- * (a crashed holder blocks for at most LEASE_MS); with a memory store there is nobody to exclude.
+ * Web Locks where they exist (released even when a tab crashes); else a lease in IndexedDB (lease.ts, see LeaseOption); with a memory store there is nobody to exclude.
  * `waitMs` (Web Locks only): wait up to that long for a held lock, then reject, instead of doing nothing. The service
  * worker waits: the holder may be a closing tab whose lock outlives it for a moment, not a sender.
- * A lease the store cannot write excludes nobody: fn runs anyway (the service dedupes by key, as for a degraded
- * outbox, which sends its own awards) and `failed` hears why, rather than every run answering `busy` for ever.
+ * A lease the store cannot write, or a lease module that cannot load (offline, not cached), excludes nobody: fn runs
+ * anyway (the service dedupes by key) and `failed` hears why.
  */
-export function createFlushLock(
-  name: string,
-  lease?: KV<Lease>,
-  waitMs = 0,
-  failed: (error: unknown) => void = () => {},
-): (fn: () => Promise<void>) => Promise<unknown> {
+export function createFlushLock(name: string, lease?: LeaseOption, waitMs = 0, failed: (error: unknown) => void = () => {}): Lock {
   const locks = typeof navigator !== 'undefined' ? navigator.locks : undefined;
   if (!lease) return (fn) => fn();
   if (locks) return (fn) => locks.request(name, waitMs > 0 ? { signal: AbortSignal.timeout(waitMs) } : { ifAvailable: true }, (lock) => lock && fn());
-  const me = uuid();
-  /**
-   * Takes, renews (until in the future) or releases (until 0) the lease if it is free, expired or ours; true if so.
-   * A store that fails: true, and `failed` is told (see above).
-   */
-  const claim = (until: number) => {
-    let mine = false;
-    return lease
-      .update('lease', (old) => {
-        mine = !old || old.until < Date.now() || old.owner === me;
-        return old && !mine ? old : { owner: me, until };
-      })
-      .then(
-        () => mine,
-        (error: unknown) => {
-          failed(error);
-          return true;
-        },
-      );
-  };
+  let loading: Promise<Lock> | undefined;
   return async (fn) => {
-    if (!(await claim(Date.now() + LEASE_MS))) return;
-    const renew = setInterval(() => claim(Date.now() + LEASE_MS), LEASE_MS / 3);
-    try {
-      await fn();
-    } finally {
-      clearInterval(renew);
-      await claim(0);
-    }
+    loading ??= lease.load().then((module) => module.leaseLock(lease.store, failed));
+    const lock = await loading.catch((error: unknown) => {
+      // Loaded again on the next drain.
+      loading = undefined;
+      failed(error);
+      return (run: () => Promise<void>) => run();
+    });
+    return lock(fn);
   };
 }

@@ -13,6 +13,8 @@ export interface NotifyDeps {
   state: ClientStore;
   /** A pair's view was made for `points:changed` (tracked.ts releases it later unless it is tracked). */
   used(pair: string): void;
+  /** The tracked pairs (tracked.ts): the own pair and the watched ones, which the snapshot shows. */
+  pairs(): string[];
 }
 
 /** What a snapshot shows of the client's state (not its life cycle). */
@@ -91,11 +93,10 @@ export function createNotifier(deps: NotifyDeps) {
   });
 
   function getSnapshot(): Snapshot {
-    const pairs = new Set([...(own ? [own] : []), ...watchers.keys()]);
     snapshot ??= {
       ...shown(state.get()),
       queueSize: deps.queueSize(),
-      points: Object.fromEntries([...pairs].map((pair) => [pair, live.view(pair)])),
+      points: Object.fromEntries(deps.pairs().map((pair) => [pair, live.view(pair)])),
     };
     return snapshot;
   }

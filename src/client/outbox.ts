@@ -1,6 +1,6 @@
 import { createJournal, type Journal } from './journal.js';
 import { createMirror } from './mirror.js';
-import { mergeRescues, type Rescue } from './rescue.js';
+import type { Rescue } from './rescue.js';
 import { storageFailure, type KV } from './store.js';
 import type { DeadLetter, PendingAward, StorageDegradedReason } from './types.js';
 
@@ -69,7 +69,7 @@ export function createOutbox({ queue, dead, degraded: onDegraded, committed, dur
   const stash = () => rescue?.save(journal.unwritten());
 
   // Start-up: what earlier pages rescued joins the store, first in the chain (a failing store leaves it for later).
-  const merge = rescue && mergeRescues(rescue, queue, dead);
+  const merge = rescue?.merge(queue, dead);
   if (merge) void chain(async () => (await attempt(merge.write)) && merge.merged());
 
   /** Writes what add() collected, in one transaction, after earlier store work. True when it is in the store. */

@@ -1,5 +1,6 @@
 import { delMany, get, getMany, keys, promisifyRequest, setMany, update, values, type UseStore } from 'idb-keyval';
-import type { IndexedDBFactory, StorageDegradedReason } from './types.js';
+import type { IndexedDBFactory } from './options.js';
+import type { StorageDegradedReason } from './types.js';
 
 /** The few operations the SDK needs from a key-value store: idb-keyval over IndexedDB, or memory. */
 export interface KV<T> {

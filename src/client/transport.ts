@@ -1,20 +1,19 @@
-import { createFetch } from 'ofetch';
-import { API_KEY_HEADER, IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_IETF_HEADER } from '../protocol/headers.js';
 import { DEFAULTS } from './defaults.js';
 import { QuestPointsError } from './errors.js';
-import { classify, retryAfterMs } from './retry.js';
-import { createTokenCache } from './token.js';
-import type { QuestPointsOptions } from './types.js';
+import type { Answer, createHttp, Http } from './http.js';
+import type { QuestPointsOptions } from './options.js';
 
-/** An HTTP answer, body parsed as JSON (whatever else it was otherwise). */
-export interface Answer {
-  status: number;
-  /** The JSON body (null when there was none): the relay's, so each field is read as untrusted. */
-  body: Record<string, unknown> | null;
-  retryAfterMs?: number;
-}
+export type { Answer } from './http.js';
 
 export type Transport = ReturnType<typeof createTransport>;
+
+/**
+ * Where the HTTP layer (http.ts, with ofetch, ufo and destr: 3.6 KB gzipped) comes from. A page:
+ * `() => import('./http.js')` (client.ts), so it is not in the script a game waits for and a bundler puts it in a
+ * chunk of its own, as account.ts and probes.ts; it loads on the first request (the start-up read of the own pair, or
+ * the first award's flush). The service worker passes it: its one file has it already (a worker cannot import()).
+ */
+export type LoadHttp = () => Promise<{ createHttp: typeof createHttp }>;
 
 /** A call that is not an award: the body of a 2xx answer with `success: true`, of the service's response type `T`. */
 export type Call = <T>(path: string, body?: unknown) => Promise<T>;
@@ -26,12 +25,12 @@ export function answerError({ status, body }: Answer): QuestPointsError {
 }
 
 /**
- * Every HTTP call of the SDK goes through ofetch: base URL, JSON bodies, timeouts. ofetch's own retry is off
- * (`retry: false`) and every status is an answer (`ignoreResponseError`): the outbox owns retries, with the same key.
- * Relay mode: `Authorization: Bearer <token>`, a 401 answered by one retry with a fresh token.
- * Direct mode: the service's API_KEY header, no batch endpoint; refused in browsers unless explicitly allowed.
+ * The SDK's requests: the options checked at once (a mistake throws from createQuestPoints), the HTTP layer
+ * (http.ts: ofetch, the token, the headers) loaded on the first request. Relay mode: a 401 is answered by one retry
+ * with a fresh token. Direct mode: the service's API key, no batch endpoint; refused in browsers unless explicitly
+ * allowed.
  */
-export function createTransport(options: QuestPointsOptions) {
+export function createTransport(options: QuestPointsOptions, load: LoadHttp) {
   const { direct, timeoutMs = DEFAULTS.timeoutMs, getToken } = options;
   const config = (message: string) => new QuestPointsError(message, 'config');
   if (direct && typeof window !== 'undefined' && typeof document !== 'undefined' && !options.dangerouslyAllowBrowser)
@@ -41,56 +40,35 @@ export function createTransport(options: QuestPointsOptions) {
   const base = (direct ? direct.url : options.relayUrl)?.replace(/\/+$/, '');
   if (base === undefined) throw config('relayUrl is required');
   // Relay mode needs getToken; direct mode sends the API key instead and has no tokens.
-  const tokens = !direct && typeof getToken === 'function' ? createTokenCache(getToken) : undefined;
-  if (!direct && !tokens) throw config('getToken is required');
-  const $fetch = createFetch({ fetch: options.fetch ?? ((input, init) => fetch(input, init)) });
+  if (!direct && typeof getToken !== 'function') throw config('getToken is required');
+  // A layer that could not be fetched (offline before it was cached) is fetched again by the next request.
+  let loading: Promise<Http> | undefined;
+  const http = () => {
+    loading ??= load().then(({ createHttp }) => createHttp(options, base, timeoutMs));
+    loading.catch(() => {
+      loading = undefined;
+    });
+    return loading;
+  };
 
-  /** One request. `key`: the award's IDEMPOTENCY_KEY. */
+  /** One request through the HTTP layer; one that could not load is a request without an answer. */
   async function once(method: string, path: string, body?: unknown, key?: string, keepalive = false): Promise<Answer> {
-    const headers: Record<string, string> = {};
-    if (direct) headers[API_KEY_HEADER] = direct.apiKey;
-    else if (tokens !== undefined) {
-      try {
-        headers.authorization = `Bearer ${await tokens.get()}`;
-      } catch (error) {
-        // A mistake or no session: auth:required. No network: offline, like any request without an answer. The rule
-        // (token-check.ts) loads now; where even that fails, there is no network.
-        throw await import('./token-check.js').then(
-          (rule) => rule.tokenFailure(error, classify),
-          () => new QuestPointsError(`getToken() failed, no network: ${(error as Error)?.message ?? error}`, 'network'),
-        );
-      }
-    }
-    // The service's own header in direct mode; to the relay the IETF spelling, which proxies such as nginx keep
-    // (they drop header names with underscores by default).
-    if (key) headers[direct ? IDEMPOTENCY_KEY_HEADER : IDEMPOTENCY_KEY_IETF_HEADER] = key;
-    try {
-      const res = await $fetch.raw(base + path, {
-        method,
-        headers,
-        body: body as Record<string, unknown> | undefined,
-        keepalive,
-        timeout: timeoutMs,
-        retry: false,
-        ignoreResponseError: true,
-        responseType: 'json',
-      });
-      return { status: res.status, body: res._data ?? null, retryAfterMs: retryAfterMs(res.headers.get('retry-after')) };
-    } catch (error) {
-      const timeout = (error as { cause?: Error })?.cause?.name === 'TimeoutError';
-      throw new QuestPointsError(timeout ? `no answer within ${timeoutMs} ms` : 'network error', timeout ? 'timeout' : 'network');
-    }
+    const layer = await http().catch(() => {
+      throw new QuestPointsError('network error', 'network');
+    });
+    return layer.once(method, path, body, key, keepalive);
   }
 
   return {
     batch: !direct,
     async request(method: string, path: string, body?: unknown, key?: string): Promise<Answer> {
       const answer = await once(method, path, body, key);
-      if (answer.status !== 401 || !tokens) return answer;
-      tokens.invalidate();
+      if (answer.status !== 401 || direct) return answer;
+      const layer = await http();
+      layer.invalidate();
       const again = await once(method, path, body, key);
       // A fresh token refused too: ask getToken again next time rather than reuse it.
-      if (again.status === 401) tokens.invalidate();
+      if (again.status === 401) layer.invalidate();
       return again;
     },
     /** pagehide: fire and forget; the page may be gone before any answer. */

@@ -2,73 +2,24 @@ import { SYNC_TAG } from './page.js';
 import { DEFAULTS, storageLayout } from '../client/defaults.js';
 import { QuestPointsError } from '../client/errors.js';
 import { createFlusher, type FlushResult } from '../client/flusher.js';
+import { leaseLock } from '../client/lease.js';
 import { createFlushLock, type Lease } from '../client/lock.js';
 import { createOutbox } from '../client/outbox.js';
 import { backoffDelay, retryAfterMs } from '../client/retry.js';
 import { applyTabMessage, settleBatch } from '../client/settle.js';
 import { idbKV } from '../client/store.js';
 import { createTabs } from '../client/tabs.js';
+import { createHttp } from '../client/http.js';
 import { createTransport } from '../client/transport.js';
 import type { DeadLetter, PendingAward, SyncFailure } from '../client/types.js';
 import { statusVerdict } from '../protocol/status.js';
+import type { QuestPointsSync, QuestPointsSyncOptions, SyncEventLike, WorkerScope } from './options.js';
 import { readToken } from './token.js';
 
 export { SYNC_TAG };
 export { backgroundSync, registerWorker, type WorkerRegistration } from './page.js';
 export { readToken, tokenFrom } from './token.js';
-
-/** registerQuestPointsSync()'s options: where the relay and the player's token are, and how long an event may try. */
-export interface QuestPointsSyncOptions {
-  /** The relay, as the pages use it: absolute, or relative to the worker's script ('/api'). */
-  relayUrl: string;
-  /**
-   * Same-origin URL answering the player's relay token as JSON `{ "token": "..." }` (readToken), fetched with the
-   * player's cookies: the page's getToken() does not exist in the worker.
-   */
-  tokenUrl: string;
-  /** The pages' storageName. Default 'quest-points'. */
-  storageName?: string;
-  /** The Background Sync (and Periodic Background Sync) tag the pages register. Default 'quest-points'. */
-  tag?: string;
-  /** Per request (the token URL's too). Default 10 000 ms. */
-  timeoutMs?: number;
-  /** Between attempts within one event. Defaults: baseMs 1000, maxMs 60 000. */
-  backoff?: { baseMs?: number; maxMs?: number };
-  /**
-   * How long one event keeps retrying before it hands what is left back to the browser (the event fails, so the
-   * browser fires it again later). Chromium ends a sync event after 3 minutes. Default 60 000 ms. Each event has
-   * its own: one that arrives during an earlier event's drain joins that drain with a full budget.
-   */
-  budgetMs?: number;
-}
-
-/** What registerQuestPointsSync() returns: the worker's delivery, to run by hand or stop. */
-export interface QuestPointsSync {
-  /**
-   * Drains the outbox now, as a sync event does. Resolves when it is empty or another sender (a page) holds the
-   * lock; rejects when awards are still queued at the end of the budget, or no token could be had.
-   */
-  deliver(): Promise<void>;
-  /** Stops listening (events and the BroadcastChannel). */
-  close(): void;
-}
-
-/** The part of a `sync` / `periodicsync` event (SyncEvent, PeriodicSyncEvent) the worker reads. */
-export interface SyncEventLike extends Event {
-  /** The tag the page registered. */
-  readonly tag: string;
-  /** Keeps the event (and the worker) alive until `work` ends; a rejection tells the browser to fire it again later. */
-  waitUntil(work: Promise<unknown>): void;
-}
-
-/** The part of ServiceWorkerGlobalScope this needs (the WebWorker lib and the DOM lib do not mix). */
-export interface WorkerScope {
-  readonly location: { readonly href: string; readonly origin: string };
-  /** Adds a listener for `sync` and `periodicsync`. */
-  addEventListener(type: string, listener: (event: SyncEventLike) => void): void;
-  /** Removes a listener added by addEventListener (QuestPointsSync.close). */
-  removeEventListener(type: string, listener: (event: SyncEventLike) => void): void;
-}
+export type { QuestPointsSync, QuestPointsSyncOptions, SyncEventLike, WorkerScope } from './options.js';
 
 const config = (message: string) => new QuestPointsError(message, 'config');
 
@@ -123,7 +74,7 @@ export function registerQuestPointsSync(options: QuestPointsSyncOptions, scope: 
     tokenAttempt = 0;
     return token;
   };
-  const transport = createTransport({ relayUrl, getToken, timeoutMs });
+  const transport = createTransport({ relayUrl, getToken, timeoutMs }, async () => ({ createHttp }));
   let storageError: unknown;
   const outbox = createOutbox({
     queue: idbKV<PendingAward>(layout.outbox),
@@ -142,7 +93,7 @@ export function registerQuestPointsSync(options: QuestPointsSyncOptions, scope: 
     outbox,
     transport,
     // Waits for a page's drain rather than leaving the awards to it: the page may be closing.
-    lock: createFlushLock(layout.channel, idbKV<Lease>(layout.cache), budgetMs),
+    lock: createFlushLock(layout.channel, { store: idbKV<Lease>(layout.cache), load: async () => ({ leaseLock }) }, budgetMs),
     backoff,
     authPauseMs: budgetMs,
     // The pages hear of it once it is out of the store: a page's reload() cannot bring it back meanwhile.

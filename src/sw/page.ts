@@ -1,7 +1,8 @@
 import { DEFAULTS } from '../client/defaults.js';
 import { isFramed, isSandboxed } from '../client/environment.js';
 import { closedTabDelivery } from '../client/probes.js';
-import type { BackgroundSyncOption, ClosedTabDelivery } from '../client/types.js';
+import type { BackgroundSyncOption } from '../client/options.js';
+import type { ClosedTabDelivery } from '../client/types.js';
 
 /** The Background Sync tag the pages register and quest-points/sw answers, unless both are given another. */
 export const SYNC_TAG = DEFAULTS.syncTag;

@@ -110,7 +110,7 @@ describe('pairs read only while watched', () => {
       closed: false,
       loaded: true,
     });
-    const notifier = createNotifier({ events, live, queueSize: () => 0, state, used: tracked.used });
+    const notifier = createNotifier({ events, live, queueSize: () => 0, state, used: tracked.used, pairs: tracked.pairs });
     for (const user of ['a', 'b', 'c']) notifier.changed(pointsKey('q', user));
     await Promise.resolve();
     expect(changedPairs).toEqual(['a', 'b', 'c']);

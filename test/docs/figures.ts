@@ -17,7 +17,7 @@ const n = (value: number) => value.toLocaleString('en-US');
 const NUM = '([\\d,]+)';
 
 export async function measuredFigures(): Promise<Figure[]> {
-  const [sdk, sw, hud] = await Promise.all([sdkBundleSize(), swBundleSize(), hudBundleSize()]);
+  const [sdk, whole, sw, hud] = await Promise.all([sdkBundleSize(), sdkBundleSize(false), swBundleSize(), hudBundleSize()]);
   return [
     {
       doc: 'docs/sdk.md',
@@ -26,8 +26,18 @@ export async function measuredFigures(): Promise<Figure[]> {
     },
     {
       doc: 'docs/sdk.md',
-      pattern: new RegExp(`${NUM} B up front, over the target by ${NUM} B\\*\\*, plus ${NUM} B loaded on`),
-      values: [sdk.gzip, sdk.gzip - SDK_TARGET_BYTES, sdk.lazyGzip],
+      pattern: new RegExp(`${NUM} B up front, within the target by ${NUM} B\\*\\*, plus ${NUM} B loaded`),
+      values: [sdk.gzip, SDK_TARGET_BYTES - sdk.gzip, sdk.lazyGzip],
+    },
+    {
+      doc: 'docs/sdk.md',
+      pattern: new RegExp(`the whole as one file: ${NUM} B\\)`),
+      values: [whole.gzip],
+    },
+    {
+      doc: 'docs/sdk.md',
+      pattern: new RegExp(`Up front, minified:\\s+${NUM} B, of which eventemitter3 ${NUM} B, idb-keyval ${NUM} B and the SDK ${NUM} B`),
+      values: [sdk.min, sdk.packages.eventemitter3 ?? 0, sdk.packages['idb-keyval'] ?? 0, sdk.packages['quest-points'] ?? 0],
     },
     {
       doc: 'docs/hud.md',
