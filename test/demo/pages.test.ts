@@ -262,6 +262,75 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
     await opened.finish('hud-designer');
   });
 
+  it('HUD designer: a toast never looks like a history row, and no HUD text is cut, at any width or word length', async () => {
+    const opened = await open('/hud.html');
+    const { page } = opened;
+    const hud = page.locator('#preview-hud');
+    await expect.poll(() => hud.locator('[part~=toast]').count(), { timeout: 10_000 }).toBe(5);
+    await expect.poll(() => hud.locator('[part~=history] li').count()).toBe(3);
+    /** How a toast, a history row and the history list are drawn, and every text box that overflows its box. */
+    const measure = () =>
+      hud.evaluate((host) => {
+        const root = host.shadowRoot!;
+        const look = (el: Element) => {
+          const s = getComputedStyle(el);
+          return { shadow: s.boxShadow !== 'none', edge: s.borderLeftWidth, bg: s.backgroundColor, size: parseFloat(s.fontSize) };
+        };
+        const box = host.getBoundingClientRect();
+        const cut: string[] = [];
+        for (const el of root.querySelectorAll('[part~=panel], [part~=panel] > *, [part~=notice], li, li > span')) {
+          const r = el.getBoundingClientRect();
+          const name = `${el.getAttribute('part')} "${el.textContent}"`;
+          if (el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight) cut.push(`${name} overflows itself`);
+          if (r.left < box.left - 0.5 || r.right > box.right + 0.5) cut.push(`${name} leaves the HUD`);
+          const parent = el.tagName === 'SPAN' && el.parentElement!.getBoundingClientRect();
+          if (parent && (r.left < parent.left - 0.5 || r.right > parent.right + 0.5)) cut.push(`${name} leaves its row`);
+        }
+        const toasts = [...root.querySelectorAll('[part~=toast]')];
+        const history = root.querySelector('[part~=history]')!;
+        const rows = [...history.querySelectorAll('li')];
+        const within = (inner: DOMRect, outer: DOMRect) => inner.top >= outer.top - 0.5 && inner.bottom <= outer.bottom + 0.5;
+        return {
+          toast: toasts.map(look),
+          toastEdges: toasts.map((t) => getComputedStyle(t).borderLeftColor === getComputedStyle(t.querySelector('[part~=state]')!).color),
+          row: rows.map(look),
+          list: look(history),
+          rowsInList: rows.every((r) => within(r.getBoundingClientRect(), history.getBoundingClientRect())),
+          toastsAboveList: toasts.every((t) => t.getBoundingClientRect().bottom <= history.getBoundingClientRect().top),
+          cut,
+        };
+      });
+    const check = async (when: string) => {
+      const m = await measure();
+      expect(m.cut, when).toEqual([]);
+      // A toast is a card of its own: a shadow and an edge in its state's colour. A history row is a line inside one
+      // card (the list's), smaller, with neither: the same award is never shown as two look-alike cards.
+      for (const toast of m.toast) expect(toast, when).toMatchObject({ shadow: true, edge: '4px' });
+      expect(m.toastEdges, when).toEqual([true, true, true, true, true]);
+      for (const row of m.row) {
+        expect(row, when).toMatchObject({ shadow: false, edge: '0px', bg: 'rgba(0, 0, 0, 0)' });
+        expect(row.size, when).toBeLessThan(m.toast[0]!.size);
+      }
+      expect(m.list.bg, when).toBe(m.toast[0]!.bg);
+      expect(m.rowsInList && m.toastsAboveList, when).toBe(true);
+    };
+    await check('default width');
+    // The event 'Too good to be true' and the state words, whole, at the narrowest width the designer offers.
+    await page.getByLabel('Width (px)').evaluate((input: HTMLInputElement) => {
+      input.value = input.min;
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await expect.poll(() => hud.evaluate((host) => host.shadowRoot!.querySelector('[part~=panel]')!.getBoundingClientRect().width)).toBeLessThanOrEqual(160);
+    await check('160px wide');
+    // A designer's longer words (a translation) wrap; they are not cut either.
+    await page.getByRole('textbox', { name: 'saved', exact: true }).fill('gespeichert — wird synchronisiert, sobald online');
+    await page.getByRole('textbox', { name: 'rejected', exact: true }).fill('nicht angenommen (Regelverstoß)');
+    await expect.poll(() => hud.locator('[part~=toast-rejected] [part~=state]').textContent()).toBe('nicht angenommen (Regelverstoß)');
+    await check('160px wide, long words');
+    expect(await hud.locator('[part~=toast-rejected] [part~=event]').textContent()).toBe('Too good to be true');
+    await opened.finish('hud-designer-layout');
+  });
+
   it('designer console: identify, award, history, enrollment (404 included), paging, dead letters, switches', async () => {
     const opened = await open('/console.html');
     const { page } = opened;
