@@ -320,7 +320,9 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
       input.value = input.min;
       input.dispatchEvent(new Event('input', { bubbles: true }));
     });
-    await expect.poll(() => hud.evaluate((host) => host.shadowRoot!.querySelector('[part~=panel]')!.getBoundingClientRect().width)).toBeLessThanOrEqual(160);
+    await expect
+      .poll(() => hud.evaluate((host) => host.shadowRoot!.querySelector('[part~=panel]')!.getBoundingClientRect().width))
+      .toBeLessThanOrEqual(160);
     await check('160px wide');
     // A designer's longer words (a translation) wrap; they are not cut either.
     await page.getByRole('textbox', { name: 'saved', exact: true }).fill('gespeichert — wird synchronisiert, sobald online');
