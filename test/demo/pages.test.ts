@@ -5,7 +5,7 @@ import { ledgerOf as ledgerAt, numberIn, shots, uniqueId, setupDemoServer, waitF
 
 // The demo in real Chromium, served by Vite's dev server with the quest-points plugin (emulator + dev relay).
 const demo = setupDemoServer('pages');
-const open = (path: string) => demo.open(path);
+const open = (path: string, prepare?: Parameters<typeof demo.open>[1]) => demo.open(path, prepare);
 const ledgerOf = (serviceUserId: string) => ledgerAt(demo.base, serviceUserId);
 const base = () => demo.base;
 
@@ -145,13 +145,53 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
     await opened.finish('game-browser-offline');
   });
 
-  it('Phaser scene: boots through the global plugin and shows the points', async () => {
+  it('Phaser scene: boots through the global plugin with its sprite art and shows the points', async () => {
     const player = uniqueId('phaser');
-    const opened = await open(`/phaser.html?player=${player}&autoplay`);
+    // Every sprite the scene asks for, with its answer's status (a 404 would also be a console error).
+    const sprites = new Map<string, number>();
+    const opened = await open(`/phaser.html?player=${player}&autoplay`, (page) =>
+      page.on('response', (response) => {
+        const { pathname } = new URL(response.url());
+        if (pathname.startsWith('/sprites/')) sprites.set(pathname, response.status());
+      }),
+    );
     const { page } = opened;
     await page.waitForFunction(() => (window as unknown as Partial<DemoWindow>).questPointsDemo?.game?.scene?.isActive('catch'), undefined, {
       timeout: 60_000,
     });
+    expect(Object.fromEntries(sprites)).toEqual({
+      '/sprites/sky.svg': 200,
+      '/sprites/coin.svg': 200,
+      '/sprites/gem.svg': 200,
+      '/sprites/basket.svg': 200,
+      '/sprites/spark.svg': 200,
+    });
+    // Loaded as textures at their size (not Phaser's missing-texture stand-in), and the falling things are sprites.
+    const art = () =>
+      page.evaluate(() => {
+        const { game } = (window as unknown as DemoWindow).questPointsDemo as unknown as {
+          game: {
+            textures: { exists(key: string): boolean; get(key: string): { key: string; getSourceImage(): { width: number; height: number } } };
+            scene: { getScene(key: string): { coins: { getChildren(): { texture: { key: string } }[] }; basket: { texture: { key: string } } } };
+          };
+        };
+        const textures = Object.fromEntries(
+          ['sky', 'coin', 'gem', 'basket', 'spark'].map((key) => {
+            const image = game.textures.exists(key) && game.textures.get(key).getSourceImage();
+            return [key, image ? [image.width, image.height] : null];
+          }),
+        );
+        const scene = game.scene.getScene('catch');
+        return { textures, basket: scene.basket.texture.key, falling: scene.coins.getChildren().map((c) => c.texture.key) };
+      });
+    await expect.poll(async () => (await art()).falling.length).toBeGreaterThan(0);
+    const drawn = await art();
+    expect(drawn.textures).toEqual({ sky: [480, 640], coin: [28, 28], gem: [30, 30], basket: [104, 44], spark: [14, 14] });
+    expect(drawn.basket).toBe('basket');
+    expect(
+      drawn.falling.every((key) => key === 'coin' || key === 'gem'),
+      drawn.falling.join(),
+    ).toBe(true);
     await waitForNumber(page, '#scene-points', 'v >= 2');
     // Each catch floats a "+N" up from the catch point.
     const floats = () =>
