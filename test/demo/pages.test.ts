@@ -31,7 +31,7 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
   it('the landing page links every demo page', async () => {
     const opened = await open('/');
     const links = await opened.page.locator('main a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
-    expect(links).toEqual(['/game.html', '/phaser.html', '/react.html', '/console.html', '/hud.html']);
+    expect(links).toEqual(['game.html', 'phaser.html', 'react.html', 'console.html', 'hud.html']);
     await opened.finish('index');
   });
 
