@@ -2,7 +2,7 @@
 // dark default, both AA on the HUD's own background) and ::part(); nothing here needs code. Only transform and
 // opacity animate. Over a canvas the host fills its positioned parent with `contain: strict`: its size never depends
 // on its content, so it is a relayout boundary and an update never lays out the game's page. A toast is a card of its
-// own with an edge in its state's colour; the history is one quieter card of small rows under its name, so one award
+// own with an edge in its state's colour; the history is one quieter card of small rows, so one award
 // never shows as two look-alike cards. No text is cut: words wrap (a translation may be long), nothing ellipsises.
 export const CSS = `
 :host{--b:var(--qp-hud-bg,#fff);--f:var(--qp-hud-fg,#1d2433);--m:var(--qp-hud-muted,#4a5468);--p:var(--qp-hud-pending,#8f4a00);--s:var(--qp-hud-sent,#1864ab);--o:var(--qp-hud-ok,#237032);--x:var(--qp-hud-bad,#c92a2a);--w:var(--qp-hud-width,240px);
@@ -27,15 +27,13 @@ li{--c:var(--p);max-width:100%;box-sizing:border-box}
 [data-state=confirmed]{--c:var(--o)}
 [data-state=rejected]{--c:var(--x)}
 [part~=points]{font-weight:700;font-variant-numeric:tabular-nums;white-space:nowrap}
-[part~=event]{overflow-wrap:anywhere}
-[part~=state]{white-space:nowrap}
+[part~=event],[part~=toast] [part~=state]{overflow-wrap:anywhere}
 [part~=toast]{display:grid;grid-template-columns:auto minmax(0,1fr);column-gap:8px;border-left:4px solid var(--c);animation:i var(--qp-hud-toast-in,.25s) ease-out}
-[part~=toast] [part~=state]{grid-column:2;white-space:normal;overflow-wrap:anywhere}
+[part~=toast] [part~=state]{grid-column:2}
 [part~=history]{box-shadow:none;justify-items:stretch;gap:0;padding:4px 0;font-size:.85em}
-[part~=history]::before{content:attr(aria-label) / "";color:var(--m);font-size:.8em;font-weight:600;padding:0 10px 2px}
 [part~=entry]{display:flex;flex-wrap:wrap;column-gap:6px;align-items:baseline;padding:2px 10px}
 [part~=entry]+li{border-top:1px solid #8884}
-[part~=entry] [part~=state]{margin-left:auto}
+[part~=entry] [part~=state]{margin-left:auto;white-space:nowrap}
 [part~=notice]{background:var(--b);border-radius:var(--qp-hud-radius,10px);padding:2px 8px;font-size:.8em;margin:0;color:var(--x)}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 @keyframes i{from{opacity:0;transform:translateY(-6px)}}
