@@ -97,6 +97,39 @@ describe('the demo in the docs site (static build, the stack in the page)', { ti
     await context.close();
   });
 
+  it('every demo page of the site loads with no error and no failed request (relative links, sprites, the stack)', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(`uncaught: ${error.message}`));
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(`${page.url()}: ${message.text()}`);
+    });
+    await page.goto(`${base}/demo/`);
+    const links = await page.locator('main a').evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).href));
+    expect(links.map((href) => new URL(href).pathname)).toEqual([
+      '/demo/game.html',
+      '/demo/phaser.html',
+      '/demo/react.html',
+      '/demo/console.html',
+      '/demo/hud.html',
+    ]);
+    for (const href of links) {
+      await page.goto(href);
+      await page.waitForLoadState('networkidle');
+    }
+    // The Phaser page drew its scene from the sprites the build copied.
+    await page.goto(`${base}/demo/phaser.html`);
+    await until(
+      () => page.evaluate(() => document.querySelector('#scene-points')?.getAttribute('data-value') === '0'),
+      'the Phaser scene read its points',
+    );
+    expect(asked).toEqual(expect.arrayContaining(['/demo/sprites/coin.svg', '/demo/sprites/sky.svg']));
+    expect(failed).toEqual([]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it("the stack keeps the tab's ledger from page to page (sessionStorage): the console sees the game's awards", async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
