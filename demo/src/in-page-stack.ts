@@ -55,9 +55,10 @@ async function save(): Promise<void> {
 
 const network = window.fetch.bind(window);
 window.fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
-  const request = new Request(input, init);
-  const url = new URL(request.url);
+  // The URL first: a Request made from a Request takes its body, so one passed on to the network is left untouched.
+  const url = new URL(input instanceof Request ? input.url : String(input), location.href);
   if (url.origin !== location.origin || !PREFIXES.some((prefix) => url.pathname.startsWith(prefix))) return network(input, init);
+  const request = new Request(input, init);
   // The service is far away in spirit: with the browser offline it cannot be reached, as a real one could not.
   if (!navigator.onLine) throw new TypeError('Failed to fetch (the browser is offline)');
   await ready;
