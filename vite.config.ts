@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import type { Plugin } from 'vite';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { questPoints } from './src/vite/index.js';
 
@@ -7,11 +8,26 @@ const demo = `${repo}demo/`;
 /** Test files that measure frame times: run alone, after the rest (see `projects`). */
 const TIMING = ['test/hud/frames.test.ts'];
 
+/**
+ * `vite build --mode static` (part of `npm run docs`): the demo for a static host, the docs site's /demo/. No dev
+ * server there: every page loads demo/src/in-page-stack.ts first, which answers /api, /__dev and /__emulator in the
+ * page. Relative base: the site may live under any path.
+ */
+const staticDemo: Plugin = {
+  name: 'quest-points-static-demo',
+  apply: (_config, env) => env.command === 'build' && env.mode === 'static',
+  config: () => ({ base: './' }),
+  transformIndexHtml: {
+    order: 'pre',
+    handler: (html) => html.replace('<head>', '<head>\n  <script type="module" src="/src/in-page-stack.ts"></script>'),
+  },
+};
+
 // One config for the demo (`npm start`) and the test suite (`npm test`).
 export default defineConfig({
   // The demo is a multi-page app under demo/; the plugin mounts emulator + dev relay on the same port.
   root: demo,
-  plugins: [questPoints()],
+  plugins: [questPoints(), staticDemo],
   server: { host: '127.0.0.1', port: 5173 },
   // Pre-bundled at start-up, so the first visit of the Phaser or React page does not trigger a dependency
   // re-optimisation and a full reload.

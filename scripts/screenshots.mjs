@@ -22,8 +22,20 @@ const PAGES = [
   },
   { name: 'react-hud', path: '/react.html?player=screenshots', play: (page) => page.getByRole('button').first().click() },
   { name: 'designer-console', path: '/console.html' },
-  // The designer shows a toast in every state on purpose: nothing to wait for.
-  { name: 'hud-designer', path: '/hud.html', still: true },
+  // The designer shows a toast in every state on purpose: wait only for its confirmed one (sent first, for 0.7 s).
+  {
+    name: 'hud-designer',
+    path: '/hud.html',
+    still: true,
+    play: (page) =>
+      page.waitForFunction(
+        () => document.querySelector('#preview-hud')?.shadowRoot?.querySelector('[part~=toast][data-state=confirmed]'),
+        undefined,
+        {
+          timeout: 10_000,
+        },
+      ),
+  },
 ];
 
 /** Autoplay catches coins: wait until the HUD's total has moved a few times. */

@@ -17,11 +17,17 @@ const HEIGHT = 640;
 const BASKET = { width: 96, height: 18, y: HEIGHT - 48, speed: 520 };
 const SPAWN_EVERY_MS = 650;
 
+/** The Phaser scene's sprites (demo/public/sprites), relative to the page so a build under a sub-path finds them. */
+const sprite = (name: string) => Object.assign(new Image(), { src: `sprites/${name}.svg` });
+const ready = (image: HTMLImageElement) => image.complete && image.naturalWidth > 0;
+
 export function startCoinGame(canvas: HTMLCanvasElement, options: CoinGameOptions) {
   canvas.width = WIDTH;
   canvas.height = HEIGHT;
   const ctx = canvas.getContext('2d');
   if (!ctx) throw new Error('canvas 2d context unavailable');
+  const art = { coin: sprite('coin'), gem: sprite('gem'), basket: sprite('basket') };
+  const still = matchMedia('(prefers-reduced-motion: reduce)');
   let coins: Coin[] = [];
   let basketX = WIDTH / 2;
   let direction = 0;
@@ -102,28 +108,34 @@ export function startCoinGame(canvas: HTMLCanvasElement, options: CoinGameOption
     ctx.ellipse(WIDTH * 0.25, HEIGHT + 30, WIDTH * 0.45, 90, 0, 0, Math.PI * 2);
     ctx.ellipse(WIDTH * 0.8, HEIGHT + 40, WIDTH * 0.4, 80, 0, 0, Math.PI * 2);
     ctx.fill();
+    const now = performance.now();
+    const spin = !still.matches;
     for (const coin of coins) {
-      const r = coin.value > 1 ? 13 : 11;
+      const r = coin.value > 1 ? 15 : 14;
+      const image = coin.value > 1 ? art.gem : art.coin;
+      if (ready(image)) {
+        // A coin spins (its width breathes), a gem sways; both still under prefers-reduced-motion.
+        const w = spin && coin.value === 1 ? Math.max(0.2, Math.abs(Math.cos(now / 180 + coin.x))) : 1;
+        ctx.save();
+        ctx.translate(coin.x, coin.y);
+        if (spin && coin.value > 1) ctx.rotate(Math.sin(now / 250 + coin.x) * 0.2);
+        ctx.drawImage(image, -r * w, -r, 2 * r * w, 2 * r);
+        ctx.restore();
+        continue;
+      }
+      // Until the sprite has loaded: a disc of its colour.
       ctx.beginPath();
-      ctx.arc(coin.x, coin.y, r, 0, Math.PI * 2);
+      ctx.arc(coin.x, coin.y, r - 2, 0, Math.PI * 2);
       ctx.fillStyle = coin.value > 1 ? '#63e6be' : '#fcc419';
       ctx.fill();
-      ctx.strokeStyle = coin.value > 1 ? '#0ca678' : '#e67700';
-      ctx.lineWidth = 3;
-      ctx.stroke();
-      // The shine that makes it a coin (or a gem) rather than a dot.
-      ctx.beginPath();
-      ctx.arc(coin.x - r / 3, coin.y - r / 3, r / 3.5, 0, Math.PI * 2);
-      ctx.fillStyle = 'rgba(255,255,255,.75)';
-      ctx.fill();
     }
-    // A basket: a rounded tray with a rim.
-    ctx.fillStyle = '#748ffc';
-    ctx.beginPath();
-    ctx.roundRect(basketX - BASKET.width / 2, BASKET.y, BASKET.width, BASKET.height, 6);
-    ctx.fill();
-    ctx.fillStyle = '#bac8ff';
-    ctx.fillRect(basketX - BASKET.width / 2, BASKET.y, BASKET.width, 3);
+    if (ready(art.basket)) {
+      // The sprite's rim is the catch line (BASKET.y).
+      ctx.drawImage(art.basket, basketX - 52, BASKET.y - 6, 104, 44);
+    } else {
+      ctx.fillStyle = '#cd853f';
+      ctx.fillRect(basketX - BASKET.width / 2, BASKET.y, BASKET.width, BASKET.height);
+    }
     if (paused) {
       ctx.fillStyle = 'rgba(0,0,0,.45)';
       ctx.fillRect(0, 0, WIDTH, HEIGHT);

@@ -141,22 +141,24 @@ async function copy(id: string, what: string) {
 byId('copy-css').addEventListener('click', () => void copy('css-output', 'CSS'));
 byId('copy-strings').addEventListener('click', () => void copy('strings-output', 'Words'));
 
-// A still game scene behind the HUD.
+// A still game scene behind the HUD: the games' sky, coins, gems and basket (demo/public/sprites), drawn once loaded.
 const canvas = byId<HTMLCanvasElement>('preview-canvas');
 canvas.width = 480;
 canvas.height = 640;
 const ctx = canvas.getContext('2d');
 if (!ctx) throw new Error('no 2D context for the preview canvas');
-ctx.fillStyle = '#0e1a2b';
-ctx.fillRect(0, 0, 480, 640);
-for (let i = 0; i < 40; i++) {
-  ctx.beginPath();
-  ctx.arc(((i * 97) % 460) + 10, ((i * 151) % 600) + 20, i % 5 ? 11 : 13, 0, Math.PI * 2);
-  ctx.fillStyle = i % 5 ? '#fcc419' : '#63e6be';
-  ctx.fill();
-}
-ctx.fillStyle = '#748ffc';
-ctx.fillRect(192, 592, 96, 18);
+const sprite = (name: string) =>
+  new Promise<HTMLImageElement>((resolve, reject) => {
+    const image = new Image();
+    image.onload = () => resolve(image);
+    image.onerror = () => reject(new Error(`sprites/${name}.svg did not load`));
+    image.src = `sprites/${name}.svg`;
+  });
+void Promise.all([sprite('sky'), sprite('coin'), sprite('gem'), sprite('basket')]).then(([sky, coin, gem, basket]) => {
+  ctx.drawImage(sky, 0, 0, 480, 640);
+  for (let i = 0; i < 40; i++) ctx.drawImage(i % 5 ? coin : gem, ((i * 97) % 460) - 4, ((i * 151) % 600) + 6, 28, 28);
+  ctx.drawImage(basket, 188, 584, 104, 44);
+});
 
 update();
 Object.assign(window, { questPointsDemo: { hud, preview } });

@@ -11,11 +11,20 @@ const WIDTH = 480;
 const HEIGHT = 640;
 const params = new URLSearchParams(location.search);
 let autoplay = params.has('autoplay');
+/** The scene's art: small SVGs drawn for the demo (demo/public/sprites), loaded at the size they are shown. */
+const SPRITES = {
+  sky: { width: WIDTH, height: HEIGHT },
+  coin: { width: 28, height: 28 },
+  gem: { width: 30, height: 30 },
+  basket: { width: 104, height: 44 },
+  spark: { width: 14, height: 14 },
+} as const;
+const still = () => matchMedia('(prefers-reduced-motion: reduce)').matches;
 
 class CatchScene extends Phaser.Scene {
   /** Injected by the scene plugin's `mapping`: the SDK's typed events, removed when the scene shuts down. */
   declare questPoints: QuestPointsScenePlugin;
-  private basket!: Phaser.GameObjects.Rectangle;
+  private basket!: Phaser.GameObjects.Image;
   private coins!: Phaser.GameObjects.Group;
   private pointsText!: Phaser.GameObjects.Text;
   private historyText!: Phaser.GameObjects.Text;
@@ -28,9 +37,15 @@ class CatchScene extends Phaser.Scene {
     super('catch');
   }
 
+  preload() {
+    // Relative to the page, so a build under a sub-path (the docs site's /demo/) finds them too.
+    this.load.setPath('sprites/');
+    for (const [key, size] of Object.entries(SPRITES)) this.load.svg(key, `${key}.svg`, size);
+  }
+
   create() {
-    this.cameras.main.setBackgroundColor('#0e1a2b');
-    this.basket = this.add.rectangle(WIDTH / 2, HEIGHT - 40, 96, 18, 0x748ffc);
+    this.add.image(0, 0, 'sky').setOrigin(0);
+    this.basket = this.add.image(WIDTH / 2, HEIGHT - 40, 'basket').setOrigin(0.5, 0.3);
     this.coins = this.add.group();
     this.pointsText = this.add.text(16, 14, 'Points: …', { fontFamily: 'system-ui, sans-serif', fontSize: '24px', color: '#ffffff' });
     this.historyText = this.add.text(16, 48, '', { fontFamily: 'system-ui, sans-serif', fontSize: '14px', color: '#c5d0e6', lineSpacing: 2 });
@@ -66,11 +81,25 @@ class CatchScene extends Phaser.Scene {
       .setOrigin(0.5, 1)
       .setStroke('#0e1a2b', 4);
     this.floats.push(text);
-    // Under prefers-reduced-motion it fades where it appeared instead of rising.
-    const still = matchMedia('(prefers-reduced-motion: reduce)').matches;
+    // Under prefers-reduced-motion it fades where it appeared instead of rising, and no sparks fly.
+    const calm = still();
+    if (!calm) {
+      const sparks = this.add.particles(x, y, 'spark', {
+        speed: { min: 80, max: 220 },
+        angle: { min: 200, max: 340 },
+        gravityY: 320,
+        lifespan: 550,
+        scale: { start: 1, end: 0.2 },
+        alpha: { start: 1, end: 0 },
+        tint: points > 1 ? 0x63e6be : 0xfcc419,
+        emitting: false,
+      });
+      sparks.explode(points > 1 ? 18 : 10);
+      this.time.delayedCall(700, () => sparks.destroy());
+    }
     this.tweens.add({
       targets: text,
-      y: still ? y : y - 56,
+      y: calm ? y : y - 56,
       alpha: 0,
       duration: 900,
       ease: 'Cubic.easeOut',
@@ -83,15 +112,27 @@ class CatchScene extends Phaser.Scene {
 
   private spawn() {
     const gem = Math.random() < 0.12;
-    const coin = this.add.circle(24 + Math.random() * (WIDTH - 48), -16, gem ? 13 : 11, gem ? 0x63e6be : 0xfcc419);
-    coin.setStrokeStyle(3, gem ? 0x0ca678 : 0xe67700);
+    const coin = this.add.image(24 + Math.random() * (WIDTH - 48), -16, gem ? 'gem' : 'coin');
     coin.setData({ value: gem ? 5 : 1, speed: 170 + Math.random() * 110 });
+    // A little life while it falls: a coin spins (its width breathes), a gem sways.
+    if (!still())
+      this.tweens.add(
+        gem
+          ? { targets: coin, angle: { from: -12, to: 12 }, duration: 500, yoyo: true, repeat: -1, ease: 'Sine.easeInOut' }
+          : { targets: coin, scaleX: { from: 1, to: 0.25 }, duration: 320, yoyo: true, repeat: -1, ease: 'Sine.easeInOut' },
+      );
     this.coins.add(coin);
+  }
+
+  /** A caught or missed coin goes with its spin or sway. */
+  private drop(coin: Phaser.GameObjects.Image) {
+    this.tweens.killTweensOf(coin);
+    coin.destroy();
   }
 
   override update(_time: number, deltaMs: number) {
     const dt = Math.min(0.05, deltaMs / 1000);
-    const coins = this.coins.getChildren() as Phaser.GameObjects.Arc[];
+    const coins = this.coins.getChildren() as Phaser.GameObjects.Image[];
     let dx = 0;
     if (autoplay) {
       const target = coins.filter((c) => c.y < this.basket.y).sort((a, b) => b.y - a.y)[0];
@@ -114,9 +155,9 @@ class CatchScene extends Phaser.Scene {
         this.caught += 1;
         const caught = byId('hud-caught');
         caught.textContent = caught.dataset.value = String(this.caught);
-        coin.destroy();
+        this.drop(coin);
       } else if (coin.y > HEIGHT + 20) {
-        coin.destroy();
+        this.drop(coin);
       }
     }
   }
@@ -135,7 +176,7 @@ const game = new Phaser.Game({
   parent: 'phaser-stage',
   width: WIDTH,
   height: HEIGHT,
-  backgroundColor: '#0e1a2b',
+  backgroundColor: '#0b1426',
   scale: { mode: Phaser.Scale.FIT, autoCenter: Phaser.Scale.CENTER_HORIZONTALLY },
   plugins: questPointsPlugins({ client }),
   scene: [CatchScene],

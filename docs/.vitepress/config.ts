@@ -24,6 +24,8 @@ export default defineConfig({
   title: 'quest-points',
   description: 'Award quest points from a web game reliably: offline outbox SDK, operator relay, local emulator, HUD.',
   cleanUrls: true,
+  // The demo's coin (demo/public/sprites/coin.svg).
+  head: [['link', { rel: 'icon', href: '/favicon.svg', type: 'image/svg+xml' }]],
   // The TypeDoc build is copied in from docs/public/api after the pages are checked.
   ignoreDeadLinks: [/^\/api\//],
   markdown: {

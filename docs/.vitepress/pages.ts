@@ -10,6 +10,7 @@ export const groups: { text: string; items: Page[] }[] = [
   {
     text: 'Guides',
     items: [
+      { text: 'Play the demo', page: 'guide/play' },
       { text: 'Add to a Vite game', page: 'guide/vite' },
       { text: 'Phaser', page: 'guide/phaser' },
       { text: 'React', page: 'guide/react' },

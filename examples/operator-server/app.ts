@@ -1,6 +1,7 @@
 // An operator's game server: Express 5 with a cookie session, a login route, the token route the SDK reads, and the
 // relay mounted at /qp. The API key and the relay secret stay here: the browser only ever sees its own token.
 // #region server
+import { fileURLToPath } from 'node:url';
 import express from 'express';
 import session from 'express-session';
 import { createRelay, signPlayerToken, toNodeListener } from 'quest-points/relay/node';
@@ -45,6 +46,11 @@ export function createGameServer(secrets: GameServerSecrets): express.Express {
     res.set('cache-control', 'no-store').json({ token });
   });
   // #endregion production
+
+  // The ready-made worker (quest-points/sw.js) at the site's root, so its scope covers the game's pages: it delivers
+  // awards when the tab is closed, reading relayUrl and tokenUrl from the URL page.ts registers it with.
+  const worker = fileURLToPath(import.meta.resolve('quest-points/sw.js'));
+  app.get('/quest-points-sw.js', (_req, res) => res.set('cache-control', 'no-cache').type('text/javascript').sendFile(worker));
 
   // Your login: check a password or your identity provider here; this example trusts the name it is given.
   app.use(express.urlencoded({ extended: false }));

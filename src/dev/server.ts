@@ -1,31 +1,22 @@
-import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import { errorResponse } from '../kit/index.js';
 import { REQUEST_ID_HEADER } from '../protocol/index.js';
-import { createEmulator, type EmulatorOptions } from '../emulator/index.js';
-import { createRelay, signPlayerToken, type RelayOptions, type RelayPolicy } from '../relay/index.js';
+import type { createEmulator } from '../emulator/index.js';
+import type { createRelay } from '../relay/index.js';
 import { hostOfHeader, isLoopbackAddress, isLoopbackHost, isLoopbackOrigin } from '../kit/loopback.js';
-import { devLogger } from './logger.js';
-import { DEV_POLICY } from './policy.js';
-import { DEV_TOKEN_TTL_SECONDS, parseDevTokenQuery, type DevTokenClaims } from './token.js';
+import { createDevStack, DEV_PATHS, type DevStackOptions } from './stack.js';
+import type { DevTokenClaims } from './token.js';
 
-/** Where each face lives on the dev server (and under Vite's dev server). */
-export const DEV_PATHS = { relay: '/api', emulator: '/__emulator', token: '/__dev/token', policy: '/__dev/policy' } as const;
+export { DEV_PATHS };
 /** Every prefix the dev server answers; anything else is left to the host server (Vite). */
 export const DEV_PREFIXES = ['/api', '/__emulator', '/__dev'] as const;
 /** Prefixes only a client on this machine may call (the relay under /api has its own tokens). */
 const LOOPBACK_ONLY = ['/__emulator', '/__dev'] as const;
 
-export interface DevServerOptions {
-  /** Emulator mode at start; switchable at PUT /__emulator/mode. Default 'stateful'. */
-  mode?: EmulatorOptions['mode'];
-  /** Relay policy; default DEV_POLICY (unknown events allowed, 1000 points per award, generous rate limits). */
-  policy?: RelayOptions['policy'];
-  /** Relay log records; default devLogger (refusals and errors, one short line each, on stderr). */
-  logger?: RelayOptions['logger'];
-}
+/** The stack's options (createDevStack), with its secrets always random: they never leave this process. */
+export type DevServerOptions = Omit<DevStackOptions, 'secrets'>;
 
 /** What Node adapters (@hono/node-server) pass as the second fetch argument. */
 export type DevBindings = { incoming?: IncomingMessage };
@@ -40,51 +31,15 @@ export interface DevServer {
   mintToken(claims?: Partial<DevTokenClaims>): Promise<string>;
 }
 
-function withoutOrigin(request: Request): Request {
-  if (!request.headers.has('origin')) return request;
-  const headers = new Headers(request.headers);
-  headers.delete('origin');
-  return new Request(request, { headers });
-}
-
 const fail = errorResponse;
 
 /**
- * One emulator (admin routes on) behind one relay whose upstream is the emulator in-process: no extra port,
- * and the API key, relay secret and key secret are random per process, held only here (the emulator's ledger
- * lives as long as they do).
+ * One emulator (admin routes on) behind one relay whose upstream is the emulator in-process (createDevStack), with
+ * the loopback guards in front: no extra port, and the API key, relay secret and key secret are random per process,
+ * held only here (the emulator's ledger lives as long as they do).
  */
 export function createDevServer(options: DevServerOptions = {}): DevServer {
-  const apiKey = `dev-${randomUUID()}`;
-  const secret = randomBytes(32).toString('base64url');
-  const keySecret = randomBytes(32).toString('base64url');
-  const emulator = createEmulator({ mode: options.mode ?? 'stateful', admin: true, apiKeys: [apiKey] });
-  const relayWith = (policy: NonNullable<RelayOptions['policy']>) =>
-    createRelay({
-      upstream: { url: 'http://emulator.invalid', apiKey, fetch: (request: Request) => Promise.resolve(emulator.fetch(request)) },
-      secret,
-      keySecret,
-      policy,
-      logger: options.logger ?? devLogger,
-    });
-  // The designer console edits the policy while games run (GET/PUT /__dev/policy): a new relay with the same secrets
-  // takes over /api, so tokens and idempotency keys carry on; its rate-limit counters start afresh. Dev only: the
-  // production relay's policy is a file or an option, read once.
-  let policy = options.policy ?? DEV_POLICY;
-  let relay = relayWith(policy);
-
-  const mintToken = (claims: Partial<DevTokenClaims> = {}) =>
-    signPlayerToken(
-      {
-        sub: claims.sub ?? 'dev-player',
-        role: claims.role ?? 'player',
-        ...(claims.email ? { email: claims.email } : {}),
-        ...(claims.wallet ? { wallet: claims.wallet } : {}),
-        ...(claims.quests ? { quests: claims.quests } : {}),
-      },
-      { secret, ttl: DEV_TOKEN_TTL_SECONDS },
-    );
-
+  const stack = createDevStack<DevBindings>(options);
   const app = new Hono<{ Bindings: DevBindings }>();
 
   // DNS rebinding: a page on evil.example re-pointed at 127.0.0.1 would be "same origin" with us,
@@ -121,43 +76,14 @@ export function createDevServer(options: DevServerOptions = {}): DevServer {
     await next();
   });
 
-  app.get(DEV_PATHS.token, async (c) => {
-    const parsed = parseDevTokenQuery(new URL(c.req.url).searchParams);
-    if (!parsed.ok) return fail(400, parsed.message);
-    const token = await mintToken(parsed.value);
-    const { sub, role } = parsed.value;
-    // The token-URL format of quest-points/sw (readToken): what the SDK's pages (tokenFrom) and the worker both read.
-    return c.json({ token, sub, role, expiresIn: DEV_TOKEN_TTL_SECONDS }, 200, { 'cache-control': 'no-store' });
-  });
-  app.get(DEV_PATHS.policy, (c) => c.json({ policy: typeof policy === 'string' ? null : policy, file: typeof policy === 'string' ? policy : null }));
-  app.put(DEV_PATHS.policy, async (c) => {
-    const body = (await c.req.json().catch(() => undefined)) as { policy?: unknown } | undefined;
-    // An object only: a string would be read as a policy file's path.
-    if (!body || typeof body.policy !== 'object' || body.policy === null || Array.isArray(body.policy))
-      return fail(400, 'body must be JSON { "policy": { ... } }: the relay policy as an object (docs/relay.md, "Policy")');
-    try {
-      relay = relayWith(body.policy as RelayPolicy);
-    } catch (error) {
-      return fail(400, error instanceof Error ? error.message : String(error));
-    }
-    policy = body.policy as RelayPolicy;
-    return c.json({ policy });
-  });
-  app.all(`${DEV_PATHS.emulator}/*`, (c) => emulator.fetch(c.req.raw, c.env));
-  // The Origin was checked above; the relay's own exact-origin allowlist cannot know a game's dev port.
-  app.mount(DEV_PATHS.relay, (request, env) => relay.fetch(withoutOrigin(request), env));
-  app.notFound(() => fail(404, 'no such dev route: the dev server answers /api/*, /__emulator/*, /__dev/token and /__dev/policy'));
-  app.onError((error) => {
-    console.error('[quest-points dev]', error);
-    return fail(500, 'internal error in the dev server');
-  });
+  app.all('*', (c) => stack.app.fetch(c.req.raw, c.env));
 
   return {
     fetch: (request, env = {}) => Promise.resolve(app.fetch(request, env)),
-    emulator,
+    emulator: stack.emulator,
     get relay() {
-      return relay;
+      return stack.relay;
     },
-    mintToken,
+    mintToken: stack.mintToken,
   };
 }

@@ -23,7 +23,8 @@ export interface Opened {
 export interface DemoServer {
   /** http://127.0.0.1:PORT, set once beforeAll has run. */
   readonly base: string;
-  open(path: string): Promise<Opened>;
+  /** A new context and page at `path`; `prepare` runs on the page before it navigates (to listen from the start). */
+  open(path: string, prepare?: (page: Page) => void): Promise<Opened>;
 }
 
 /**
@@ -53,7 +54,7 @@ export function setupDemoServer(cacheName: string): DemoServer {
     await server?.close();
   });
 
-  async function open(path: string): Promise<Opened> {
+  async function open(path: string, prepare?: (page: Page) => void): Promise<Opened> {
     const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
     const page = await context.newPage();
     const errors: string[] = [];
@@ -66,6 +67,7 @@ export function setupDemoServer(cacheName: string): DemoServer {
       if (message.type() === 'error' && !isExpected(message)) errors.push(`${message.text()} (${message.location().url})`);
     });
     page.on('pageerror', (error) => errors.push(`uncaught: ${error.message}`));
+    prepare?.(page);
     await page.goto(`${base}${path}`);
     return {
       page,

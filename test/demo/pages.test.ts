@@ -5,7 +5,7 @@ import { ledgerOf as ledgerAt, numberIn, shots, uniqueId, setupDemoServer, waitF
 
 // The demo in real Chromium, served by Vite's dev server with the quest-points plugin (emulator + dev relay).
 const demo = setupDemoServer('pages');
-const open = (path: string) => demo.open(path);
+const open = (path: string, prepare?: Parameters<typeof demo.open>[1]) => demo.open(path, prepare);
 const ledgerOf = (serviceUserId: string) => ledgerAt(demo.base, serviceUserId);
 const base = () => demo.base;
 
@@ -31,7 +31,7 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
   it('the landing page links every demo page', async () => {
     const opened = await open('/');
     const links = await opened.page.locator('main a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
-    expect(links).toEqual(['/game.html', '/phaser.html', '/react.html', '/console.html', '/hud.html']);
+    expect(links).toEqual(['game.html', 'phaser.html', 'react.html', 'console.html', 'hud.html']);
     await opened.finish('index');
   });
 
@@ -145,13 +145,53 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
     await opened.finish('game-browser-offline');
   });
 
-  it('Phaser scene: boots through the global plugin and shows the points', async () => {
+  it('Phaser scene: boots through the global plugin with its sprite art and shows the points', async () => {
     const player = uniqueId('phaser');
-    const opened = await open(`/phaser.html?player=${player}&autoplay`);
+    // Every sprite the scene asks for, with its answer's status (a 404 would also be a console error).
+    const sprites = new Map<string, number>();
+    const opened = await open(`/phaser.html?player=${player}&autoplay`, (page) =>
+      page.on('response', (response) => {
+        const { pathname } = new URL(response.url());
+        if (pathname.startsWith('/sprites/')) sprites.set(pathname, response.status());
+      }),
+    );
     const { page } = opened;
     await page.waitForFunction(() => (window as unknown as Partial<DemoWindow>).questPointsDemo?.game?.scene?.isActive('catch'), undefined, {
       timeout: 60_000,
     });
+    expect(Object.fromEntries(sprites)).toEqual({
+      '/sprites/sky.svg': 200,
+      '/sprites/coin.svg': 200,
+      '/sprites/gem.svg': 200,
+      '/sprites/basket.svg': 200,
+      '/sprites/spark.svg': 200,
+    });
+    // Loaded as textures at their size (not Phaser's missing-texture stand-in), and the falling things are sprites.
+    const art = () =>
+      page.evaluate(() => {
+        const { game } = (window as unknown as DemoWindow).questPointsDemo as unknown as {
+          game: {
+            textures: { exists(key: string): boolean; get(key: string): { key: string; getSourceImage(): { width: number; height: number } } };
+            scene: { getScene(key: string): { coins: { getChildren(): { texture: { key: string } }[] }; basket: { texture: { key: string } } } };
+          };
+        };
+        const textures = Object.fromEntries(
+          ['sky', 'coin', 'gem', 'basket', 'spark'].map((key) => {
+            const image = game.textures.exists(key) && game.textures.get(key).getSourceImage();
+            return [key, image ? [image.width, image.height] : null];
+          }),
+        );
+        const scene = game.scene.getScene('catch');
+        return { textures, basket: scene.basket.texture.key, falling: scene.coins.getChildren().map((c) => c.texture.key) };
+      });
+    await expect.poll(async () => (await art()).falling.length).toBeGreaterThan(0);
+    const drawn = await art();
+    expect(drawn.textures).toEqual({ sky: [480, 640], coin: [28, 28], gem: [30, 30], basket: [104, 44], spark: [14, 14] });
+    expect(drawn.basket).toBe('basket');
+    expect(
+      drawn.falling.every((key) => key === 'coin' || key === 'gem'),
+      drawn.falling.join(),
+    ).toBe(true);
     await waitForNumber(page, '#scene-points', 'v >= 2');
     // Each catch floats a "+N" up from the catch point.
     const floats = () =>
@@ -260,6 +300,77 @@ describe('demo pages in Chromium', { timeout: 90_000 }, () => {
     expect(await page.locator('#css-output').inputValue()).toBe('/* the defaults: nothing to add */\n');
     await expect.poll(async () => (await states()).at(-1)).toBe('confirmed');
     await opened.finish('hud-designer');
+  });
+
+  it('HUD designer: a toast never looks like a history row, and no HUD text is cut, at any width or word length', async () => {
+    const opened = await open('/hud.html');
+    const { page } = opened;
+    const hud = page.locator('#preview-hud');
+    await expect.poll(() => hud.locator('[part~=toast]').count(), { timeout: 10_000 }).toBe(5);
+    await expect.poll(() => hud.locator('[part~=history] li').count()).toBe(3);
+    /** How a toast, a history row and the history list are drawn, and every text box that overflows its box. */
+    const measure = () =>
+      hud.evaluate((host) => {
+        const root = host.shadowRoot!;
+        const look = (el: Element) => {
+          const s = getComputedStyle(el);
+          return { shadow: s.boxShadow !== 'none', edge: s.borderLeftWidth, bg: s.backgroundColor, size: parseFloat(s.fontSize) };
+        };
+        const box = host.getBoundingClientRect();
+        const cut: string[] = [];
+        for (const el of root.querySelectorAll('[part~=panel], [part~=panel] > *, [part~=notice], li, li > span')) {
+          const r = el.getBoundingClientRect();
+          const name = `${el.getAttribute('part')} "${el.textContent}"`;
+          if (el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight) cut.push(`${name} overflows itself`);
+          if (r.left < box.left - 0.5 || r.right > box.right + 0.5) cut.push(`${name} leaves the HUD`);
+          const parent = el.tagName === 'SPAN' && el.parentElement!.getBoundingClientRect();
+          if (parent && (r.left < parent.left - 0.5 || r.right > parent.right + 0.5)) cut.push(`${name} leaves its row`);
+        }
+        const toasts = [...root.querySelectorAll('[part~=toast]')];
+        const history = root.querySelector('[part~=history]')!;
+        const rows = [...history.querySelectorAll('li')];
+        const within = (inner: DOMRect, outer: DOMRect) => inner.top >= outer.top - 0.5 && inner.bottom <= outer.bottom + 0.5;
+        return {
+          toast: toasts.map(look),
+          toastEdges: toasts.map((t) => getComputedStyle(t).borderLeftColor === getComputedStyle(t.querySelector('[part~=state]')!).color),
+          row: rows.map(look),
+          list: look(history),
+          rowsInList: rows.every((r) => within(r.getBoundingClientRect(), history.getBoundingClientRect())),
+          toastsAboveList: toasts.every((t) => t.getBoundingClientRect().bottom <= history.getBoundingClientRect().top),
+          cut,
+        };
+      });
+    const check = async (when: string) => {
+      const m = await measure();
+      expect(m.cut, when).toEqual([]);
+      // A toast is a card of its own: a shadow and an edge in its state's colour. A history row is a line inside one
+      // card (the list's), smaller, with neither: the same award is never shown as two look-alike cards.
+      for (const toast of m.toast) expect(toast, when).toMatchObject({ shadow: true, edge: '4px' });
+      expect(m.toastEdges, when).toEqual([true, true, true, true, true]);
+      for (const row of m.row) {
+        expect(row, when).toMatchObject({ shadow: false, edge: '0px', bg: 'rgba(0, 0, 0, 0)' });
+        expect(row.size, when).toBeLessThan(m.toast[0]!.size);
+      }
+      expect(m.list.bg, when).toBe(m.toast[0]!.bg);
+      expect(m.rowsInList && m.toastsAboveList, when).toBe(true);
+    };
+    await check('default width');
+    // The event 'Too good to be true' and the state words, whole, at the narrowest width the designer offers.
+    await page.getByLabel('Width (px)').evaluate((input: HTMLInputElement) => {
+      input.value = input.min;
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await expect
+      .poll(() => hud.evaluate((host) => host.shadowRoot!.querySelector('[part~=panel]')!.getBoundingClientRect().width))
+      .toBeLessThanOrEqual(160);
+    await check('160px wide');
+    // A designer's longer words (a translation) wrap; they are not cut either.
+    await page.getByRole('textbox', { name: 'saved', exact: true }).fill('gespeichert — wird synchronisiert, sobald online');
+    await page.getByRole('textbox', { name: 'rejected', exact: true }).fill('nicht angenommen (Regelverstoß)');
+    await expect.poll(() => hud.locator('[part~=toast-rejected] [part~=state]').textContent()).toBe('nicht angenommen (Regelverstoß)');
+    await check('160px wide, long words');
+    expect(await hud.locator('[part~=toast-rejected] [part~=event]').textContent()).toBe('Too good to be true');
+    await opened.finish('hud-designer-layout');
   });
 
   it('designer console: identify, award, history, enrollment (404 included), paging, dead letters, switches', async () => {

@@ -1,5 +1,5 @@
-// examples/operator-server in Chromium: Express with a cookie session, a login form, the token route and the relay at
-// /qp, against an emulator. Signed out: the token route answers 401 and the page shows the login form. Signed in:
+// examples/operator-server in Chromium: Express with a cookie session, a login form, the token route, the relay at
+// /qp and the SDK's worker (docs/hosting.md's set-up), against an emulator. Signed out: the token route answers 401 and the page shows the login form. Signed in:
 // award online, offline, back online (harness.ts), the ledger under the session's player.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -43,6 +43,11 @@ describe('examples/operator-server', () => {
     await opened.page.fill('#login input[name=name]', 'alice');
     await opened.page.click('#login button');
     await until(async () => (await opened.page.locator('#who').textContent()) === 'playing as alice', 'signed in as alice');
+    // docs/hosting.md's set-up (this page's code): the server's worker, registered with the page's relay and token
+    // route, is active over the whole site.
+    const worker = () => opened.page.evaluate(async () => (await navigator.serviceWorker.getRegistration('/'))?.active?.scriptURL ?? '');
+    await until(async () => (await worker()) !== '', 'the worker active');
+    expect(new URL(await worker()).pathname + new URL(await worker()).search).toBe('/quest-points-sw.js?relayUrl=/qp&tokenUrl=/login/qp-token');
     await onlineOfflineOnline(opened, { award: () => opened.page.click('#coin'), points: 5, ledger: () => ledgerTotal('alice') });
     // The session is the cookie: the token route answers it, and only it.
     const cookies = await opened.context.cookies();

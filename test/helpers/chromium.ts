@@ -1,4 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 
 /** Debian's chromium (test tools cannot download browsers here): CHROME_PATH, else the usual places. */
@@ -41,8 +43,14 @@ const disabled = (features: string[]) => `--disable-features=${features.join(','
  * Chromium as players have it: storage partitioning ON (IndexedDB, Web Locks, BroadcastChannel and service workers of
  * a cross-site frame keyed by the top-level site too). Every browser test launches through this, so a result that
  * depends on partitioning is measured in a browser that exists.
+ *
+ * A browser that goes away without close() says why on stderr, with the end of Chromium's own log (a FATAL, a crashed
+ * process; nothing there means it was killed from outside). A test then fails with "Target page, context or browser
+ * has been closed", which names no cause. The log's folder goes with the browser.
  */
 export async function launchChromium(): Promise<Browser> {
+  const logs = mkdtempSync(join(tmpdir(), 'qp-chromium-'));
+  const logFile = join(logs, 'chrome.log');
   const browser = await chromium.launch({
     executablePath: chromiumPath(),
     ignoreDefaultArgs: [disabled(PLAYWRIGHT_DISABLED_FEATURES)],
@@ -55,18 +63,33 @@ export async function launchChromium(): Promise<Browser> {
       '--no-first-run',
       '--disable-sync',
       disabled(PLAYWRIGHT_DISABLED_FEATURES.filter((feature) => feature !== PARTITIONING)),
+      // Chromium's own log (errors and FATALs of every process), read only if the browser goes away unasked.
+      '--enable-logging',
+      `--log-file=${logFile}`,
     ],
   });
-  // Told when the browser goes away unasked (a crash, a kill): a test that then fails with "Target page, context or
-  // browser has been closed" has the cause beside it, not a test's own close().
   let closing = false;
   const close = browser.close.bind(browser);
-  browser.close = (options) => {
+  browser.close = async (options) => {
     closing = true;
-    return close(options);
+    try {
+      return await close(options);
+    } finally {
+      rmSync(logs, { recursive: true, force: true });
+    }
   };
   browser.on('disconnected', () => {
-    if (!closing) console.error(`Chromium went away without close() at ${new Date().toISOString()}: it crashed or was killed`);
+    if (closing) return;
+    let tail = '(no log)';
+    try {
+      tail = readFileSync(logFile, 'utf8')
+        .split('\n')
+        .filter((line) => line && !/dbus/i.test(line))
+        .slice(-20)
+        .join('\n');
+    } catch {}
+    rmSync(logs, { recursive: true, force: true });
+    console.error(`[chromium] the browser went away without close(); the end of its log:\n${tail}`);
   });
   return browser;
 }

@@ -17,6 +17,7 @@ public class QuestPointsSample : MonoBehaviour
 
     void Awake()
     {
+        #region create
         questPoints = QuestPoints.Create(new QuestPointsConfig
         {
             relayUrl = relayUrl,
@@ -26,17 +27,22 @@ public class QuestPointsSample : MonoBehaviour
             serviceUserId = playerId,
             hud = true,
         });
+        #endregion create
+        #region events
         questPoints.PointsChanged += view => total = view.totalPoints;
         questPoints.ConnectionChanged += value => online = value;
         questPoints.AwardRejected += award => status = "refused: " + award.message;
         questPoints.AuthRequired += message => status = "sign in to keep your points: " + message;
         questPoints.Unavailable += message => status = message;
+        #endregion events
     }
 
     void OnGUI()
     {
         GUILayout.Label("Points: " + total + (online ? "" : " (offline: kept, sent later)"));
+        #region award
         if (GUILayout.Button("Award 10 points")) questPoints.Award(10, "sample-award", "the sample's button");
+        #endregion award
         if (status.Length > 0) GUILayout.Label(status);
     }
 

@@ -22,11 +22,13 @@ public class QuestPointsSignedIn : MonoBehaviour
         questPoints.TokenRequested += OnTokenRequested;
     }
 
+    #region token
     void OnTokenRequested()
     {
         if (string.IsNullOrEmpty(playerToken)) questPoints.FailToken("not signed in");
         else questPoints.ProvideToken(playerToken);
     }
+    #endregion token
 
     void OnDestroy()
     {
