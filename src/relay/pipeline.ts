@@ -12,7 +12,7 @@ import { paths, statusVerdict, type AwardBody } from '../protocol/index.js';
 import { checkUserAccess } from './access.js';
 import type { VerifiedClaims } from './claims.js';
 import type { RelayRuntime } from './context.js';
-import { createDeadline } from './deadline.js';
+import { createDeadline, type Cancellation } from './deadline.js';
 import { labelOf, meaningOf, meaningOfRefusal, type Meaning } from './outcome.js';
 import { checkPolicyPoints, checkPolicyQuest, type Refusal } from './policy.js';
 import { checkRateLimit } from './rate-limit.js';
@@ -45,11 +45,11 @@ export interface Settled {
   meaning: Meaning;
 }
 
-/** Who asks, and the request's own signal (the client going away). */
+/** Who asks, and what says the client went away (the request's signal, or on Node the response's 'close'). */
 export interface AwardRequest {
   claims: VerifiedClaims;
   requestId: string;
-  signal?: AbortSignal | undefined;
+  signal?: Cancellation | undefined;
   /** The single route (one award): its answer waits for the service's own cancellation at the deadline. */
   single?: boolean;
 }
