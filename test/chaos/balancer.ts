@@ -52,16 +52,25 @@ export function createBalancer(ports: () => number[], state: (port: number) => R
   let next = 0;
   const healthy = new Set<number>();
   let stopped = false;
+  const pause = () => new Promise((resolve) => setTimeout(resolve, HEALTH_CHECK_MS));
+  // Each relay probed on its own loop: with one loop over all of them, a slow probe (a relay starting, a loaded
+  // machine: up to its 1 s timeout) held every other relay's next check, and a terminating relay stayed in rotation
+  // past its drain delay; a connection it then took was reset by its closing listener (counted as cut-terminating).
+  const probing = new Map<number, Promise<void>>();
+  const probe = async (port: number) => {
+    while (!stopped && ports().includes(port)) {
+      if (await ready(port)) healthy.add(port);
+      else healthy.delete(port);
+      await pause();
+    }
+    probing.delete(port);
+  };
   const checks = (async () => {
     while (!stopped) {
-      const list = ports();
-      const answers = await Promise.all(list.map(ready));
-      for (const [i, port] of list.entries()) {
-        if (answers[i]) healthy.add(port);
-        else healthy.delete(port);
-      }
-      await new Promise((resolve) => setTimeout(resolve, HEALTH_CHECK_MS));
+      for (const port of ports()) if (!probing.has(port)) probing.set(port, probe(port));
+      await pause();
     }
+    await Promise.all(probing.values());
   })();
   const stats: BalancerStats = { fiveXx: {}, retriedOnRefused: 0, perRelay: {}, refusedWhile: {} };
   const count5xx = (status: number, cause: Cause) => {
