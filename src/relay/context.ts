@@ -85,7 +85,7 @@ function nodeExchange(c: RelayContext): NodeExchange | undefined {
 
 /**
  * A request header. On Node it is read from the socket's parsed headers: Hono's c.req.header
- * builds a WHATWG Headers of every header on its first call (with the answer's, 6 % of a single award's CPU).
+ * builds a WHATWG Headers of every header on its first call (undici's Headers: 2.8 % of a profile's busy time).
  * Node keeps the first of a repeated Authorization, Content-Type or Content-Length (as nginx does) and joins the others.
  */
 export function requestHeader(c: RelayContext, name: string): string | undefined {

@@ -22,7 +22,7 @@ export const MISSING_KEY_SECRET =
 /** Derives upstream keys under `keySecret`'s namespace (client keys compare case-insensitively, as the service's do). */
 export function createKeyScope(keySecret: string): (sub: string, clientKey: string) => string {
   // The namespace's bytes once, and the name through TextEncoder: uuid parses a string namespace and encodes a string
-  // name in JavaScript on every call (3 % of a single award's CPU). Same UUIDs (test/relay/keys.test.ts).
+  // name in JavaScript on every call (3 % of a profile's busy time, inclusive). Same UUIDs (test/relay/keys.test.ts).
   const namespace = parseUuid(uuidv5(keySecret, DERIVATION));
   const sha1 = nodeSha1(namespace);
   if (sha1) return (sub, clientKey) => sha1(JSON.stringify([sub, clientKey.toLowerCase()]));

@@ -27,7 +27,7 @@ export const FLUSH_EVERY_MS = 1000;
 
 export function createPinoSink(options: PinoSinkOptions = {}): PinoSink {
   const level = options.level ?? parseLogLevel(process.env.QP_LOG_LEVEL, 'QP_LOG_LEVEL') ?? 'info';
-  // The buffer goes out at 16 KB (about 80 lines: at 4 KB the writes were 5 % of a single award's CPU), and at least
+  // The buffer goes out at 16 KB (about 80 lines; at 4 KB one profile put the writes at 5 % of busy time), and at least
   // once a second (SonicBoom's periodicFlush, no fsync): a quiet relay's lines (and Bun's, whose stream wrote them
   // only at exit) reach stderr within a second.
   const destination = pino.destination({

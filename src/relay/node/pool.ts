@@ -1,9 +1,9 @@
 // The relay's upstream transport on Node: undici's Agent, keep-alive connections to the service, a bounded number per
 // origin, driven through dispatch() with a handler that collects the body. Not fetch: fetch builds a WHATWG Request,
 // Headers and a web stream per call and reads the answer through another. Not request() either: it adds an
-// AsyncResource, a parsed header object and a Node stream per call (with the dispatch handler, 4 % less relay CPU per
-// single award). The same per-attempt timeout, deadline and disconnect reach it as the signal (upstream.ts), which
-// also frees the socket of an abandoned exchange.
+// AsyncResource, a parsed header object and a Node stream per call (less work per call; on the loaded bench machine the
+// difference stayed within the noise, BENCHMARKS.md). The same per-attempt timeout, deadline and disconnect reach it
+// as the signal (upstream.ts), which also frees the socket of an abandoned exchange.
 import { Agent } from 'undici';
 import { ConfigError, parsePositiveInteger } from '../../kit/index.js';
 import type { UpstreamAnswer, UpstreamExchange, UpstreamTransport } from '../upstream.js';
