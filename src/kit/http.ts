@@ -60,8 +60,7 @@ const CUT_OFF = { done: true, value: Symbol('cut off') } as const;
  * The body as text, null when it is over maxBytes, undefined when it was cut off: refused from Content-Length when sent, otherwise
  * counted while streaming, so an oversized chunked body is never buffered whole.
  */
-async function readLimitedText(request: Request, maxBytes: number): Promise<string | null | undefined> {
-  const declared = request.headers.get('content-length');
+async function readLimitedText(request: Request, maxBytes: number, declared: string | null): Promise<string | null | undefined> {
   if (declared !== null && Number(declared) > maxBytes) return null;
   // With a declared length within the limit, the HTTP parser delivers no more than that: read it whole. text() is
   // also the cheap path on Node (@hono/node-server reads the socket directly; .body builds a web stream first).
@@ -99,13 +98,18 @@ async function readLimitedText(request: Request, maxBytes: number): Promise<stri
 
 /**
  * A request body as JSON: 413 over maxBytes, 400 when it is not JSON. `emptyAs`: the value of an empty body
- * (otherwise an empty body is not JSON). Content-Type is each face's own rule, checked before this.
+ * (otherwise an empty body is not JSON). Content-Type is each face's own rule, checked before this. `contentLength`:
+ * the declared length when the caller already read it (the relay on Node reads headers off the socket).
  */
 export async function readJsonBody(
   request: Request,
-  { maxBytes = Number.POSITIVE_INFINITY, emptyAs }: { maxBytes?: number; emptyAs?: unknown } = {},
+  {
+    maxBytes = Number.POSITIVE_INFINITY,
+    emptyAs,
+    contentLength = request.headers.get('content-length'),
+  }: { maxBytes?: number; emptyAs?: unknown; contentLength?: string | null } = {},
 ): Promise<BodyRead> {
-  const text = await readLimitedText(request, maxBytes);
+  const text = await readLimitedText(request, maxBytes, contentLength);
   if (text === null) return { ok: false, ...bodyTooLarge(maxBytes) };
   // Nobody is left to read the answer; a 400 keeps it out of the error log.
   if (text === undefined) return { ok: false, status: 400, message: 'body ended before its announced length (connection closed)' };

@@ -116,7 +116,7 @@ export async function startNodeServer(options: ServeOptions): Promise<RunningSer
       connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4))),
     },
   }) as Server;
-  capConnections(server, limits.maxConnections);
+  const connections = capConnections(server, limits.maxConnections);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', (error) => reject(listenError(error, options.host, options.port)));
@@ -129,7 +129,7 @@ export async function startNodeServer(options: ServeOptions): Promise<RunningSer
   return {
     url: `http://${shownHost}:${info.port}`,
     port: info.port,
-    close: () => (closing ??= closeGracefully(server, limits.shutdownGraceMs)),
+    close: () => (closing ??= closeGracefully(server, limits.shutdownGraceMs, connections)),
   };
 }
 
@@ -139,8 +139,16 @@ export async function startNodeServer(options: ServeOptions): Promise<RunningSer
  * theirs) hold every slot. Here the oldest idle one goes instead. A client that was just reusing that socket sees it
  * closed, as at its keep-alive timeout, and resends (HTTP clients do so on a reused connection; awards carry their key).
  */
-function capConnections(server: Server, cap: number): void {
+/** The server's connections as capConnections tracks them. */
+interface Connections {
+  open: Set<Socket>;
+  /** Between a request's head and its answer's end. */
+  busy: Set<Socket>;
+}
+
+function capConnections(server: Server, cap: number): Connections {
   const open = new Set<Socket>();
+  const busy = new Set<Socket>();
   // Insertion order is idle-since order: the first entry has been idle the longest.
   const idle = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
@@ -158,18 +166,29 @@ function capConnections(server: Server, cap: number): void {
     socket.once('close', () => {
       open.delete(socket);
       idle.delete(socket);
+      busy.delete(socket);
     });
   });
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     const socket = request.socket;
     idle.delete(socket);
+    busy.add(socket);
     response.once('finish', () => {
+      busy.delete(socket);
       if (!socket.destroyed && open.has(socket)) idle.add(socket);
     });
   });
+  return { open, busy };
 }
 
-function closeGracefully(server: Server, graceMs: number): Promise<void> {
+/**
+ * How long close() waits for a request on a connection that has not sent one: one accepted just before close() may
+ * have it on its way (served), one a browser opened ahead of need (a preconnect) never sends one (closed then,
+ * instead of holding the shutdown for shutdownGraceMs).
+ */
+const SILENT_CONNECTION_MS = 1_000;
+
+function closeGracefully(server: Server, graceMs: number, connections: Connections): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     // A keep-alive connection becomes idle when its request ends: close those as they appear, cut the rest at the end.
     const sweep = setInterval(() => server.closeIdleConnections(), 50);
@@ -177,9 +196,16 @@ function closeGracefully(server: Server, graceMs: number): Promise<void> {
     // A request still arriving on an open connection is served, and told the connection ends with it: a client that
     // pools connections (a balancer) does not send its next request on a socket about to be closed.
     server.on('request', (_request: IncomingMessage, response: ServerResponse) => response.setHeader('connection', 'close'));
+    const silent = setTimeout(
+      () => {
+        for (const socket of connections.open) if (!connections.busy.has(socket)) socket.destroy();
+      },
+      Math.min(SILENT_CONNECTION_MS, graceMs),
+    );
     server.close((error) => {
       clearInterval(sweep);
       clearTimeout(cut);
+      clearTimeout(silent);
       if (error && (error as NodeJS.ErrnoException).code !== 'ERR_SERVER_NOT_RUNNING') reject(error);
       else resolve();
     });

@@ -6,7 +6,7 @@ import { REQUEST_ID_HEADER } from '../protocol/index.js';
 import { createAuth, type AuthOptions } from './authenticate.js';
 import { batchRoute } from './batch.js';
 import { clientIp, type ClientAddress, type ForwardedHeader } from './client-ip.js';
-import { logEvent, redactFor, type RelayEnv, type RelayRuntime } from './context.js';
+import { answerHeader, logEvent, redactFor, requestHeader, type RelayEnv, type RelayRuntime } from './context.js';
 import { createMemoryCounterStore, type CounterStore } from './counter-store.js';
 import { originPolicy, SECURITY_HEADERS } from './hygiene.js';
 import { jsonLinesToStderr, levelOfStatus, type LogSink } from './logger.js';
@@ -135,11 +135,11 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
   // per-IP limit) in another. Each still runs once per request, in this order; one hop each instead of seven.
   app.use(async (c, next) => {
     const started = performance.now();
-    let id = c.req.header(REQUEST_ID_HEADER);
+    let id = requestHeader(c, REQUEST_ID_HEADER);
     if (!id || id.length > 64 || /[^\w\-=]/.test(id)) id = crypto.randomUUID();
     c.set('requestId', id);
-    c.header(REQUEST_ID_HEADER, id);
-    for (const [name, value] of SECURITY_HEADERS) c.header(name, value);
+    answerHeader(c, REQUEST_ID_HEADER, id);
+    for (const [name, value] of SECURITY_HEADERS) answerHeader(c, name, value);
     metrics.inFlight(1);
     try {
       await next();

@@ -4,7 +4,7 @@ import * as v from 'valibot';
 import { ConfigError } from '../kit/errors.js';
 import { formatIssues } from '../protocol/index.js';
 import { PlayerClaimsSchema, type PlayerClaims } from './claims.js';
-import type { RelayContext, RelayEnv } from './context.js';
+import { requestHeader, type RelayContext, type RelayEnv } from './context.js';
 import { createJwksVerifier, type JwksOptions } from './jwks.js';
 import { checkKeySecret, createKeyScope } from './keys.js';
 import { fail } from './respond.js';
@@ -105,7 +105,7 @@ function sessionAuth(custom: Authenticate): MiddlewareHandler<RelayEnv> {
 /** `Authorization: Bearer <token>`, verified; failures are 401 (503 when the provider's keys cannot be had) and never echo the token. */
 function bearerAuth(verify: (token: string) => Promise<TokenCheck>): MiddlewareHandler<RelayEnv> {
   return async (c, next) => {
-    const header = c.req.header('authorization');
+    const header = requestHeader(c, 'authorization');
     if (!header) return unauthorized(c, 'Authorization header is required: "Bearer <token>"');
     const match = BEARER.exec(header);
     if (!match?.[1]) return unauthorized(c, 'Authorization header must be "Bearer <token>"');

@@ -8,7 +8,7 @@ import {
   type BatchResult,
   type QueuedAward,
 } from '../protocol/index.js';
-import type { RelayEnv, RelayRuntime } from './context.js';
+import { clientGone, type RelayEnv, type RelayRuntime } from './context.js';
 import { jsonBody } from './hygiene.js';
 import { batchResultOf } from './outcome.js';
 import { runAwards } from './pipeline.js';
@@ -44,7 +44,7 @@ export function batchRoute(runtime: RelayRuntime): Hono<RelayEnv> {
         results[index] = { idempotencyKey, outcome: 'rejected', status: 400, message: award.refusal.message };
       }
     });
-    const settled = await runAwards(runtime, { claims: c.get('claims'), requestId: c.get('requestId'), signal: c.req.raw.signal }, valid);
+    const settled = await runAwards(runtime, { claims: c.get('claims'), requestId: c.get('requestId'), signal: clientGone(c) }, valid);
     at.forEach((index, i) => {
       const one = settled[i];
       const idempotencyKey = valid[i]?.idempotencyKey ?? '';

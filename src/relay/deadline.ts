@@ -2,6 +2,13 @@
 // holds the sources of AbortSignal.any weakly, so a timeout signal nobody else references can be collected before
 // it fires, and the deadline never comes (seen with an 8 s deadline). A plain timer is held until dispose().
 
+/**
+ * What says the caller gave up: an AbortSignal, or a subscription (`watch(onGone)` returns its unsubscribe). On Node
+ * the relay watches the response's 'close' (context.ts `clientGone`) instead of the request's signal, which
+ * @hono/node-server builds as one more AbortController per request.
+ */
+export type Cancellation = AbortSignal | ((onGone: () => void) => () => void);
+
 export interface Deadline {
   signal: AbortSignal;
   /** When it fires at the latest, on performance.now()'s clock. */
@@ -12,18 +19,23 @@ export interface Deadline {
   dispose(): void;
 }
 
-export function createDeadline(ms: number, ...parents: (AbortSignal | null | undefined)[]): Deadline {
+export function createDeadline(ms: number, ...parents: (Cancellation | null | undefined)[]): Deadline {
   const controller = new AbortController();
   let expired = false;
   const timer = setTimeout(() => {
     expired = true;
     controller.abort(new DOMException(`deadline of ${ms} ms passed`, 'TimeoutError'));
   }, ms);
-  const linked = parents.filter((parent): parent is AbortSignal => Boolean(parent));
   const onAbort = () => controller.abort(new DOMException('cancelled by the caller', 'AbortError'));
-  for (const parent of linked) {
-    if (parent.aborted) onAbort();
-    else parent.addEventListener('abort', onAbort, { once: true });
+  const unsubscribe: (() => void)[] = [];
+  for (const parent of parents) {
+    if (!parent) continue;
+    if (typeof parent === 'function') unsubscribe.push(parent(onAbort));
+    else if (parent.aborted) onAbort();
+    else {
+      parent.addEventListener('abort', onAbort, { once: true });
+      unsubscribe.push(() => parent.removeEventListener('abort', onAbort));
+    }
   }
   return {
     signal: controller.signal,
@@ -33,7 +45,7 @@ export function createDeadline(ms: number, ...parents: (AbortSignal | null | und
     },
     dispose() {
       clearTimeout(timer);
-      for (const parent of linked) parent.removeEventListener('abort', onAbort);
+      for (const stop of unsubscribe) stop();
     },
   };
 }

@@ -3,7 +3,7 @@ import { cors } from 'hono/cors';
 import { ConfigError } from '../kit/errors.js';
 import { bodyRefusal, readJsonBody } from '../kit/http.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_IETF_HEADER, REQUEST_ID_HEADER } from '../protocol/index.js';
-import type { RelayContext, RelayEnv } from './context.js';
+import { answerHeader, requestHeader, type RelayContext, type RelayEnv } from './context.js';
 import type { Refusal } from './policy.js';
 import { fail } from './respond.js';
 
@@ -30,7 +30,7 @@ export function originPolicy(allowlist: readonly string[]): OriginPolicy {
   const exposed = ['Retry-After', REQUEST_ID_HEADER].join(',');
   return {
     refusal(c) {
-      const origin = c.req.header('origin');
+      const origin = requestHeader(c, 'origin');
       if (origin === undefined || isAllowed(origin, c)) return undefined;
       return { status: 403, message: `origin ${JSON.stringify(origin)} is not in the relay's CORS allowlist (corsOrigins)` };
     },
@@ -45,10 +45,10 @@ export function originPolicy(allowlist: readonly string[]): OriginPolicy {
     // hono's cors sets them on c.res first, so every answer became a second Response copied from a placeholder
     // (a WHATWG Response and a web stream per request on Node). Preflights stay with hono's cors.
     headers(c) {
-      const origin = c.req.header('origin');
-      if (origin !== undefined) c.header('Access-Control-Allow-Origin', origin);
-      c.header('Access-Control-Expose-Headers', exposed);
-      c.header('Vary', 'Origin');
+      const origin = requestHeader(c, 'origin');
+      if (origin !== undefined) answerHeader(c, 'Access-Control-Allow-Origin', origin);
+      answerHeader(c, 'Access-Control-Expose-Headers', exposed);
+      answerHeader(c, 'Vary', 'Origin');
     },
   };
 }
@@ -94,9 +94,10 @@ export const SECURITY_HEADERS: readonly (readonly [string, string])[] = [
 export const jsonBody =
   (maxBytes: number): Middleware =>
   async (c, next) => {
-    const refused = bodyRefusal(c.req.header('content-type'), c.req.header('content-length'), maxBytes);
+    const length = requestHeader(c, 'content-length');
+    const refused = bodyRefusal(requestHeader(c, 'content-type'), length, maxBytes);
     if (refused) return fail(c, refused);
-    const read = await readJsonBody(c.req.raw, { maxBytes });
+    const read = await readJsonBody(c.req.raw, { maxBytes, contentLength: length ?? null });
     if (!read.ok) return fail(c, read);
     c.set('json', read.value);
     await next();

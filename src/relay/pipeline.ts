@@ -12,7 +12,7 @@ import { paths, statusVerdict, type AwardBody } from '../protocol/index.js';
 import { checkUserAccess } from './access.js';
 import type { VerifiedClaims } from './claims.js';
 import type { RelayRuntime } from './context.js';
-import { createDeadline } from './deadline.js';
+import { createDeadline, type Cancellation } from './deadline.js';
 import { labelOf, meaningOf, meaningOfRefusal, type Meaning } from './outcome.js';
 import { checkPolicyPoints, checkPolicyQuest, type Refusal } from './policy.js';
 import { checkRateLimit } from './rate-limit.js';
@@ -45,11 +45,11 @@ export interface Settled {
   meaning: Meaning;
 }
 
-/** Who asks, and the request's own signal (the client going away). */
+/** Who asks, and what says the client went away (the request's signal, or on Node the response's 'close'). */
 export interface AwardRequest {
   claims: VerifiedClaims;
   requestId: string;
-  signal?: AbortSignal | undefined;
+  signal?: Cancellation | undefined;
   /** The single route (one award): its answer waits for the service's own cancellation at the deadline. */
   single?: boolean;
 }
@@ -98,10 +98,13 @@ export async function runAwards(runtime: RelayRuntime, request: AwardRequest, aw
   // relay still sees the service's acknowledgement and records it, so the resend is answered from the record.
   const deadline = createDeadline(runtime.deadlineMs, records ? undefined : request.signal);
   const { signal } = deadline;
-  // Every key of the request in one round trip, beside the turn and the per-player limit (never in series with them).
-  const lookup = records && lookupKeys.length ? records.store.get(lookupKeys).catch((error) => records.failed('read', error)) : undefined;
+  // Every key of the request in one round trip, beside the turn and the per-player limit (never in series with them);
+  // a single award whose player's limit is counted in the record's own store (Redis) reads it with that hit instead.
+  const sameStore = records?.store.getWithHit !== undefined && (runtime.store as { records?: unknown }).records === records.store;
+  const withHit = request.single && claims.role !== 'admin' && runtime.policy.rateLimits.perPlayer && sameStore ? lookupKeys : undefined;
+  const lookup = records && lookupKeys.length && !withHit ? records.store.get(lookupKeys).catch((error) => records.failed('read', error)) : undefined;
   const writes: [string, string][] = [];
-  const job: Job = { runtime, request, awards, results, signal, signalAt: deadline.at, lookup, slots, writes };
+  const job: Job = { runtime, request, awards, results, signal, signalAt: deadline.at, lookup, withHit, slots, writes };
   if (request.single) {
     // The single route: the turn and the service both stop at the signal, so this ends by the deadline with what the
     // service did, or did not, answer (a 504 that says which).
@@ -126,6 +129,8 @@ interface Job {
   signal: AbortSignal;
   signalAt: number;
   lookup: Promise<(string | undefined)[] | undefined> | undefined;
+  /** The keys to read with the per-player hit (getWithHit), when that replaces the lookup. */
+  withHit: string[] | undefined;
   slots: number[];
   writes: [string, string][];
 }
@@ -167,9 +172,25 @@ async function runOne(job: Job, index: number, award: AwardInput): Promise<Step>
   if (award.eventName !== undefined) body.eventName = award.eventName;
   if (award.eventDescription !== undefined) body.eventDescription = award.eventDescription;
   // Admins are operators' tools (designer console, back office): the per-player limit is for players.
-  const limiting = claims.role === 'admin' ? null : checkRateLimit(runtime, runtime.policy.rateLimits.perPlayer, 'perPlayer', claims.sub);
   const slot = job.slots[index];
-  const [limited, stored] = await Promise.all([limiting, slot === undefined ? undefined : job.lookup?.then((found) => found?.[slot])]);
+  let limited: Refusal | null;
+  let stored: string | undefined;
+  const { records } = runtime;
+  if (job.withHit && records?.store.getWithHit) {
+    // One round trip: the hit and the record (a failed one is the limiter's store error, and no record).
+    const withHit = records.store.getWithHit.bind(records.store, job.withHit);
+    limited = await checkRateLimit(runtime, runtime.policy.rateLimits.perPlayer, 'perPlayer', claims.sub, async (key, windowMs) => {
+      const read = await withHit(key, windowMs).catch((error) => {
+        records.failed('read', error);
+        throw error;
+      });
+      stored = slot === undefined ? undefined : read.records[slot];
+      return read.hit;
+    });
+  } else {
+    const limiting = claims.role === 'admin' ? null : checkRateLimit(runtime, runtime.policy.rateLimits.perPlayer, 'perPlayer', claims.sub);
+    [limited, stored] = await Promise.all([limiting, slot === undefined ? undefined : job.lookup?.then((found) => found?.[slot])]);
+  }
   if (limited) return { kind: 'refused', refusal: limited };
   const fingerprint = slot === undefined ? undefined : fingerprintOf(award.questId, body);
   if (fingerprint !== undefined) {

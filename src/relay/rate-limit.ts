@@ -16,17 +16,21 @@ export interface Limiter {
 const WARN_EVERY_MS = 10_000;
 const lastWarning = new WeakMap<Limiter, number>();
 
-/** Count one hit; over the limit -> 429 with Retry-After (whole seconds until the window ends). */
+/**
+ * Count one hit; over the limit -> 429 with Retry-After (whole seconds until the window ends). `count`: how the hit is
+ * counted, default the store's increment (the pipeline passes one that also reads the idempotency record).
+ */
 export async function checkRateLimit(
   limiter: Limiter,
   rule: RateLimitRule | undefined,
   name: 'perPlayer' | 'perIp',
   subject: string,
+  count: (key: string, windowMs: number) => Promise<CounterHit> = (key, windowMs) => limiter.store.increment(key, windowMs),
 ): Promise<Refusal | null> {
   if (!rule) return null;
   let hit: CounterHit;
   try {
-    hit = await limiter.store.increment(`qp:rl:${name}:${subject}`, rule.windowSeconds * 1000);
+    hit = await count(`qp:rl:${name}:${subject}`, rule.windowSeconds * 1000);
   } catch (error) {
     return storeFailed(limiter, name, error);
   }

@@ -4,6 +4,7 @@
 import { ConfigError } from '../kit/errors.js';
 import { KEY_REUSED_MESSAGE, type AwardBody } from '../protocol/index.js';
 import { createLru } from './lru.js';
+import type { CounterHit } from './counter-store.js';
 import type { Refusal } from './policy.js';
 
 /**
@@ -15,6 +16,11 @@ export interface IdempotencyRecordStore {
   get(keys: readonly string[]): Promise<(string | undefined)[]>;
   /** Keep each [key, record] for ttlMs. */
   set(entries: readonly (readonly [key: string, record: string])[], ttlMs: number): Promise<void>;
+  /**
+   * Optional, for a store that also counts the rate limits (Redis): one hit on a counter and the lookup in one round
+   * trip. The pipeline uses it for a single award whose player's limit is counted in this same store.
+   */
+  getWithHit?(keys: readonly string[], counter: string, windowMs: number): Promise<{ records: (string | undefined)[]; hit: CounterHit }>;
 }
 
 /** RelayOptions `idempotency`: the record's store and how long a record is kept. */

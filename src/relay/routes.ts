@@ -10,7 +10,7 @@ import {
   routes,
 } from '../protocol/index.js';
 import { checkIdentifyAccess, checkListAccess, checkUserAccess } from './access.js';
-import type { RelayContext, RelayEnv, RelayRuntime } from './context.js';
+import { clientGone, type RelayContext, type RelayEnv, type RelayRuntime } from './context.js';
 import { jsonBody } from './hygiene.js';
 import { runAwards, type Settled } from './pipeline.js';
 import { checkPolicyQuest } from './policy.js';
@@ -30,7 +30,7 @@ export function serviceRoutes(runtime: RelayRuntime): Hono<RelayEnv> {
     if (!award.ok) return fail(c, award.refusal);
     const key = readIdempotencyKey(c);
     if (!key.ok) return fail(c, key.refusal);
-    const request = { claims: c.get('claims'), requestId: c.get('requestId'), signal: c.req.raw.signal, single: true };
+    const request = { claims: c.get('claims'), requestId: c.get('requestId'), signal: clientGone(c), single: true };
     const [settled] = await runAwards(runtime, request, [{ ...award.value, questId: params.value.questId, idempotencyKey: key.value }]);
     return answerAward(runtime, c, settled);
   });

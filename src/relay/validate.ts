@@ -1,6 +1,6 @@
 import type * as v from 'valibot';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_IETF_HEADER, IdempotencyKeySchema, parseWith } from '../protocol/index.js';
-import type { RelayContext } from './context.js';
+import { requestHeader, type RelayContext } from './context.js';
 import type { Refusal } from './policy.js';
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; refusal: Refusal };
@@ -18,8 +18,8 @@ export function check<S extends v.GenericSchema>(schema: S, input: unknown, pref
  * proxies such as nginx pass by default where they drop underscore headers). Both with different keys: 400.
  */
 export function readIdempotencyKey(c: RelayContext): Checked<string | undefined> {
-  const spec = c.req.header(IDEMPOTENCY_KEY_HEADER);
-  const ietf = c.req.header(IDEMPOTENCY_KEY_IETF_HEADER);
+  const spec = requestHeader(c, IDEMPOTENCY_KEY_HEADER);
+  const ietf = requestHeader(c, IDEMPOTENCY_KEY_IETF_HEADER);
   if (spec !== undefined && ietf !== undefined && spec.toLowerCase() !== ietf.toLowerCase()) {
     return badRequest(`${IDEMPOTENCY_KEY_HEADER} and ${IDEMPOTENCY_KEY_IETF_HEADER} headers carry different keys; send one of them`);
   }

@@ -1,5 +1,5 @@
 // The harness's load balancer: round robin over the relays whose GET /readyz answered 200 at the last health check
-// (each relay every 100 ms; when none did, over all of them, as balancers fail open), a fresh connection per request (no idle
+// (every 100 ms; when none did, over all of them, as balancers fail open), a fresh connection per request (no idle
 // keep-alive connection a relay could close under a request), and a request tried on the next relay only when the
 // first refused the connection — nothing of it reached that relay, as real balancers do (nginx's proxy_next_upstream
 // error does not resend a POST once it was sent). A request cut after it reached a relay is answered 502 and
@@ -31,12 +31,10 @@ export interface Balancer {
 }
 
 const HEALTH_CHECK_MS = 100;
+
 /**
- * A probe's answer is awaited this long. With one check loop per relay, a relay told to stop (its /readyz says 503)
- * leaves the rotation within HEALTH_CHECK_MS + PROBE_TIMEOUT_MS = 600 ms, inside the fleet's 1 s drain delay; the
- * relay closes its listener only after that, so no request is sent to a closing listener (whose accept queue the
- * kernel resets: a request cut). One loop over all relays waited for the slowest probe before updating any, which
- * under load left a relay in rotation past its drain delay.
+ * A probe's answer is awaited this long: with each relay on its own loop, a relay told to stop (its /readyz says 503)
+ * leaves the rotation within HEALTH_CHECK_MS + PROBE_TIMEOUT_MS = 600 ms, inside the fleet's 1 s drain delay.
  */
 const PROBE_TIMEOUT_MS = 500;
 
@@ -61,26 +59,24 @@ export function createBalancer(ports: () => number[], state: (port: number) => R
   const healthy = new Set<number>();
   let stopped = false;
   const pause = () => new Promise((resolve) => setTimeout(resolve, HEALTH_CHECK_MS));
-  // One check loop per relay, each updating its relay as soon as its probe answers; relays are known once they run.
-  const watched = new Set<number>();
-  const loops: Promise<void>[] = [];
-  async function watch(port: number) {
-    while (!stopped) {
+  // Each relay probed on its own loop: with one loop over all of them, a slow probe (a relay starting, a loaded
+  // machine: up to its timeout) held every other relay's next check, and a terminating relay stayed in rotation
+  // past its drain delay; a connection it then took was reset by its closing listener (counted as cut-terminating).
+  const probing = new Map<number, Promise<void>>();
+  const probe = async (port: number) => {
+    while (!stopped && ports().includes(port)) {
       if (await ready(port)) healthy.add(port);
       else healthy.delete(port);
       await pause();
     }
-  }
+    probing.delete(port);
+  };
   const checks = (async () => {
     while (!stopped) {
-      for (const port of ports()) {
-        if (watched.has(port)) continue;
-        watched.add(port);
-        loops.push(watch(port));
-      }
+      for (const port of ports()) if (!probing.has(port)) probing.set(port, probe(port));
       await pause();
     }
-    await Promise.all(loops);
+    await Promise.all(probing.values());
   })();
   const stats: BalancerStats = { fiveXx: {}, retriedOnRefused: 0, perRelay: {}, refusedWhile: {} };
   const count5xx = (status: number, cause: Cause) => {

@@ -188,6 +188,37 @@ describe('startNodeServer limits', () => {
     await expect(fetch(server.url)).rejects.toThrow();
   });
 
+  it('close() serves a connection accepted before it whose request was still on its way (a balancer does not resend that POST)', async () => {
+    const server = await start({ shutdownGraceMs: 5_000 });
+    // Accepted, nothing sent yet: the request is on its way when close() starts.
+    const late = open(server.port);
+    await late.connected;
+    // A second connection's answer: by then the server has accepted the first one too (it was earlier in the queue).
+    const probe = open(server.port);
+    await probe.connected;
+    probe.socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+    expect((await probe.closed).received).toMatch(/^HTTP\/1\.1 200 /);
+    const closing = server.close();
+    late.socket.write('POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}');
+    const { received } = await late.closed;
+    expect(received).toMatch(/^HTTP\/1\.1 200 /);
+    await closing;
+  });
+
+  it("close() does not wait on a connection that never sends a request (a browser's preconnect)", async () => {
+    const server = await start({ shutdownGraceMs: 10_000 });
+    const silent = open(server.port);
+    await silent.connected;
+    const probe = open(server.port);
+    await probe.connected;
+    probe.socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+    await probe.closed;
+    const started = performance.now();
+    await server.close();
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect((await silent.closed).received).toBe('');
+  });
+
   it('close() cuts requests still running after shutdownGraceMs', async () => {
     let entered!: () => void;
     const inside = new Promise<void>((resolve) => (entered = resolve));

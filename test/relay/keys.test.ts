@@ -124,6 +124,11 @@ describe('the key secret', () => {
     const keys = (core.exportState().ledger ?? []).filter((e) => e.serviceUserId === 'frank').map((e) => e.idempotencyKey);
     expect(keys).toEqual([before]);
     expect(upstreamIdempotencyKey(SECRET, 'frank', key)).toBe(before);
+    // The same derivation for any player id (hashed by node:crypto here, by uuid where there is none): UTF-8 names.
+    const namespace = uuidv5(SECRET, 'b7f4c1de-3a52-5e8b-9d60-2c1f0a7e4b39');
+    for (const sub of ['jörg', 'プレイヤー', '😀-\u{10FFFF}', 'a"b\\c']) {
+      expect(upstreamIdempotencyKey(SECRET, sub, key)).toBe(uuidv5(JSON.stringify([sub, key.toLowerCase()]), namespace));
+    }
   });
 
   it('token secrets from the environment: QP_RELAY_SECRET signs, QP_RELAY_SECRET_PREVIOUS still verifies', async () => {

@@ -1,4 +1,6 @@
 // Shared rate limits on a real redis-server (Debian's, started here on a free port, nothing persisted).
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisCounterStore, startRelay, type LogRecord, type RunningServer, type StartRelayOptions } from '../../src/relay/node/index.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
@@ -86,6 +88,22 @@ describe('the idempotency record in Redis (startRelay with redis: on by default)
     const other = await award(b.call, 2);
     expect(other.status).toBe(422);
     expect(sent).toBe(1);
+  });
+
+  it("a single award's per-player hit and its record lookup are one round trip (one script, no MGET)", async () => {
+    const { call } = await relay();
+    const jwt = await token({ sub: 'trips' });
+    const key = uuid();
+    const award = () =>
+      call('POST', '/group-quests/q1/points', { token: jwt, headers: { IDEMPOTENCY_KEY: key }, body: { serviceUserId: 'trips', eventPoints: 1 } });
+    const before = await commandCalls(redis.port);
+    expect((await award()).status).toBe(200);
+    const first = await commandCalls(redis.port);
+    // The script (hit and lookup), then the record written before the answer.
+    expect(delta(before, first)).toEqual({ evalsha: 1, set: 1 });
+    const replay = await award();
+    expect([replay.status, replay.headers.get('idempotent-replayed')]).toEqual([200, 'true']);
+    expect(delta(first, await commandCalls(redis.port))).toEqual({ evalsha: 1 });
   });
 
   it('is off with idempotency: false', async () => {
@@ -247,3 +265,15 @@ describe('Redis stopped mid-test', () => {
     expect(unhandled).toEqual([]);
   });
 });
+
+/** Commands Redis has run so far by name (INFO commandstats), the INFO calls themselves and the scripts' own left out. */
+async function commandCalls(port: number): Promise<Record<string, number>> {
+  const { stdout } = await promisify(execFile)('redis-cli', ['-p', String(port), 'INFO', 'commandstats']);
+  const calls: Record<string, number> = {};
+  for (const [, name, n] of stdout.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm))
+    if (!['info', 'incr', 'pttl', 'pexpire', 'get'].includes(name!)) calls[name!] = Number(n);
+  return calls;
+}
+
+const delta = (from: Record<string, number>, to: Record<string, number>) =>
+  Object.fromEntries(Object.entries(to).flatMap(([name, n]) => (n - (from[name] ?? 0) ? [[name, n - (from[name] ?? 0)]] : [])));

@@ -1,7 +1,7 @@
-// The relay mounted under a path of the game's own server, as docs/relay.md "Deploying" shows it: a Next.js App
-// Router route handler (called as Next calls it: a Request in, a Response out, with the route's params) and a Hono app. Each takes single awards and a batch to a real emulator, and the game's own
-// routes keep answering beside it.
-// Express 5 and Fastify 5 are examples/relay-express and relay-fastify, run as written by examples.test.ts.
+// The relay mounted under a path of the game's own server, as docs/relay.md "Deploying" shows it: a Hono app. It takes
+// single awards and a batch to a real emulator, and the game's own routes keep answering beside it.
+// Express 5, Fastify 5 and Next.js are examples/relay-express, relay-fastify and relay-nextjs, run as written by
+// examples.test.ts.
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
@@ -36,24 +36,8 @@ async function besideTheGame(game: Client, relay: Client): Promise<void> {
 }
 
 describe("inside the game's own server", { timeout: 30_000 }, () => {
-  // Express 5 and Fastify 5: examples/relay-express and relay-fastify, run as written by examples.test.ts.
-
-  it('Next.js App Router: app/api/qp/[...path]/route.ts exports the relay as GET, POST and OPTIONS', async () => {
-    // The route module as docs/relay.md writes it; Next calls an exported method with the Request and the route's
-    // context ({ params }), and sends the Response it returns.
-    const relay = createRelay({ ...options(), basePath: '/api/qp' });
-    const handler = (request: Request) => relay.fetch(request);
-    const route = { GET: handler, POST: handler, OPTIONS: handler };
-    const next: Client = async (path, init) => {
-      const request = new Request(`http://localhost:3000/api/qp${path}`, init);
-      const method = request.method as keyof typeof route;
-      const params = Promise.resolve({ path: path.split('?')[0]!.split('/').filter(Boolean) });
-      return (route[method] as (request: Request, context: { params: typeof params }) => Promise<Response>)(request, { params });
-    };
-    await awardsGoThrough(next);
-    const health = await next('/healthz', { method: 'GET' });
-    expect([health.status, await health.json()]).toEqual([200, { success: true, data: { status: 'ok' } }]);
-  });
+  // Express 5, Fastify 5 and the Next.js route: examples/relay-express, relay-fastify and relay-nextjs, run as written
+  // by examples.test.ts (the route module called as Next's server calls it: test/runtimes/servers/next-route.ts).
 
   it("Hono: app.all(path/*) hands the raw request (and the runtime's bindings) to a relay with that basePath", async () => {
     const app = new Hono();

@@ -4,26 +4,51 @@ import type { IdempotencyRecordStore } from '../records.js';
 import { importPeer } from './peer.js';
 
 // One round trip, atomic: the first hit of a window sets its expiry; a key that somehow lost its expiry gets
-// one again (it would otherwise count forever). Answers [hits so far, ms until the window ends].
-const HIT_SCRIPT = {
-  NUMBER_OF_KEYS: 1,
-  SCRIPT: `local count = redis.call('INCR', KEYS[1])
+// one again (it would otherwise count forever). Leaves `count` and `ttl` (ms until the window ends) in Lua locals.
+const COUNT_HIT = `local count = redis.call('INCR', KEYS[1])
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[1])
   ttl = tonumber(ARGV[1])
-end
+end`;
+
+type ScriptParser = { pushKey(key: string): void; push(value: string): void };
+const windowArg = (windowMs: number) => String(Math.max(1, Math.ceil(windowMs)));
+
+/** One hit: [hits so far, ms until the window ends]. */
+const HIT_SCRIPT = {
+  NUMBER_OF_KEYS: 1,
+  SCRIPT: `${COUNT_HIT}
 return { count, ttl }`,
-  parseCommand(parser: { pushKey(key: string): void; push(value: string): void }, key: string, windowMs: number) {
+  parseCommand(parser: ScriptParser, key: string, windowMs: number) {
     parser.pushKey(key);
-    parser.push(String(Math.max(1, Math.ceil(windowMs))));
+    parser.push(windowArg(windowMs));
   },
   transformReply: undefined as unknown as () => [number, number],
+};
+
+// The same hit and, in the same round trip, the values of the idempotency record's keys (KEYS[2..]): a single award's
+// per-player count and its record lookup cost one command instead of a script and an MGET. [hits, ms, value...].
+const HIT_AND_GET_SCRIPT = {
+  SCRIPT: `${COUNT_HIT}
+local answer = { count, ttl }
+for i = 2, #KEYS do
+  answer[i + 1] = redis.call('GET', KEYS[i]) or false
+end
+return answer`,
+  parseCommand(parser: ScriptParser, key: string, windowMs: number, keys: readonly string[]) {
+    parser.push(String(1 + keys.length));
+    parser.pushKey(key);
+    for (const k of keys) parser.pushKey(k);
+    parser.push(windowArg(windowMs));
+  },
+  transformReply: undefined as unknown as () => (number | string | null)[],
 };
 
 /** The few calls the store makes on a node-redis client (typed here: `redis` is an optional peer). */
 interface HitClient {
   hit(key: string, windowMs: number): Promise<[number, number]>;
+  hitAndGet(key: string, windowMs: number, keys: readonly string[]): Promise<(number | string | null)[]>;
   sendCommand(args: string[]): Promise<unknown>;
   ping(): Promise<unknown>;
   connect(): Promise<unknown>;
@@ -73,7 +98,7 @@ export async function createRedisCounterStore(options: RedisCounterStoreOptions 
     disableOfflineQueue: true,
     socket: { connectTimeout: 2_000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2_000) },
     commandOptions: { timeout: options.commandTimeoutMs ?? 500 },
-    scripts: { hit: defineScript(HIT_SCRIPT) },
+    scripts: { hit: defineScript(HIT_SCRIPT), hitAndGet: defineScript(HIT_AND_GET_SCRIPT) },
   }) as unknown as HitClient;
   // An 'error' event without a listener would crash the process; the URL may carry a password, never print it.
   let lastReport = '';
@@ -107,6 +132,18 @@ export async function createRedisCounterStore(options: RedisCounterStoreOptions 
         await connected();
         const values = (await client.sendCommand(['MGET', ...keys.map((key) => prefix + key)])) as (string | null)[];
         return values.map((value) => value ?? undefined);
+      },
+      async getWithHit(keys, counter, windowMs) {
+        await connected();
+        const [count, ttl, ...values] = await client.hitAndGet(
+          prefix + counter,
+          windowMs,
+          keys.map((key) => prefix + key),
+        );
+        return {
+          hit: { count: Number(count), resetInMs: Math.max(0, Number(ttl)) },
+          records: keys.map((_, i) => (typeof values[i] === 'string' ? (values[i] as string) : undefined)),
+        };
       },
       async set(entries, ttlMs) {
         await connected();
