@@ -287,9 +287,13 @@ it('an award made offline survives a reload and is delivered once by the next pa
     );
     expect(await site.ledgerOf(sub)).toEqual([]);
 
-    await page.unroute('**/api/**');
+    // The routing stays through the reload: lifted before it, the page's next retry could deliver the award before the
+    // page went away (a loaded run did), and the next page would have nothing left to send.
+    const before = reached;
     await open(page);
     const next = await drive(page, (u, c) => u.create(c), settings);
+    await until(() => reached > before, "the next page's first attempt", WAIT_MS);
+    await page.unroute('**/api/**');
     await until(async () => (await sentKeys(page, next)).includes(key), 'the next page sending the offline award', WAIT_MS);
     await drive(page, (u, h) => u.flush(h), next);
     const ledger = await site.ledgerOf(sub);
