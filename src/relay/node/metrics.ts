@@ -77,7 +77,10 @@ export async function createPrometheusMetrics(): Promise<MetricsSink> {
   const upstreamChild = (method: string, result: string) => {
     const key = `${method} ${result}`;
     let child = upstreamChildren.get(key);
-    if (!child) upstreamChildren.set(key, (child = upstream.labels(method, result)));
+    if (!child) {
+      child = upstream.labels(method, result);
+      upstreamChildren.set(key, child);
+    }
     return child;
   };
   for (const outcome of ['ok', 'rejected', 'retry', 'refused', 'rate_limited']) awards.labels(outcome).inc(0);
