@@ -43,7 +43,7 @@ export function fastAwardHandler(award: Award): (request: IncomingMessage, respo
     if (!host || !PLAIN_HOST.test(host) || length === undefined || !/^\d+$/.test(length) || request.headers['transfer-encoding'] !== undefined) {
       return false;
     }
-    const c = awardContext(request, response, `http://${host}${target}`, target, match[1] as string);
+    const c = new AwardContext(request, response, `http://${host}${target}`, target, match[1] as string);
     award(c as unknown as RelayContext)
       .then((answer) => write(response, answer as unknown as Answer))
       // award() answers its own errors (as the app's onError); what is left is a failure to write.
@@ -66,34 +66,67 @@ function write(response: ServerResponse, answer: Answer): void {
   response.end(answer.body);
 }
 
-/** What the app's steps read of Hono's context (context.ts, hygiene.ts, authenticate.ts, routes.ts, respond.ts), on Node's objects. */
-function awardContext(incoming: IncomingMessage, outgoing: ServerResponse, url: string, path: string, questId: string) {
-  const vars: Record<string, unknown> = {};
-  let headers: Map<string, string> | undefined;
-  const header = (name: string): string | undefined => {
-    const value = incoming.headers[name.toLowerCase()];
+/**
+ * What the app's steps read of Hono's context (context.ts, hygiene.ts, authenticate.ts, routes.ts, respond.ts), on
+ * Node's objects. Classes, not closures: one object per request and its methods shared (garbage is the cost here).
+ */
+class AwardContext {
+  readonly env: { incoming: IncomingMessage; outgoing: ServerResponse };
+  readonly req: AwardRequest;
+  readonly #vars: Record<string, unknown> = {};
+  #headers: Map<string, string> | undefined;
+
+  constructor(incoming: IncomingMessage, outgoing: ServerResponse, url: string, path: string, questId: string) {
+    this.env = { incoming, outgoing };
+    this.req = new AwardRequest(incoming, url, path, questId);
+  }
+
+  get(name: string): unknown {
+    return this.#vars[name];
+  }
+
+  set(name: string, value: unknown): void {
+    this.#vars[name] = value;
+  }
+
+  /** Hono's c.header before the answer: into its prepared Headers (lower-case names). */
+  header(name: string, value: string): void {
+    this.#headers ??= new Map();
+    this.#headers.set(name.toLowerCase(), value);
+  }
+
+  json(object: unknown, status = 200): Answer {
+    return { status, body: JSON.stringify(object), headers: this.#headers };
+  }
+}
+
+/** c.req, and c.req.raw as far as readJsonBody reads it (text(), with a declared length). */
+class AwardRequest {
+  readonly method = 'POST';
+  constructor(
+    readonly incoming: IncomingMessage,
+    readonly url: string,
+    readonly path: string,
+    readonly questId: string,
+  ) {}
+
+  get raw(): this {
+    return this;
+  }
+
+  /** A header as Node parsed it (repeated ones joined, as Headers.get joins them). */
+  header(name: string): string | undefined {
+    const value = this.incoming.headers[name.toLowerCase()];
     return Array.isArray(value) ? value.join(', ') : value;
-  };
-  return {
-    env: { incoming, outgoing },
-    get: (name: string) => vars[name],
-    set: (name: string, value: unknown) => {
-      vars[name] = value;
-    },
-    req: {
-      method: 'POST',
-      url,
-      path,
-      header,
-      param: () => ({ questId }),
-      raw: { text: () => readText(incoming) },
-    },
-    header: (name: string, value: string) => {
-      headers ??= new Map();
-      headers.set(name.toLowerCase(), value);
-    },
-    json: (object: unknown, status = 200): Answer => ({ status, body: JSON.stringify(object), headers }),
-  };
+  }
+
+  param(): { questId: string } {
+    return { questId: this.questId };
+  }
+
+  text(): Promise<string> {
+    return readText(this.incoming);
+  }
 }
 
 /** The body as @hono/node-server's text() reads it (UTF-8, a leading BOM dropped); rejected when the client went away first. */
