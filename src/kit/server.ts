@@ -1,5 +1,5 @@
 import { lookup } from 'node:dns/promises';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import { isIP, type AddressInfo, type Socket } from 'node:net';
 import { serve } from '@hono/node-server';
 import { ConfigError } from './errors.js';
@@ -39,6 +39,8 @@ export interface ServeOptions extends ServerLimits {
   port: number;
   /** Refuse a host whose addresses fail this (dev mode: loopback only); checked on every resolved address. */
   checkAddress?: (address: string, host: string) => void;
+  /** Asked first for each request: true when it answered the request itself (a fast path), false to go to `fetch`. */
+  handle?: (request: IncomingMessage, response: ServerResponse) => boolean;
 }
 
 /** A listening server, as the start functions resolve it. */
@@ -104,10 +106,20 @@ export async function startNodeServer(options: ServeOptions): Promise<RunningSer
   const limits = resolveLimits(options);
   const addresses = await resolveHost(options.host);
   for (const address of addresses) options.checkAddress?.(address, options.host);
+  const { handle } = options;
   const server = serve({
     fetch: options.fetch as (request: Request, env: unknown) => Response | Promise<Response>,
     hostname: options.host,
     port: options.port,
+    ...(handle
+      ? {
+          // @hono/node-server's own listener for every request the fast path does not take.
+          createServer: ((serverOptions: ServerOptions, listener: RequestListener) =>
+            createServer(serverOptions, (request, response) => {
+              if (!handle(request, response)) listener(request, response);
+            })) as unknown as typeof createServer,
+        }
+      : {}),
     serverOptions: {
       headersTimeout: limits.headersTimeoutMs,
       requestTimeout: limits.requestTimeoutMs,

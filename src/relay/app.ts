@@ -6,7 +6,7 @@ import { REQUEST_ID_HEADER } from '../protocol/index.js';
 import { createAuth, type AuthOptions } from './authenticate.js';
 import { batchRoute } from './batch.js';
 import { clientIp, type ClientAddress, type ForwardedHeader } from './client-ip.js';
-import { answerHeader, logEvent, redactFor, requestHeader, type RelayEnv, type RelayRuntime } from './context.js';
+import { answerHeader, logEvent, redactFor, requestHeader, type RelayContext, type RelayEnv, type RelayRuntime } from './context.js';
 import { createMemoryCounterStore, type CounterStore } from './counter-store.js';
 import { originPolicy, SECURITY_HEADERS } from './hygiene.js';
 import { jsonLinesToStderr, levelOfStatus, type LogSink } from './logger.js';
@@ -75,6 +75,11 @@ export interface RelayOptions extends AuthOptions {
 /** The relay and what its Node server needs to stop it: mark it draining (/readyz 503). */
 export interface BuiltRelay {
   app: Hono<RelayEnv>;
+  /**
+   * The award route without Hono's router and context, for the Node adapter's fast path (node/fast-award.ts); absent
+   * when a base path, the operator's authenticate() or clientAddress() (each wants a whole Request) is configured.
+   */
+  award?: (c: RelayContext) => Promise<Response>;
   drain(): void;
 }
 
@@ -133,7 +138,8 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
   // Pre-composed: what every answer needs (request id, security headers, access log, metrics) in one middleware,
   // then, past the operator's probes, the guards every player route needs (origin and CORS, a well-formed path, the
   // per-IP limit) in another. Each still runs once per request, in this order; one hop each instead of seven.
-  app.use(async (c, next) => {
+  // The same steps make the award route's Node fast path (`award`, node/fast-award.ts): one definition of each.
+  const opened = (c: RelayContext): number => {
     const started = performance.now();
     let id = requestHeader(c, REQUEST_ID_HEADER);
     if (!id || id.length > 64 || /[^\w\-=]/.test(id)) id = crypto.randomUUID();
@@ -141,26 +147,37 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
     answerHeader(c, REQUEST_ID_HEADER, id);
     for (const [name, value] of SECURITY_HEADERS) answerHeader(c, name, value);
     metrics.inFlight(1);
+    return started;
+  };
+  const closed = (c: RelayContext, started: number, status: number) => {
+    metrics.request(status);
+    // Probes every few seconds would drown the log.
+    if (quiet.has(c.req.path) && status < 500) return;
+    logEvent(runtime, c, levelOfStatus(status), 'request', { status, ms: Math.round((performance.now() - started) * 10) / 10 });
+  };
+  app.use(async (c, next) => {
+    const started = opened(c);
     try {
       await next();
     } finally {
       metrics.inFlight(-1);
     }
-    const status = c.res.status;
-    metrics.request(status);
-    // Probes every few seconds would drown the log.
-    if (quiet.has(c.req.path) && status < 500) return;
-    logEvent(runtime, c, levelOfStatus(status), 'request', { status, ms: Math.round((performance.now() - started) * 10) / 10 });
+    closed(c, started, c.res.status);
   });
   app.route('/', operatorRoutes(runtime, ops, options.metricsToken ?? env.QP_METRICS_TOKEN));
   const origins = originPolicy(options.corsOrigins ?? []);
   const perIp = runtime.policy.rateLimits.perIp;
+  /** An actual (not preflight) request's guards: path, per-IP limit; a refusal, or undefined to go on. */
+  const guarded = async (c: RelayContext): Promise<Response | undefined> => {
+    const refused = pathRefusal(c.req.url) ?? (perIp ? await checkRateLimit(runtime, perIp, 'perIp', clientIp(c, ipOptions)) : null);
+    return refused ? fail(c, refused) : undefined;
+  };
   app.use(async (c, next) => {
     const denied = origins.refusal(c);
     if (denied) return fail(c, denied);
     const rest = async (): Promise<void> => {
-      const refused = pathRefusal(c.req.url) ?? (perIp ? await checkRateLimit(runtime, perIp, 'perIp', clientIp(c, ipOptions)) : null);
-      if (refused) c.res = fail(c, refused);
+      const refused = await guarded(c);
+      if (refused) c.res = refused;
       else await next();
     };
     if (c.req.method === 'OPTIONS') return origins.preflight(c, rest);
@@ -168,11 +185,12 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
     await rest();
   });
   app.use(auth.middleware);
-  app.route('/', serviceRoutes(runtime));
+  const service = serviceRoutes(runtime);
+  app.route('/', service.app);
   app.route('/', batchRoute(runtime));
 
   app.notFound((c) => fail(c, { status: 404, message: redactFor(runtime, c, `no route ${c.req.method} ${new URL(c.req.url).pathname}`) }));
-  app.onError((error, c) => {
+  const onError = (error: unknown, c: RelayContext): Response => {
     // Hono's own middlewares (bearer auth on /metrics) answer by throwing a ready response.
     if (error instanceof HTTPException) {
       // Rebuilt through the context: it carries the headers every answer carries (security, CORS, request id).
@@ -181,9 +199,48 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
     }
     logEvent(runtime, c, 'error', `unexpected: ${error instanceof Error ? error.message : String(error)}`, { status: 500 });
     return fail(c, { status: 500, message: `internal error (request ${c.get('requestId') ?? 'unknown'})` });
-  });
+  };
+  app.onError(onError);
+  /**
+   * POST /group-quests/:questId/points, every step above in the router's order, each once: request id and security
+   * headers, origin (403) and CORS headers, path and per-IP limit, authentication, the body, the route; an error
+   * answers as onError does; metrics and the access log last. The caller's context must be an actual POST to that
+   * path (not a preflight) with no base path: the Node adapter's fast path (node/fast-award.ts) hands one.
+   */
+  const award = async (c: RelayContext): Promise<Response> => {
+    const started = opened(c);
+    let answer: Response;
+    try {
+      try {
+        answer = await awardSteps(c);
+      } catch (error) {
+        answer = onError(error, c);
+      }
+    } finally {
+      metrics.inFlight(-1);
+    }
+    closed(c, started, answer.status);
+    return answer;
+  };
+  const awardSteps = async (c: RelayContext): Promise<Response> => {
+    const denied = origins.refusal(c);
+    if (denied) return fail(c, denied);
+    origins.headers(c);
+    const refused = await guarded(c);
+    if (refused) return refused;
+    // Each middleware answers a refusal itself, or calls on: the route's answer is the last one's.
+    let answer: Response | undefined;
+    let bodyRefused: Response | undefined;
+    const authRefused = await auth.middleware(c, async () => {
+      bodyRefused = (await service.pointsBody(c, async () => {
+        answer = await service.points(c);
+      })) as Response | undefined;
+    });
+    return (authRefused as Response | undefined) ?? bodyRefused ?? (answer as Response);
+  };
   return {
     app,
+    ...(base || options.authenticate || options.clientAddress ? {} : { award }),
     drain: () => {
       ops.draining = true;
     },

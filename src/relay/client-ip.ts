@@ -46,6 +46,23 @@ const isIpLiteral = (text: string) => ipaddr.IPv4.isValidFourPartDecimal(text) |
  * gives no fresh bucket). Accepts the forms proxies write: brackets, a port, a zone.
  */
 export function rateLimitSubject(text: string): string | null {
+  // Pure and asked once per request, mostly about the same few addresses (a proxy's, a NAT's): remembered, the
+  // parse (ipaddr.js, three regular expressions) is paid once per address, not per request.
+  const known = subjects.get(text);
+  if (known !== undefined) return known;
+  const subject = subjectOf(text);
+  // Only what an address can be as long as (an IPv6 in brackets with a zone and a port): a forwarded entry is text.
+  if (text.length > 64) return subject;
+  if (subjects.size >= SUBJECTS_KEPT) subjects.clear();
+  subjects.set(text, subject);
+  return subject;
+}
+
+/** Addresses whose subject is remembered, at most (under 1 MB). */
+const SUBJECTS_KEPT = 4096;
+const subjects = new Map<string, string | null>();
+
+function subjectOf(text: string): string | null {
   let address = text.trim();
   const bracketed = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(address);
   if (bracketed?.[1] !== undefined) address = bracketed[1];

@@ -37,6 +37,21 @@ export function createKeyScope(keySecret: string): (sub: string, clientKey: stri
 function nodeSha1(namespace: Uint8Array): ((name: string) => string) | undefined {
   const crypto = globalThis.process?.getBuiltinModule?.('node:crypto') as typeof import('node:crypto') | undefined;
   if (!crypto?.createHash) return undefined;
+  // crypto.hash (Node 20.12+, Bun, Deno) hashes in one call, without a Hash object per key: the namespace's bytes
+  // and the name's in one array, the digest as hex. createHash where it is missing.
+  const oneShot = typeof crypto.hash === 'function' ? crypto.hash : undefined;
+  if (oneShot) {
+    const encoder = new TextEncoder();
+    return (name) => {
+      const input = new Uint8Array(namespace.length + name.length * 3);
+      input.set(namespace);
+      const { written } = encoder.encodeInto(name, input.subarray(namespace.length));
+      const hex = oneShot('sha1', input.subarray(0, namespace.length + written), 'hex');
+      // The version (5) and the variant (10xx) bits, as uuid sets them on bytes 6 and 8.
+      const variant = ((Number.parseInt(hex[16] as string, 16) & 0x3) | 0x8).toString(16);
+      return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+    };
+  }
   return (name) => {
     const bytes = crypto.createHash('sha1').update(namespace).update(name, 'utf8').digest();
     bytes[6] = ((bytes[6] as number) & 0x0f) | 0x50;

@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import {
   AwardBodySchema,
   BODY_LIMIT_BYTES,
@@ -17,13 +17,20 @@ import { checkPolicyQuest } from './policy.js';
 import { fail, relayUpstream } from './respond.js';
 import { check, readIdempotencyKey } from './validate.js';
 
+/** The spec's five routes, and the award route's two steps (its body, then the award) for the Node fast path. */
+export interface ServiceRoutes {
+  app: Hono<RelayEnv>;
+  pointsBody: MiddlewareHandler<RelayEnv>;
+  points: (c: RelayContext) => Promise<Response>;
+}
+
 /** The spec's five routes, same paths, bodies and answers; the caller is already authenticated. */
-export function serviceRoutes(runtime: RelayRuntime): Hono<RelayEnv> {
+export function serviceRoutes(runtime: RelayRuntime): ServiceRoutes {
   const app = new Hono<RelayEnv>();
   const body = jsonBody(BODY_LIMIT_BYTES);
   const get = (c: RelayContext, path: string) => runtime.upstream.send({ method: 'GET', path, requestId: c.get('requestId') });
 
-  app.post(routes.points, body, async (c) => {
+  const points = async (c: RelayContext): Promise<Response> => {
     const params = check(QuestParamsSchema, c.req.param(), 'path ');
     if (!params.ok) return fail(c, params.refusal);
     const award = check(AwardBodySchema, c.get('json'));
@@ -33,7 +40,8 @@ export function serviceRoutes(runtime: RelayRuntime): Hono<RelayEnv> {
     const request = { claims: c.get('claims'), requestId: c.get('requestId'), signal: clientGone(c), single: true };
     const [settled] = await runAwards(runtime, request, [{ ...award.value, questId: params.value.questId, idempotencyKey: key.value }]);
     return answerAward(runtime, c, settled);
-  });
+  };
+  app.post(routes.points, body, points);
 
   app.post(routes.identify, body, async (c) => {
     const identify = check(IdentifyBodySchema, c.get('json'));
@@ -78,7 +86,7 @@ export function serviceRoutes(runtime: RelayRuntime): Hono<RelayEnv> {
     return relayUpstream(runtime, c, await get(c, paths.enrolledUsers(questId, page)));
   });
 
-  return app;
+  return { app, pointsBody: body, points };
 }
 
 /** A single award's answer: the service's (or the record's), the relay's refusal, or 503 / 504 when it was not sent. */

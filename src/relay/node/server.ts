@@ -5,6 +5,7 @@ import { jsonLinesToStderr } from '../logger.js';
 import type { MetricsSink } from '../metrics.js';
 import type { IdempotencyRecordStore } from '../records.js';
 import type { LogLevel } from './settings.js';
+import { fastAwardHandler } from './fast-award.js';
 import { createPrometheusMetrics } from './metrics.js';
 import { importPeer } from './peer.js';
 import { createRedisCounterStore } from './redis-store.js';
@@ -46,6 +47,12 @@ export type StartRelayOptions = RelayOptions &
      * whether the relay got it, and does not resend a POST.
      */
     drainDelayMs?: number;
+    /**
+     * The award route (POST /group-quests/:questId/points) served without Hono's router and a WHATWG Request and
+     * Response per call (node/fast-award.ts): the same steps, the same answers; default true. false: every request
+     * through Hono.
+     */
+    fastPath?: boolean;
   };
 
 /**
@@ -67,6 +74,7 @@ export async function startRelay(options: StartRelayOptions = {}): Promise<Runni
       upstreamConnections,
       logLevel,
       drainDelayMs = 0,
+      fastPath = true,
       idempotency,
       idempotencyTtlMs,
       ...relayOptions
@@ -110,7 +118,8 @@ export async function startRelay(options: StartRelayOptions = {}): Promise<Runni
       ...(ownStore ? { rateLimitStore: ownStore } : {}),
       ...(sink ? { metrics: sink } : {}),
     });
-    running = await startNodeServer({ fetch: relay.app.fetch, host, port, ...limits });
+    const handle = fastPath && relay.award ? fastAwardHandler(relay.award) : undefined;
+    running = await startNodeServer({ fetch: relay.app.fetch, host, port, ...limits, ...(handle ? { handle } : {}) });
   } catch (error) {
     // A relay that refuses to start leaves no connection behind.
     await dispose();
