@@ -51,6 +51,9 @@ export default defineConfig({
     root: repo,
     testTimeout: 20_000,
     hookTimeout: 60_000,
+    // expect.poll waits on a condition as until() does, and as long: its own default (1 s) is a fixed deadline that a
+    // loaded machine misses (a loaded run failed on a Phaser scene's first falling coin, spawned 650 ms in).
+    expect: { poll: { timeout: 15_000 } },
     // Browser and chaos suites launch Chromium; two cores cannot run many at once. Three workers: much of the suite
     // waits on servers, browsers and Retry-After (the chaos share), not on a core.
     maxWorkers: 3,
