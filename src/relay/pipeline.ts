@@ -7,7 +7,7 @@
 // A player's award that comes back retry holds the player's later awards of the request (sent now, they would land
 // before it and the history would be out of award order).
 import pLimit from 'p-limit';
-import { orAbort } from '../kit/signal.js';
+import { orAbort, type AnySignal } from '../kit/signal.js';
 import { paths, statusVerdict, type AwardBody } from '../protocol/index.js';
 import { checkUserAccess } from './access.js';
 import type { VerifiedClaims } from './claims.js';
@@ -126,7 +126,7 @@ interface Job {
   request: AwardRequest;
   awards: readonly AwardInput[];
   results: (Settled | undefined)[];
-  signal: AbortSignal;
+  signal: AnySignal;
   signalAt: number;
   lookup: Promise<(string | undefined)[] | undefined> | undefined;
   /** The keys to read with the per-player hit (getWithHit), when that replaces the lookup. */

@@ -1,50 +1,77 @@
-import { ABORTED, orAbort } from '../kit/signal.js';
-
-// One player's awards reach the service one after another, in the order they reached this relay instance: a reloaded
-// page's batch waits for its predecessor's (still in flight), a pagehide beacon for the batch before it. Interleaved,
-// the service would stamp them out of award order. Entries live only while a player has work queued, and the map is
-// bounded: past maxPlayers waiting players, new ones are told to come back (never an unbounded map keyed by input).
+// One player's awards reach the service one after another, in the order they came in: the player's history in the
+// service is in award order, and two requests of one player never race. A player whose turn nobody holds takes it
+// at once, without a promise chain (the common case: one award per player at a time); the others wait in a queue.
+import { onAbort, type AnySignal } from '../kit/signal.js';
 
 export interface PlayerQueue {
   /**
    * Waits for this player's earlier work, then holds the player's turn until `release`. `busy`: too many players
    * are waiting; `cancelled`: the signal fired first (its turn is given up, later work is not held back by it).
    */
-  acquire(player: string, signal?: AbortSignal): Promise<{ release: () => void } | 'busy' | 'cancelled'>;
+  acquire(player: string, signal?: AnySignal): Promise<Turn | 'busy' | 'cancelled'>;
   /** Players with work queued or running (for tests and metrics). */
   readonly size: number;
 }
 
+export interface Turn {
+  release(): void;
+}
+
+/** Grants a waiter the turn. */
+type Waiter = () => void;
+/** The queue of a player whose turn is held and nobody waits for (never written to). */
+const NONE: Waiter[] = [];
+const BUSY = Promise.resolve('busy' as const);
+const CANCELLED = Promise.resolve('cancelled' as const);
+
+/** `maxPlayers` bounds the players held at once (a map keyed by client input): the next new player is `busy`. */
 export function createPlayerQueue(maxPlayers = 10_000): PlayerQueue {
-  const tails = new Map<string, Promise<void>>();
+  // A player present holds the turn; the array is who waits for it, in order.
+  const queues = new Map<string, Waiter[]>();
+
+  const turnOf = (player: string): Turn => {
+    let released = false;
+    return {
+      release() {
+        if (released) return;
+        released = true;
+        const waiting = queues.get(player) as Waiter[];
+        const next = waiting.shift();
+        if (next) next();
+        else queues.delete(player);
+      },
+    };
+  };
+
   return {
     get size() {
-      return tails.size;
+      return queues.size;
     },
-    async acquire(player, signal) {
-      const previous = tails.get(player);
-      if (!previous && tails.size >= maxPlayers) return 'busy';
-      let done!: () => void;
-      const mine = new Promise<void>((resolve) => {
-        done = resolve;
-      });
-      // The next caller waits for everything before it, this turn included, even if this one gives up early.
-      const tail = (previous ?? Promise.resolve()).then(() => mine);
-      tails.set(player, tail);
-      // Forgotten once everything queued so far is done and nobody queued behind.
-      void tail.then(() => {
-        if (tails.get(player) === tail) tails.delete(player);
-      });
-      const release = () => done();
-      if (previous && (await orAbort(previous, signal)) === ABORTED) {
-        release();
-        return 'cancelled';
+    acquire(player, signal) {
+      const waiting = queues.get(player);
+      if (waiting === undefined && queues.size >= maxPlayers) return BUSY;
+      if (signal?.aborted) return CANCELLED;
+      if (waiting === undefined) {
+        queues.set(player, NONE);
+        return Promise.resolve(turnOf(player));
       }
-      if (signal?.aborted) {
-        release();
-        return 'cancelled';
-      }
-      return { release };
+      const queue = waiting === NONE ? [] : waiting;
+      if (queue !== waiting) queues.set(player, queue);
+      return new Promise((resolve) => {
+        const granted: Waiter = () => {
+          stop?.();
+          resolve(turnOf(player));
+        };
+        queue.push(granted);
+        const stop =
+          signal &&
+          onAbort(signal, () => {
+            // Given up while waiting: out of the queue, so nobody behind it waits for it.
+            const at = queue.indexOf(granted);
+            if (at >= 0) queue.splice(at, 1);
+            resolve('cancelled');
+          });
+      });
     },
   };
 }

@@ -1,4 +1,4 @@
-import { ABORTED, orAbort, sleepUnlessAborted } from '../kit/signal.js';
+import { ABORTED, Cancel, orAbort, sleepUnlessAborted, type AnySignal } from '../kit/signal.js';
 import { API_KEY_HEADER, backoffDelay, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, resendNowStatuses } from '../protocol/index.js';
 import { createDeadline } from './deadline.js';
 import { redactSecrets } from './redact.js';
@@ -29,6 +29,34 @@ export interface UpstreamAnswer {
  * only part of it that reaches a log or a caller.
  */
 export type UpstreamTransport = (exchange: UpstreamExchange) => Promise<UpstreamAnswer>;
+
+/** Transports that stop (reject) as soon as the exchange's signal fires: the retry loop then races nothing. */
+const honouring = new WeakSet<UpstreamTransport>();
+
+/** Marks a transport that rejects at once when its exchange's signal fires, even while queued (node/pool.ts). */
+export function honoursSignal(transport: UpstreamTransport): UpstreamTransport {
+  honouring.add(transport);
+  return transport;
+}
+
+/** The relay's own Cancel behind an exchange: a transport of ours listens to it without making an AbortSignal. */
+export const cancelOf = (exchange: UpstreamExchange): AnySignal => (exchange as { cancel?: Cancel }).cancel ?? exchange.signal;
+
+/** An exchange whose `signal` (an AbortSignal) is made only if a transport reads it (fetch does, the pool does not). */
+function withSignal(exchange: Omit<UpstreamExchange, 'signal'>, cancel: AnySignal): UpstreamExchange {
+  if (!(cancel instanceof Cancel)) return { ...exchange, signal: cancel };
+  const { method, url, headers, body } = exchange;
+  return {
+    method,
+    url,
+    headers,
+    body,
+    cancel,
+    get signal() {
+      return cancel.signal;
+    },
+  } as UpstreamExchange;
+}
 
 /** How the relay reaches the Quest Points Service (RelayOptions `upstream`). */
 export interface UpstreamOptions {
@@ -65,7 +93,7 @@ export interface UpstreamRequest {
   idempotencyKey?: string | undefined;
   requestId: string;
   /** The caller's deadline or disconnect: stops waiting, and no further attempt is made. */
-  signal?: AbortSignal | undefined;
+  signal?: AnySignal | undefined;
   /** When `signal` fires at the latest (performance.now()): an attempt ending after it needs no timer of its own. */
   signalAt?: number | undefined;
 }
@@ -85,6 +113,11 @@ export interface Upstream {
   /** `retry`: resend on no answer or a status the protocol resends at once, same request and key, a bounded number of times. */
   send(request: UpstreamRequest, options?: { retry?: boolean }): Promise<UpstreamResult>;
 }
+
+/** What encodeURIComponent leaves in a segment, '/' between segments, and a query of such names and values. */
+const PLAIN_PATH = /^(?:\/[\w!$'()*,;:@~.%-]+)+\/?(?:\?[\w!$()*,;:@~.%=&-]*)?$/;
+/** A "." or ".." segment, also spelled %2e: URL parsing would resolve it. */
+const DOT_SEGMENT = /\/(?:\.|%2e){1,2}(?:[/?]|$)/i;
 
 const DEFAULTS = { timeoutMs: 10_000, retries: 2, retryDelayMs: 200 } as const;
 /** The longest pause between two attempts (the deadline bounds the whole exchange anyway). */
@@ -124,8 +157,15 @@ export function createUpstream(options: UpstreamOptions | undefined, secrets: re
   const masked = [config.apiKey, ...secrets];
   const redact = (text: string) => redactSecrets(text, masked);
   const retryStatusCodes = new Set(resendNowStatuses());
+  // A transport that stops at the signal itself needs no race beside it (a promise and a listener per attempt).
+  const race: <T>(promise: Promise<T>, signal: AnySignal | undefined) => Promise<T | typeof ABORTED> = honouring.has(config.transport)
+    ? (promise) => promise
+    : orAbort;
 
   function target(path: string): string {
+    // The paths the protocol builds (percent-encoded segments, a plain query) come out of URL parsing unchanged:
+    // no URL object per call for them. Anything else is parsed and must come out where it was meant to go.
+    if (PLAIN_PATH.test(path) && !DOT_SEGMENT.test(path)) return config.base + path;
     const url = new URL(config.base + path);
     // URL parsing resolves "." and ".." segments (also as %2e): if it did, an id tried to move the request.
     if (url.pathname !== basePath + path.split('?')[0]) throw new Error('path segment would change the upstream path');
@@ -138,13 +178,13 @@ export function createUpstream(options: UpstreamOptions | undefined, secrets: re
    */
   async function attempt(
     exchange: Omit<UpstreamExchange, 'signal'>,
-    caller: AbortSignal | undefined,
+    caller: AnySignal | undefined,
     callerAt: number | undefined,
   ): Promise<UpstreamAnswer> {
     // The caller's own deadline comes first (an award's 8 s against the attempt's 10 s): no second signal and timer.
     if (caller && callerAt !== undefined && callerAt - performance.now() <= config.timeoutMs) {
       try {
-        const answer = await orAbort(config.transport({ ...exchange, signal: caller }), caller);
+        const answer = await race(config.transport(withSignal(exchange, caller)), caller);
         if (answer === ABORTED) throw caller.reason;
         return answer;
       } catch (error) {
@@ -155,7 +195,7 @@ export function createUpstream(options: UpstreamOptions | undefined, secrets: re
     const deadline = createDeadline(config.timeoutMs, caller);
     const { signal } = deadline;
     try {
-      const answer = await orAbort(config.transport({ ...exchange, signal }), signal);
+      const answer = await race(config.transport(withSignal(exchange, signal)), signal);
       if (answer === ABORTED) throw signal.reason;
       return answer;
     } catch (error) {
@@ -222,7 +262,7 @@ export function createUpstream(options: UpstreamOptions | undefined, secrets: re
   };
 }
 
-function failure(error: unknown, signal: AbortSignal | undefined, attempts: number): UpstreamResult {
+function failure(error: unknown, signal: AnySignal | undefined, attempts: number): UpstreamResult {
   const cause = (error as { cause?: unknown } | undefined)?.cause ?? error;
   if (signal?.aborted) return { kind: 'failure', reason: 'cancelled', message: 'was not waited for (deadline passed or client gone)', attempts };
   if ((cause as { name?: unknown })?.name === 'TimeoutError') {

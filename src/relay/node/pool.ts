@@ -6,7 +6,8 @@
 // as the signal (upstream.ts), which also frees the socket of an abandoned exchange.
 import { Agent } from 'undici';
 import { ConfigError, parsePositiveInteger } from '../../kit/index.js';
-import type { UpstreamAnswer, UpstreamExchange, UpstreamTransport } from '../upstream.js';
+import { onAbort } from '../../kit/signal.js';
+import { cancelOf, honoursSignal, type UpstreamAnswer, type UpstreamExchange, type UpstreamTransport } from '../upstream.js';
 import { DEFAULT_UPSTREAM_CONNECTIONS } from './settings.js';
 
 /**
@@ -39,7 +40,7 @@ export function createPoolTransport(options: PoolTransportOptions = {}): PoolTra
   const agent = new Agent({ connections, keepAliveTimeout: options.keepAliveTimeoutMs ?? 4_000, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 });
   // The relay has one base URL: its origin is parsed once; each call only splits off the path.
   const origins = new Set<string>();
-  const transport: UpstreamTransport = (exchange) => send(agent, originOf(exchange.url), exchange);
+  const transport = honoursSignal((exchange) => send(agent, originOf(exchange.url), exchange));
   function originOf(url: string): string {
     for (const origin of origins) if (url.startsWith(`${origin}/`)) return origin;
     const parsed = new URL(url);
@@ -50,7 +51,10 @@ export function createPoolTransport(options: PoolTransportOptions = {}): PoolTra
 }
 
 /** One exchange through the agent: the status, the first Retry-After and the body as text, or the error. */
-function send(agent: Agent, origin: string, { method, url, headers, body, signal }: UpstreamExchange): Promise<UpstreamAnswer> {
+function send(agent: Agent, origin: string, exchange: UpstreamExchange): Promise<UpstreamAnswer> {
+  const { method, url, headers, body } = exchange;
+  // The relay's own Cancel when it has one (no AbortSignal made for it).
+  const signal = cancelOf(exchange);
   return new Promise((resolve, reject) => {
     if (signal.aborted) {
       reject(signal.reason);
@@ -60,9 +64,9 @@ function send(agent: Agent, origin: string, { method, url, headers, body, signal
     let status = 0;
     let retryAfter: string | undefined;
     const chunks: Buffer[] = [];
-    const onAbort = () => abort?.(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    const settle = () => signal.removeEventListener('abort', onAbort);
+    // Connected: undici's abort frees the socket (and calls onError). Still queued for a connection: rejected now
+    // (the caller stops waiting at once), and onConnect cancels it when its turn comes.
+    const settle = onAbort(signal, () => (abort ? abort(signal.reason as Error) : reject(signal.reason)));
     agent.dispatch(
       { origin, path: url.slice(origin.length) || '/', method, headers, body: body ?? null },
       {
