@@ -29,7 +29,8 @@ export class Cancel {
   /** `listener` is called when it fires (never when it already has: check `aborted` first); returns the unsubscribe. */
   subscribe(listener: () => void): () => void {
     if (this.aborted) return noop;
-    (this.#listeners ??= []).push(listener);
+    this.#listeners ??= [];
+    this.#listeners.push(listener);
     return () => {
       const at = this.#listeners?.indexOf(listener) ?? -1;
       if (at >= 0) this.#listeners?.splice(at, 1);

@@ -29,12 +29,12 @@ export function createDeadline(ms: number, ...parents: (Cancellation | null | un
     signal.abort(new DOMException(`deadline of ${ms} ms passed`, 'TimeoutError'));
   }, ms);
   const onParent = () => signal.abort(new DOMException('cancelled by the caller', 'AbortError'));
-  let unsubscribe: (() => void)[] | undefined;
+  const unsubscribe: (() => void)[] = [];
   for (const parent of parents) {
     if (!parent) continue;
-    if (typeof parent === 'function') (unsubscribe ??= []).push(parent(onParent));
+    if (typeof parent === 'function') unsubscribe.push(parent(onParent));
     else if (parent.aborted) onParent();
-    else (unsubscribe ??= []).push(onAbort(parent, onParent));
+    else unsubscribe.push(onAbort(parent, onParent));
   }
   return {
     signal,
@@ -44,7 +44,7 @@ export function createDeadline(ms: number, ...parents: (Cancellation | null | un
     },
     dispose() {
       clearTimeout(timer);
-      if (unsubscribe) for (const stop of unsubscribe) stop();
+      for (const stop of unsubscribe) stop();
     },
   };
 }
