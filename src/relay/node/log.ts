@@ -36,13 +36,17 @@ export function createPinoSink(options: PinoSinkOptions = {}): PinoSink {
     minLength: 16_384,
     maxWrite: 65_536,
     periodicFlush: FLUSH_EVERY_MS,
+    // Lines as Buffers: SonicBoom keeps each buffered chunk's length. Given strings, it appends each line to the
+    // last chunk and measures that chunk's UTF-8 length again (Buffer.byteLength flattens it, a copy of up to
+    // maxWrite bytes per line): 8.8 KB of garbage per award, the largest share of the relay's (42.9 KB in all).
+    contentMode: 'buffer',
   });
   // The record is already the line (the core built it, secrets masked): serialised as the default sink does, and
   // written into the buffer; pino's logger on top would only re-serialise it (4 % of the relay's CPU per award).
   const lowest = LEVEL_VALUES[level];
   return {
     sink: (record) => {
-      if (LEVEL_VALUES[record.level] >= lowest) destination.write(`${JSON.stringify(record)}\n`);
+      if (LEVEL_VALUES[record.level] >= lowest) destination.write(Buffer.from(`${JSON.stringify(record)}\n`) as unknown as string);
     },
     flush: () => new Promise<void>((resolve) => destination.flush(() => resolve())),
   };
