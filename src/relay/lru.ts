@@ -46,8 +46,9 @@ export function createLru<K, V>(max: number): Lru<K, V> {
         entry.read = true;
         return;
       }
+      // Room first: the new entry is never the one passed over to.
+      if (entries.size >= max && entries.size > 0) evict();
       entries.set(key, { value, read: false });
-      if (entries.size > max) evict();
     },
     delete(key) {
       entries.delete(key);

@@ -93,6 +93,21 @@ describe('Node adapters: the upstream pool', () => {
     await until(() => upstream.stats.cutOff === 1, 'the upstream request to be closed');
   });
 
+  it("answers an award still queued for a connection at the relay's deadline, and never sends it", async () => {
+    const upstream = await service(() => {});
+    const relay = await relayTo(upstream.url, { upstreamConnections: 1, deadlineMs: 400, upstream: { url: upstream.url, timeoutMs: 60_000 } });
+    // A read (the attempt's 60 s timeout, no award deadline) holds the one connection.
+    const held = caller(relay.url)('GET', '/group-quests/q/points/u1', { token: await token({ sub: 'u1' }) }).catch(() => undefined);
+    await until(() => upstream.stats.requests === 1, 'the read to hold the one connection');
+    const started = performance.now();
+    const queued = await award(relay.url, 'u2');
+    // The pool stops the queued exchange itself when the deadline fires (no race beside it any more).
+    expect(queued.status).toBe(504);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(upstream.stats.requests).toBe(1);
+    void held;
+  });
+
   it('stops the upstream call when the client goes away', async () => {
     const upstream = await service(() => {});
     const relay = await relayTo(upstream.url, { upstream: { url: upstream.url, timeoutMs: 60_000 }, deadlineMs: 60_000 });
