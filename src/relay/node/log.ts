@@ -46,7 +46,7 @@ export function createPinoSink(options: PinoSinkOptions = {}): PinoSink {
   const lowest = LEVEL_VALUES[level];
   return {
     sink: (record) => {
-      if (LEVEL_VALUES[record.level] >= lowest) destination.write(Buffer.from(`${JSON.stringify(record)}\n`) as unknown as string);
+      if (LEVEL_VALUES[record.level] >= lowest) destination.write(Buffer.from(`${JSON.stringify(record)}\n`) as unknown as string); // contentMode 'buffer' (its types say string only)
     },
     flush: () => new Promise<void>((resolve) => destination.flush(() => resolve())),
   };
