@@ -94,7 +94,8 @@ describe('Node adapters: the upstream pool', () => {
   });
 
   it("answers an award still queued for a connection at the relay's deadline, and never sends it", async () => {
-    const upstream = await service(() => {});
+    const waiting: ServerResponse[] = [];
+    const upstream = await service((_req, res) => waiting.push(res));
     const relay = await relayTo(upstream.url, { upstreamConnections: 1, deadlineMs: 400, upstream: { url: upstream.url, timeoutMs: 60_000 } });
     // A read (the attempt's 60 s timeout, no award deadline) holds the one connection.
     const held = caller(relay.url)('GET', '/group-quests/q/points/u1', { token: await token({ sub: 'u1' }) }).catch(() => undefined);
@@ -105,7 +106,9 @@ describe('Node adapters: the upstream pool', () => {
     expect(queued.status).toBe(504);
     expect(performance.now() - started).toBeLessThan(5_000);
     expect(upstream.stats.requests).toBe(1);
-    void held;
+    // Now the read is answered, and only then.
+    for (const res of waiting) ok(undefined as never, res);
+    expect((await held)?.status).toBe(200);
   });
 
   it('stops the upstream call when the client goes away', async () => {
