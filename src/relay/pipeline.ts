@@ -77,7 +77,8 @@ export async function runAwards(runtime: RelayRuntime, request: AwardRequest, aw
   const records = runtime.records;
   const lookupKeys: string[] = [];
   const slots: number[] = new Array(awards.length);
-  for (const [index, award] of awards.entries()) {
+  for (let index = 0; index < awards.length; index++) {
+    const award = awards[index] as AwardInput;
     // Before a turn is taken: nobody queues behind (and so holds up) another player's awards.
     const denied = checkUserAccess(claims, award.questId, award.serviceUserId) ?? checkPolicyQuest(runtime.policy, award.questId);
     if (denied) {
