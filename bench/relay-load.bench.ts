@@ -23,6 +23,8 @@ export interface LoadSizes {
   batchConcurrency: number;
   /** Rounds the servers take turns in, so machine noise falls on each alike. */
   rounds: number;
+  /** Untimed awards each server takes just before each of its timed closed-loop turns (relay-proxy.ts `inTurns`). */
+  ramp: number;
   /** Figure 3's open loop: seconds of arrivals per server per round, at half the proxy's single-award capacity. */
   openLoopSeconds: number;
   /** Figure 4's scale-out: players, awards each (the per-player limit), requests in flight, emulator latency. */
@@ -41,6 +43,7 @@ export const FULL_LOAD: LoadSizes = {
   batches: 80,
   batchConcurrency: 4,
   rounds: 2,
+  ramp: 2_000,
   openLoopSeconds: 8,
   scalePlayers: 2_000,
   scaleAwardsEach: 5,
@@ -55,6 +58,7 @@ export const QUICK_LOAD: LoadSizes = {
   batches: 2,
   batchConcurrency: 2,
   rounds: 1,
+  ramp: 4,
   openLoopSeconds: 0.5,
   scalePlayers: 10,
   scaleAwardsEach: 2,

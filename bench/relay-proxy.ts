@@ -16,14 +16,21 @@ export interface Measured {
   awards: number;
 }
 
-/** Runs each contender's load in turns (`rounds`), summing the results; CPU ms of each contender's process too. */
+/**
+ * Runs each contender's load in turns (`rounds`), summing the results; CPU ms of each contender's process too. `ramp`:
+ * untimed load just before each timed turn. A server that sat idle while the others took their turns starts its turn
+ * slower: in six A/B runs of two to four turns (relays and the proxy as here), the first turn's CPU per award read 0-60 %
+ * (median about 20 %) above the later turns', the proxy's up to 27 %; with 1,000 untimed awards before each turn the
+ * turns read alike. A closed-loop turn here lasts about a second, so without the ramp it measured mostly that start.
+ */
 export async function inTurns(
   rounds: number,
-  contenders: { name: string; server: ChildServer; load: (round: number) => Promise<LoadResult> }[],
+  contenders: { name: string; server: ChildServer; load: (round: number) => Promise<LoadResult>; ramp?: () => Promise<unknown> }[],
 ): Promise<Map<string, Measured>> {
   const totals = new Map(contenders.map((c) => [c.name, { results: [] as LoadResult[], cpuMs: 0 }]));
   for (let r = 0; r < rounds; r++)
     for (const c of contenders) {
+      await c.ramp?.();
       const cpu = await c.server.cpuMs();
       const result = await c.load(r);
       const total = totals.get(c.name)!;
@@ -77,11 +84,12 @@ export async function relayVsProxy(
     await singles(server, viaProxy, Math.min(perRound, 1_000))(0);
 
   log('relay vs bare proxy: single awards, closed loop');
+  const ramp = (server: ChildServer, viaProxy: boolean) => () => singles(server, viaProxy, sizes.ramp)(sizes.rounds);
   const one = await inTurns(sizes.rounds, [
-    { name: 'proxy', server: proxy, load: singles(proxy, true) },
-    { name: 'relay', server: relay, load: singles(relay, false) },
-    ...(relayRedis ? [{ name: 'redis', server: relayRedis, load: singles(relayRedis, false) }] : []),
-    ...(relayRecord ? [{ name: 'record', server: relayRecord, load: singles(relayRecord, false) }] : []),
+    { name: 'proxy', server: proxy, load: singles(proxy, true), ramp: ramp(proxy, true) },
+    { name: 'relay', server: relay, load: singles(relay, false), ramp: ramp(relay, false) },
+    ...(relayRedis ? [{ name: 'redis', server: relayRedis, load: singles(relayRedis, false), ramp: ramp(relayRedis, false) }] : []),
+    ...(relayRecord ? [{ name: 'record', server: relayRecord, load: singles(relayRecord, false), ramp: ramp(relayRecord, false) }] : []),
   ]);
   const rate = Math.max(1, Math.round(one.get('proxy')!.perSecond / 2));
   const openCount = Math.max(10, Math.round(rate * sizes.openLoopSeconds));
@@ -97,9 +105,10 @@ export async function relayVsProxy(
     (round: number) =>
       runLoad({ count, concurrency: sizes.batchConcurrency, units: 100, make: (i) => batch(server.url, admin, (i + round) * 100, sizes.players) });
   for (const server of [proxy, relay]) await batches(server, Math.min(perRoundBatches, 4))(0);
+  const batchRamp = (server: ChildServer) => () => batches(server, Math.max(1, Math.round(sizes.ramp / 100)))(sizes.rounds);
   const hundred = await inTurns(sizes.rounds, [
-    { name: 'proxy', server: proxy, load: batches(proxy) },
-    { name: 'relay', server: relay, load: batches(relay) },
+    { name: 'proxy', server: proxy, load: batches(proxy), ramp: batchRamp(proxy) },
+    { name: 'relay', server: relay, load: batches(relay), ramp: batchRamp(relay) },
   ]);
   return { rows: [...figureRows(sizes, { one, open, hundred, rate }), ...recordRows(one)], singles: one };
 }
