@@ -4,6 +4,7 @@
 import { performance } from 'node:perf_hooks';
 import type { BrowserContext } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { VANISHED_MS } from '../../src/client/mirror.js';
 import { expectExactlyOnce, nextAward, openSdkPage, uniqueId, until, type OpenedPage, type Stack, setupBrowserStack } from './harness.js';
 
 const inContext = setupBrowserStack();
@@ -50,9 +51,12 @@ async function queueOfflineAndClose(stack: Stack, context: BrowserContext, tab: 
   await goOffline(stack, context);
   const keys = await tab.sdk((page, pts) => pts.map((p) => page.award(p)), points);
   expect(await tab.sdk((page, k) => page.persisted(k), keys)).toEqual(keys.map(() => true));
+  // One player in every tab: awards a closed tab had claimed come first, handed over once they have vanished
+  // (VANISHED_MS), so this tab's first send may wait that long before it can fail (a CI run under load missed 15 s).
   await until(
     async () => (await tab.sdk((page) => page.events)).some((e) => e.name === 'award:retrying' && e.data.reason === 'network'),
     'a failed send',
+    VANISHED_MS + 15_000,
   );
   await until(async () => (await tab.sdk((page) => page.syncTags())).includes('quest-points'), 'the sync tag');
   expect((await tab.sdk((page) => page.storedOutbox())).map((r) => r.key)).toEqual(expect.arrayContaining(keys));
