@@ -47,20 +47,20 @@ export interface RelayRuntime {
 }
 
 export function redactFor(runtime: RelayRuntime, c: RelayContext, text: string): string {
-  return redactSecrets(text, [...runtime.secrets, c.get('token')]);
+  return redactSecrets(text, runtime.secrets, c.get('token'));
 }
 
 /** A log line about this request, secrets masked. */
 export function logEvent(runtime: RelayRuntime, c: RelayContext, level: LogRecord['level'], msg: string, extra: Partial<LogRecord> = {}) {
-  const secrets = [...runtime.secrets, c.get('token')];
+  const token = c.get('token');
   runtime.log({
     time: new Date().toISOString(),
     level,
     requestId: c.get('requestId') ?? '',
     method: c.req.method,
-    path: redactSecrets(c.req.path, secrets),
+    path: redactSecrets(c.req.path, runtime.secrets, token),
     ...extra,
-    msg: redactSecrets(msg, secrets),
+    msg: redactSecrets(msg, runtime.secrets, token),
   });
 }
 

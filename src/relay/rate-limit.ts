@@ -25,12 +25,14 @@ export async function checkRateLimit(
   rule: RateLimitRule | undefined,
   name: 'perPlayer' | 'perIp',
   subject: string,
-  count: (key: string, windowMs: number) => Promise<CounterHit> = (key, windowMs) => limiter.store.increment(key, windowMs),
+  count?: (key: string, windowMs: number) => Promise<CounterHit>,
 ): Promise<Refusal | null> {
   if (!rule) return null;
   let hit: CounterHit;
   try {
-    hit = await count(`qp:rl:${name}:${subject}`, rule.windowSeconds * 1000);
+    const key = `qp:rl:${name}:${subject}`;
+    const windowMs = rule.windowSeconds * 1000;
+    hit = await (count ? count(key, windowMs) : limiter.store.increment(key, windowMs));
   } catch (error) {
     return storeFailed(limiter, name, error);
   }
