@@ -44,7 +44,7 @@ export interface AuthOptions {
   maxTokenAgeSeconds?: number;
   /** Replaces token auth: resolve the caller's claims from the operator's own session, or null (401). */
   authenticate?: Authenticate;
-  /** Verified tokens remembered (LRU, each until its exp) so repeated requests skip the signature check; default 10000, 0 = off. */
+  /** Verified tokens remembered (bounded, second chance; each until its exp) so repeated requests skip the signature check; default 10000, 0 = off. */
   tokenCacheSize?: number;
 }
 

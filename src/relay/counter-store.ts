@@ -34,7 +34,7 @@ export interface MemoryCounterStoreOptions {
   /** The clock, in ms (tests pass a fake one); default Date.now. */
   now?: () => number;
   /**
-   * Most keys held at once; default 200 000. When full, the least recently counted key is dropped (its next
+   * Most keys held at once; default 200 000. When full, a key not counted lately is dropped (second chance, lru.ts; its next
    * hit starts a fresh window): memory stays bounded whatever the number of players or addresses.
    */
   maxKeys?: number;
@@ -44,7 +44,7 @@ export interface MemoryCounterStoreOptions {
 export const DEFAULT_MAX_KEYS = 200_000;
 
 /**
- * A CounterStore in this process's memory: right for one relay instance. An LRU (lru.ts): O(1) per hit, an
+ * A CounterStore in this process's memory: right for one relay instance. A bounded map (lru.ts, second chance): O(1) per hit, an
  * expired window replaced when its key is met again or evicted, never a scan of the whole map.
  */
 export function createMemoryCounterStore(options: MemoryCounterStoreOptions = {}): CounterStore {

@@ -46,8 +46,9 @@ export function createLru<K, V>(max: number): Lru<K, V> {
         entry.read = true;
         return;
       }
-      // Room first: the new entry is never the one passed over to.
-      if (entries.size >= max && entries.size > 0) evict();
+      // A bound below 1 keeps nothing (as the exact LRU did). Room first: the new entry is never the one evicted.
+      if (max < 1) return;
+      if (entries.size >= max) evict();
       entries.set(key, { value, read: false });
     },
     delete(key) {

@@ -55,8 +55,11 @@ export function createPlayerQueue(maxPlayers = 10_000): PlayerQueue {
         queues.set(player, NONE);
         return Promise.resolve(turnOf(player));
       }
-      const queue = waiting === NONE ? [] : waiting;
-      if (queue !== waiting) queues.set(player, queue);
+      let queue = waiting;
+      if (queue === NONE) {
+        queue = [];
+        queues.set(player, queue);
+      }
       return new Promise((resolve) => {
         const granted: Waiter = () => {
           stop?.();

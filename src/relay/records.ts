@@ -97,7 +97,7 @@ export function resolveIdempotency(options: IdempotencyOptions | false | undefin
 
 /** Options of createMemoryRecordStore. */
 export interface MemoryRecordStoreOptions {
-  /** Most records kept; the least recently used go first. Default 200,000. */
+  /** Most records kept; when full, one not read lately goes (second chance, lru.ts). Default 200,000. */
   maxKeys?: number;
   /** The clock (tests). */
   now?: () => number;

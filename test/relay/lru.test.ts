@@ -30,6 +30,10 @@ describe('bounded map (second chance)', () => {
     for (const k of [1, 2, 3]) all.get(k);
     all.set(4, 4);
     expect([1, 2, 3, 4].map((k) => all.get(k))).toEqual([undefined, 2, 3, 4]);
+    // A bound of 0 keeps nothing.
+    const none = createLru<string, number>(0);
+    none.set('a', 1);
+    expect([none.get('a'), none.size]).toEqual([undefined, 0]);
   });
 
   it('a write to a present key keeps one entry and counts as a use', () => {
