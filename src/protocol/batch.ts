@@ -47,7 +47,14 @@ export type BatchRequest = v.InferOutput<typeof BatchRequestSchema>;
  */
 export const BatchResultSchema = v.variant('outcome', [
   v.object({ idempotencyKey: v.string(), outcome: v.literal('ok') }),
-  v.object({ idempotencyKey: v.string(), outcome: v.literal('rejected'), status: v.number(), message: v.string() }),
+  v.object({
+    idempotencyKey: v.string(),
+    outcome: v.literal('rejected'),
+    status: v.number(),
+    message: v.string(),
+    /** The relay's refusal code (protocol/refusal.ts): who the refusal is about. Absent from the service's own. */
+    code: v.optional(v.string()),
+  }),
   v.object({
     idempotencyKey: v.string(),
     outcome: v.literal('retry'),

@@ -13,3 +13,4 @@ export * from './status.js';
 export * from './identity.js';
 export * from './infer.js';
 export * from './retry.js';
+export * from './refusal.js';
