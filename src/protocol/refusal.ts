@@ -41,8 +41,7 @@ export const REFUSAL_CODES = {
 export type RefusalCode = keyof typeof REFUSAL_CODES;
 
 /** Who a relay's refusal `code` is about; a code this version does not know is about the award. */
-export const scopeOfCode = (code: string): RefusalScope =>
-  Object.hasOwn(REFUSAL_CODES, code) ? REFUSAL_CODES[code as RefusalCode] : 'award';
+export const scopeOfCode = (code: string): RefusalScope => (Object.hasOwn(REFUSAL_CODES, code) ? REFUSAL_CODES[code as RefusalCode] : 'award');
 
 /**
  * Who a final refusal is about, from its body as read (parsed JSON, or text when it was not JSON).
