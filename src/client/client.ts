@@ -125,8 +125,11 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
     backoff: { ...DEFAULTS.backoff, ...options.backoff },
     authPauseMs: pollIntervalMs,
     requestSync,
+    // Awards belong to their player: a client made for one sends only that player's (players.ts).
+    player: options.serviceUserId,
+    invalidateToken: transport.invalidate,
   });
-  const stop = startClient({ store, outbox, notifier, reads, announcer, flush, transport, own, pollIntervalMs });
+  const stop = startClient({ store, outbox, notifier, reads, announcer, flush, transport, own, player: options.serviceUserId, pollIntervalMs });
   if (missing) queueMicrotask(() => degrade(missing));
   detect(options, env);
   return createApi({ options, store, events, outbox, live, tracked, notifier, requests, reads, tabs, announcer, flush, stop });

@@ -1,5 +1,6 @@
 import { BATCH_MAX_AWARDS } from '../protocol/limits.js';
 import type { Outbox } from './outbox.js';
+import { createPlayers, isPlayerRefusal } from './players.js';
 import { backoffDelay } from './retry.js';
 import { sendAwards, type SendResult } from './send.js';
 import type { Transport } from './transport.js';
@@ -17,6 +18,10 @@ export interface FlusherDeps {
   authPauseMs: number;
   /** Applies one batch's results (settleBatch, and whatever the owner tells of them). */
   settle(head: PendingAward[], results: SendResult[]): Promise<unknown>;
+  /** The session's player (the client's serviceUserId option): only its awards are sent (players.ts). */
+  player?: string;
+  /** The token was refused as another player's: the next request asks getToken() again (resolves once it will). */
+  invalidateToken?(): Promise<unknown>;
 }
 
 /** One award that must wait, with why. */
@@ -53,20 +58,38 @@ export function createFlusher(deps: FlusherDeps) {
   let stopped = false;
 
   async function drain(): Promise<FlushResult> {
+    // Only this session's player's awards: the others wait in the store for theirs (players.ts).
+    const players = createPlayers(deps.player);
+    let refreshed = false;
     // The store is read once per drain (other tabs' awards and acknowledgements); after that the mirror, which
     // BroadcastChannel keeps current, gives each next batch. Reading the store per batch made a drain quadratic.
     for (let fromStore = true; !stopped; fromStore = false) {
-      const head = (fromStore ? await outbox.reload() : outbox.queued()).slice(0, BATCH_MAX_AWARDS);
+      const head = (fromStore ? await outbox.reload() : outbox.queued()).filter(players.mine).slice(0, BATCH_MAX_AWARDS);
+      // 'drained': nothing left that this session sends (another player's awards may still wait for theirs).
       if (!head.length) return { outcome: 'drained' };
       const results = await sendAwards(deps.transport, head);
       await deps.settle(head, results);
+      // An award refused as another player's: the token may be stale (a switch of player), the next request asks again.
+      // The client's own award refused so: the token is another player's (signed out and in without a new client):
+      // once more with a fresh token, as after a 401; then paused until a token works.
+      const refused = players.refused(head, results);
+      if (refused.any) await deps.invalidateToken?.();
+      if (refused.own && !refreshed) {
+        refreshed = true;
+        continue;
+      }
+      if (refused.own) {
+        wait.at = Date.now() + deps.authPauseMs;
+        return { outcome: 'auth', error: refused.own };
+      }
       const auth = results.find((r) => r.outcome === 'auth');
       if (auth) {
         // Paused: the poll, `online`, a visible tab or flush() try getToken again.
         wait.at = Date.now() + deps.authPauseMs;
         return { outcome: 'auth', error: auth.error };
       }
-      if (results.some((r) => r.outcome === 'retry')) return backOff(head, results);
+      // Another player's awards (set aside above) hold nothing back: only a retry of this session's own backs off.
+      if (results.some((r) => r.outcome === 'retry' && !isPlayerRefusal(r))) return backOff(head, results);
       wait.at = 0;
       wait.attempt = 0;
     }
@@ -81,7 +104,7 @@ export function createFlusher(deps: FlusherDeps) {
     let afterMs = 0;
     head.forEach((award, i) => {
       const r = results[i];
-      if (r?.outcome !== 'retry') return;
+      if (r?.outcome !== 'retry' || isPlayerRefusal(r)) return;
       afterMs = Math.max(afterMs, r.retryAfterMs ?? 0);
       retrying.push({ award, reason: r.reason, status: r.status });
     });
@@ -97,7 +120,7 @@ export function createFlusher(deps: FlusherDeps) {
       return Promise.resolve({ outcome: 'retry', at: wait.at, delayMs: wait.at - Date.now(), attempt: wait.attempt, retrying: [] });
     // A trigger during a flush (even while its lock is being released) runs once more right after it, forced only
     // if a forced trigger asked: the flush that just ended may have set a backoff that the others must respect.
-    if (flushing) {
+    if (flushing !== undefined) {
       again.force ||= force;
       again.done ??= flushing.then(() => {
         const forced = again.force;

@@ -1,6 +1,7 @@
 import { paths } from '../protocol/paths.js';
 import type { BatchResult, QueuedAward } from '../protocol/batch.js';
 import type { QuestPointsError } from './errors.js';
+import { refusalScope } from '../protocol/refusal.js';
 import { classify } from './retry.js';
 import { answerError, type Answer, type Transport } from './transport.js';
 import type { DeadLetter, PendingAward, RetryReason } from './types.js';
@@ -41,6 +42,8 @@ function fromAnswer(answer: Answer): SendResult {
   if (verdict === 'ok') return { outcome: 'ok' };
   const error = answerError(answer);
   if (verdict === 'auth') return { outcome: 'auth', error };
+  // Another player's award (the token is not its player's): it waits in the queue for that player's session.
+  if (verdict === 'rejected' && refusalScope(answer.body) === 'player') return { outcome: 'retry', reason: 'player', status };
   if (verdict === 'rejected') return { outcome: 'rejected', status, message: error.message };
   return { outcome: 'retry', reason: 'status', status, retryAfterMs: answer.retryAfterMs };
 }
@@ -56,6 +59,8 @@ function fromError(error: unknown): SendResult {
 
 function fromBatchResult(result: BatchResult | undefined): SendResult {
   if (!result) return { outcome: 'retry', reason: 'no result' };
+  if (result.outcome === 'rejected' && refusalScope({ success: false, ...result }) === 'player')
+    return { outcome: 'retry', reason: 'player', status: result.status };
   if (result.outcome !== 'retry') return result;
   const { reason, status, retryAfter } = result;
   return { outcome: 'retry', reason, status, retryAfterMs: (retryAfter ?? 0) * 1000 };

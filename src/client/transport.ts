@@ -71,6 +71,10 @@ export function createTransport(options: QuestPointsOptions, load: LoadHttp) {
       if (again.status === 401) layer.invalidate();
       return again;
     },
+    /** The token was refused (as another player's): the next request asks getToken() again (resolves once it will). */
+    invalidate: async () => {
+      (await loading?.catch(() => undefined))?.invalidate();
+    },
     /** pagehide: fire and forget; the page may be gone before any answer. */
     beacon: (path: string, body: unknown) => void once('POST', path, body, undefined, true).catch(() => {}),
   };

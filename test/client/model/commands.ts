@@ -48,11 +48,22 @@ const awards = fc.tuple(pick, user, fc.integer({ min: 1, max: 9 }), fc.integer({
 
 /** Things that happen to a client's pages, its storage, its network and its relay, in any order. */
 export const commands: fc.Arbitrary<Cmd>[] = [
-  fc.constant(
+  // Two players on one profile: a tab is opened for either (a shared computer, a logout and login).
+  user.map((u) =>
     command(
-      'openTab',
+      `openTab(${u})`,
       (sys) => sys.alive().length < 3,
-      (sys) => void sys.openTab(),
+      (sys) => void sys.openTab(u),
+    ),
+  ),
+  // The site's session switches player: the worker's tokenUrl answers the other's token from now on.
+  user.map((u) =>
+    command(
+      `signIn(${u})`,
+      () => true,
+      (sys) => {
+        sys.session.player = u;
+      },
     ),
   ),
   pick.map((p) =>
@@ -63,13 +74,14 @@ export const commands: fc.Arbitrary<Cmd>[] = [
       await tab.qp.close();
     }),
   ),
-  pick.map((p) =>
-    command(`reloadTab(${p})`, hasTab, async (sys) => {
+  // A reload, possibly as another player (signed out and in): `u` is the new page's player.
+  fc.tuple(pick, fc.option(user, { nil: undefined })).map(([p, u]) =>
+    command(`reloadTab(${p}${u ? `, as ${u}` : ''})`, hasTab, async (sys) => {
       const tab = pickAlive(sys, p);
       if (!tab) return;
       tab.closed = true;
       await tab.qp.close();
-      sys.openTab();
+      sys.openTab(u ?? tab.player);
     }),
   ),
   // A crash: the tab's requests fail from now on and it stops without waiting for anything it began.
@@ -177,7 +189,8 @@ export async function drainAndCheck(sys: System): Promise<void> {
   sys.storage.recover();
   sys.relayState.mode = 'ok';
   sys.relayState.offline = false;
-  if (!sys.alive().length) sys.openTab();
+  // Every player comes back: another player's awards wait for a session of theirs.
+  for (const u of USERS) if (!sys.alive().some((t) => t.player === u)) sys.openTab(u);
   const started = Date.now();
   let jumped = false;
   for (;;) {
@@ -202,11 +215,16 @@ export async function drainAndCheck(sys: System): Promise<void> {
 
 async function check(sys: System) {
   const alive = sys.alive();
-  const dead = new Set((await alive[0]!.qp.deadLetters()).map((d) => d.idempotencyKey));
+  const letters = await alive[0]!.qp.deadLetters();
+  const dead = new Set(letters.map((d) => d.idempotencyKey));
   const { ledger } = sys.service;
   const fail = (message: string) => {
     throw new Error(message);
   };
+  // A dead letter only for the award's own fault: the service refused it (never another player's, never the deployment's).
+  for (const d of letters)
+    if (!sys.service.refused.has(d.idempotencyKey))
+      fail(`award ${d.idempotencyKey} dead-lettered, not refused by the service: ${d.status} ${d.message}`);
   for (const tab of sys.tabs)
     for (const [key, a] of tab.awards) {
       // Nothing persisted is lost: applied (once: the ledger is by key) or refused for good, never both.
@@ -227,11 +245,11 @@ async function check(sys: System) {
     }
   for (const tab of alive) {
     // Tracked pairs are the own pair and the watched ones.
-    const watched = [pointsKey(QUEST, 'p1'), ...[...tab.watches.keys()].map((u) => pointsKey(QUEST, u))];
+    const watched = [pointsKey(QUEST, tab.player), ...[...tab.watches.keys()].map((u) => pointsKey(QUEST, u))];
     const shown = Object.keys(tab.qp.getSnapshot().points).sort();
     if (shown.join() !== [...new Set(watched)].sort().join()) fail(`snapshot pairs ${shown} but watched ${watched}`);
     // The totals equal the ledger.
-    for (const u of new Set<User>(['p1', ...tab.watches.keys()])) {
+    for (const u of new Set<User>([tab.player, ...tab.watches.keys()])) {
       const view = await tab.qp.fetchPoints(QUEST, u);
       if (view.totalPoints !== sys.service.total(u))
         fail(

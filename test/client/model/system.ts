@@ -56,10 +56,23 @@ interface AwardSent {
   idempotencyKey: string;
 }
 
-/** The relay as the SDK sees it, over the model service, answering as `state.mode` says (or not at all, offline). */
+/** The token's subject, as the relay reads it (the model's JWTs are unsigned). */
+const subOf = (init: RequestInit) => {
+  const token = (new Headers(init.headers).get('authorization') ?? '').replace(/^Bearer /, '');
+  return JSON.parse(atob((token.split('.')[1] ?? '').replace(/-/g, '+').replace(/_/g, '/'))).sub as string;
+};
+
+/** What the relay answers an award named for another player than the token's (src/relay/access.ts), with its code. */
+const PLAYER_REFUSAL = { success: false, message: "serviceUserId is not the token's sub: a player acts only on itself", code: 'player' };
+
+/**
+ * The relay as the SDK sees it, over the model service, answering as `state.mode` says (or not at all, offline). As
+ * the real relay, it refuses an award named for another player than the token's (403, code 'player') before anything.
+ */
 export function modelRelay(service: ReturnType<typeof modelService>, state: { mode: RelayMode; offline: boolean }) {
   /** One award's fate: applied and acknowledged, refused (unless applied before: an idempotent replay), or not applied. */
-  const decide = (a: AwardSent): 'ok' | 'rejected' | 'retry' | 'lost' => {
+  const decide = (a: AwardSent, sub: string): 'ok' | 'rejected' | 'retry' | 'lost' | 'player' => {
+    if (a.serviceUserId !== sub) return 'player';
     if (state.mode === 'retry') return 'retry';
     // A refusal is final: the same award sent again is refused again (the service's rules do not change).
     if (service.refused.has(a.idempotencyKey)) return 'rejected';
@@ -83,8 +96,9 @@ export function modelRelay(service: ReturnType<typeof modelService>, state: { mo
       return json(200, { success: true, data: service.summary(user) });
     }
     const body = JSON.parse(String(init.body));
+    const sub = subOf(init);
     if (url.pathname.endsWith('/batch/points')) {
-      const fates = (body.awards as AwardSent[]).map((a) => [a, decide(a)] as const);
+      const fates = (body.awards as AwardSent[]).map((a) => [a, decide(a, sub)] as const);
       if (fates.some(([, f]) => f === 'lost')) return lose.n++ % 2 ? noAnswer() : json(503, { success: false, message: 'lost' });
       if (state.mode === 'retry') return json(503, { success: false, message: 'busy' });
       return json(200, {
@@ -92,13 +106,16 @@ export function modelRelay(service: ReturnType<typeof modelService>, state: { mo
         results: fates.map(([a, f]) =>
           f === 'ok'
             ? { idempotencyKey: a.idempotencyKey, outcome: 'ok' }
-            : { idempotencyKey: a.idempotencyKey, outcome: 'rejected', status: 400, message: 'refused' },
+            : f === 'player'
+              ? { idempotencyKey: a.idempotencyKey, outcome: 'rejected', status: 403, ...PLAYER_REFUSAL }
+              : { idempotencyKey: a.idempotencyKey, outcome: 'rejected', status: 400, message: 'refused' },
         ),
       });
     }
     // One award: POST /group-quests/:quest/points, its key in a header.
     const key = new Headers(init.headers).get('idempotency-key') ?? '';
-    const fate = decide({ ...body, questId: QUEST, idempotencyKey: key });
+    const fate = decide({ ...body, questId: QUEST, idempotencyKey: key }, sub);
+    if (fate === 'player') return json(403, PLAYER_REFUSAL);
     if (fate === 'lost') return lose.n++ % 2 ? noAnswer() : json(503, { success: false, message: 'lost' });
     if (fate === 'retry') return json(503, { success: false, message: 'busy' });
     if (fate === 'rejected') return json(400, { success: false, message: 'refused' });
@@ -140,6 +157,8 @@ export function storageSwitch(storageName: string) {
 /** One tab: its client, what each of its awards became, and what it watches. */
 export interface Tab {
   qp: QuestPoints;
+  /** Its player: the client's serviceUserId, and its token's subject. */
+  player: User;
   /** Its requests fail from now on (a crashed tab sends nothing more). */
   dead: boolean;
   closed: boolean;
@@ -161,10 +180,13 @@ export function createSystem() {
   const storage = storageSwitch(storageName);
   const tabs: Tab[] = [];
   const worker: { sync?: QuestPointsSync } = {};
+  /** Who is signed in on the site: the player whose token the worker's tokenUrl answers. */
+  const session = { player: 'p1' as User };
 
-  function openTab(): Tab {
+  function openTab(player: User = 'p1'): Tab {
     const tab: Tab = {
       qp: undefined as unknown as QuestPoints,
+      player,
       dead: false,
       closed: false,
       awards: new Map(),
@@ -174,9 +196,9 @@ export function createSystem() {
     };
     tab.qp = createQuestPoints({
       relayUrl: '/api',
-      getToken: () => jwt('p1', Date.now() / 1000 + 3600),
+      getToken: () => jwt(player, Date.now() / 1000 + 3600),
       questId: QUEST,
-      serviceUserId: 'p1',
+      serviceUserId: player,
       storageName,
       storage: 'indexeddb',
       flushDelayMs: 1,
@@ -205,13 +227,14 @@ export function createSystem() {
   /** The worker's fetch: the token URL answers; the rest is the relay. */
   const workerFetch = async (input: RequestInfo | URL, init?: RequestInit) =>
     new URL(String(input), 'https://game.test').pathname === '/token'
-      ? json(200, { token: jwt('p1', Date.now() / 1000 + 3600) })
+      ? json(200, { token: jwt(session.player, Date.now() / 1000 + 3600) })
       : relay(input, init);
 
   return {
     storageName,
     service,
     relayState,
+    session,
     storage,
     tabs,
     openTab,

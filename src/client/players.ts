@@ -1,0 +1,52 @@
+import { QuestPointsError } from './errors.js';
+import type { SendResult } from './send.js';
+import type { PendingAward } from './types.js';
+
+/**
+ * Which awards a session sends: awards belong to their player (docs/guide/offline.md, "Shared computers").
+ *
+ * One outbox per storage name holds every player's awards, and a session sends only its own player's: the others wait
+ * in the store for a session of theirs. One store rather than one per player, because the player is not always known
+ * where the outbox is opened (a client made without `serviceUserId` names the player in each award; the service
+ * worker has only the signed-in player's token), and because awards queued before this rule (and by a page or worker
+ * of an earlier release, which share the outbox) are in that one store: filtering by each award's own
+ * `serviceUserId` delivers them with no migration, to their player.
+ *
+ * Who the session's player is:
+ * - the client's `serviceUserId` option, when given: only that player's awards are sent (the others are never sent,
+ *   so another player's token never carries them);
+ * - otherwise (a client naming the player per award, the service worker), what the relay says: an award it refuses
+ *   as another player's than the token's (code 'player', protocol/refusal.ts) stays queued, and that player's awards
+ *   are set aside for the rest of this drain. Never a dead letter: the award is not at fault, its player is away.
+ *
+ * `player`: the client's serviceUserId option. One per drain (the next drain may carry another player's token).
+ */
+export function createPlayers(player: string | undefined) {
+  /** Players the relay said this drain's token is not: their awards wait for their own session. */
+  const elsewhere = new Set<string>();
+  return {
+    /** Whether this session sends the award now. */
+    mine: (award: PendingAward) => (player === undefined ? !elsewhere.has(award.serviceUserId) : award.serviceUserId === player),
+    /**
+     * One batch's refusals as another player's award: those players are set aside (`any`: there was one, so the
+     * token may be stale: the next drain asks for a fresh one). The client's own player refused so means the token is
+     * another player's (a switch of player without a new client): `own`, the error to pause on as for a refused token.
+     */
+    refused(head: PendingAward[], results: SendResult[]): { any: boolean; own?: QuestPointsError } {
+      let any = false;
+      let own: QuestPointsError | undefined;
+      head.forEach((award, i) => {
+        const result = results[i];
+        if (result?.outcome !== 'retry' || !isPlayerRefusal(result)) return;
+        any = true;
+        if (award.serviceUserId === player)
+          own = new QuestPointsError(`the token is not ${player}'s (the relay says): awards wait for ${player}'s token`, 'auth', result.status);
+        else elsewhere.add(award.serviceUserId);
+      });
+      return { any, own };
+    },
+  };
+}
+
+/** The relay refused the award as another player's than the token's: it waits for that player. */
+export const isPlayerRefusal = (result: SendResult | undefined): boolean => result?.outcome === 'retry' && result.reason === 'player';
