@@ -7,7 +7,7 @@
 // (test/relay/fast-award.test.ts compares the two, byte for byte, for every kind of request).
 // Anything unusual (a chunked body, an encoded path, a query, an absolute URL, an odd Host) goes the Hono way.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RelayContext } from '../context.js';
+import { SOCKET_REQUEST, type RelayContext } from '../context.js';
 
 /** The spec's award path, a plain quest id: no escapes (Hono would decode them), no query, nothing after. */
 const AWARD_PATH = /^\/group-quests\/([^/?#%]+)\/points$/;
@@ -112,6 +112,11 @@ class AwardRequest {
 
   get raw(): this {
     return this;
+  }
+
+  /** Built from the socket's request: the app's steps read its headers off it (context.ts socketExchange). */
+  get [SOCKET_REQUEST](): IncomingMessage {
+    return this.incoming;
   }
 
   /** A header as Node parsed it (repeated ones joined, as Headers.get joins them). */
