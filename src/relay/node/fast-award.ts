@@ -43,7 +43,9 @@ export function fastAwardHandler(award: Award): (request: IncomingMessage, respo
     if (!host || !PLAIN_HOST.test(host) || length === undefined || !/^\d+$/.test(length) || request.headers['transfer-encoding'] !== undefined) {
       return false;
     }
-    const c = new AwardContext(request, response, `http://${host}${target}`, target, match[1] as string);
+    // The scheme as @hono/node-server builds it: the socket's (https on a TLS socket), never assumed.
+    const scheme = (request.socket as { encrypted?: boolean } | null)?.encrypted ? 'https' : 'http';
+    const c = new AwardContext(request, response, `${scheme}://${host}${target}`, target, match[1] as string);
     award(c as unknown as RelayContext)
       .then((answer) => write(response, answer as unknown as Answer))
       // award() answers its own errors (as the app's onError); what is left is a failure to write.
