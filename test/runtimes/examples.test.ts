@@ -100,7 +100,9 @@ describe('deployment examples (examples/relay-*)', { timeout: 60_000 }, () => {
       }
       await until(() => /"msg":"request"/.test(server.output()), `${name}: an access log line on stderr`, 3_000, 20);
       const docs = await readFile('docs/relay/deploy.md', 'utf8');
-      expect(docs, `docs/relay/deploy.md shows ${example.source} (<!-- snippet: ${example.source} -->)`).toContain(`<!-- snippet: ${example.source} -->\n`);
+      expect(docs, `docs/relay/deploy.md shows ${example.source} (<!-- snippet: ${example.source} -->)`).toContain(
+        `<!-- snippet: ${example.source} -->\n`,
+      );
     });
   }
 });
