@@ -1,6 +1,6 @@
 import { BATCH_MAX_AWARDS } from '../protocol/limits.js';
 import type { Outbox } from './outbox.js';
-import { backoffDelay } from './retry.js';
+import { backoffDelay } from '../protocol/retry.js';
 import { sendAwards, type DeploymentRefusal, type SendResult } from './send.js';
 import type { Transport } from './transport.js';
 import type { PendingAward, RetryReason } from './types.js';
@@ -91,7 +91,7 @@ export function createFlusher(deps: FlusherDeps) {
     // A deployment refusal backs off like any retry (capped at maxMs): a fixed deployment heals without a reload.
     const delayMs = backoffDelay(wait.attempt++, backoff.baseMs, backoff.maxMs, afterMs);
     wait.at = Date.now() + delayMs;
-    return { outcome: 'retry', at: wait.at, delayMs, attempt: wait.attempt, retrying, ...(refused ? { refused } : {}) };
+    return { outcome: 'retry', at: wait.at, delayMs, attempt: wait.attempt, retrying, refused };
   }
 
   /** `force` ignores backoff and the auth pause: flush(), `online`, a visible tab, the retry timer. */
