@@ -34,7 +34,8 @@ describe('backoffDelay (full jitter)', () => {
     expect(backoffDelay(3, 100, 10_000, 0, () => 0)).toBe(0);
   });
   it('is capped at maxMs', () => expect(backoffDelay(40, 100, 5000, 0, () => 0.5)).toBe(2500));
-  it('never comes before Retry-After', () => expect(backoffDelay(0, 100, 5000, 7000, () => 0.5)).toBe(7000));
+  it('never comes before Retry-After within maxMs', () => expect(backoffDelay(0, 100, 5000, 3000, () => 0.5)).toBe(3000));
+  it('a Retry-After past maxMs waits maxMs, then asks again', () => expect(backoffDelay(0, 100, 5000, 7000, () => 0.5)).toBe(5000));
 });
 
 describe('tokenExpiry', () => {
