@@ -345,6 +345,20 @@ describe('registerQuestPointsSync: the sync event', () => {
     expect(keysOf(await outbox.all())).toEqual(keysOf(awards));
   });
 
+  it('close() mid-drain with awards left: the event fails (the browser fires it again), it never says delivered', async () => {
+    vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const { awards, outbox, relay, fire } = await setup([1, 2], { relay: () => json(503, { success: false, message: 'busy' }) });
+    const event = fire('sync', 'quest-points')!;
+    const outcome = event.then(
+      () => 'delivered',
+      (error: Error) => `failed: ${error.message}`,
+    );
+    await vi.waitFor(() => expect(relay.sentKeys().length).toBeGreaterThan(0));
+    running.pop()!.close();
+    expect(await outcome).toBe('failed: closed with 2 award(s) queued');
+    expect(keysOf(await outbox.all())).toEqual(keysOf(awards));
+  });
+
   it('two events at once make one drain', async () => {
     const { awards, relay, fire } = await setup([1, 2]);
     await Promise.all([fire('sync', 'quest-points'), fire('periodicsync', 'quest-points')]);
