@@ -14,6 +14,8 @@ const describe: { [E in keyof QuestPointsEvents]: (e: Payload<E>) => string } = 
   'queue:drained': () => 'queue drained',
   'connection:changed': (e) => (e.online ? 'back online' : 'offline'),
   'auth:required': () => 'token refused: sending paused until a fresh token',
+  'deployment:refused': (e) =>
+    `the deployment refused the queue (${e.status}${e.code ? ` ${e.code}` : ''}): held, next try in ${Math.round(e.delayMs)} ms`,
   'environment:changed': ({ environment: env }) =>
     `awards kept in ${env.storage}${env.partitioned ? ' (partitioned)' : ''}, closed-tab delivery ${env.closedTabDelivery.available ? 'on' : `off (${env.closedTabDelivery.reason})`}`,
   'storage:degraded': (e) => `storage degraded (${e.reason}): awards kept in memory`,

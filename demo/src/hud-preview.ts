@@ -27,6 +27,7 @@ export function scriptedClient(initial: PointsView) {
     queueSize: 0,
     deadLetterCount: 0,
     authRequired: false,
+    deploymentRefused: false,
     storage: 'indexeddb',
     environment: PREVIEW_ENVIRONMENT,
     points: {},

@@ -47,6 +47,14 @@ export interface QuestPointsEvents {
   /** getToken() failed or a fresh token was refused: sending pauses until a token works (the poll, `online`, a visible tab or flush() try again). */
   'auth:required': (e: { error: unknown }) => void;
   /**
+   * The deployment refused the queue, not the awards: the relay's origin or route refusal (its `code`: 'origin',
+   * 'route'), or an answer that is not the relay's (a proxy's HTML 404, a WAF's or CDN's 403). Nothing is
+   * dead-lettered: the queue holds (snapshot `deploymentRefused`) and is tried again with backoff (at most
+   * `backoff.maxMs` apart; `online`, a visible tab and flush() try at once), so a fixed deployment delivers every award
+   * without a reload. Told on each attempt refused; `attempt` and `delayMs` as in `award:retrying`.
+   */
+  'deployment:refused': (e: { status: number; message: string; code?: string; attempt: number; delayMs: number }) => void;
+  /**
    * Where the game is played and what holds there: once at start-up when the probes have answered, and whenever it
    * changes (storage fell back to memory or came back, a Background Sync registration was refused).
    */

@@ -65,6 +65,7 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
     online: true,
     deadLetterCount: 0,
     authRequired: false,
+    deploymentRefused: false,
     storage: idb ? 'indexeddb' : 'memory',
     environment,
     closed: false,

@@ -25,7 +25,8 @@ export interface FlushDeps {
 
 /**
  * Flush scheduling and what each result means for the page: the flush timer, the drain's batches told (online, the
- * token pause), and its end (retry timer, `award:retrying`, `queue:drained`, `auth:required`, the reads after it).
+ * token pause), and its end (retry timer, `award:retrying`, `queue:drained`, `auth:required`, `deployment:refused`,
+ * the reads after it).
  * The flusher (flusher.ts) owns the drain and the backoff; this owns when it runs and what its answers mean.
  */
 export function createFlush(deps: FlushDeps) {
@@ -40,8 +41,8 @@ export function createFlush(deps: FlushDeps) {
     const [first] = results;
     // Offline only for lack of network: a retry the relay answered (deadline, relay_busy, upstream_auth...) is an answer.
     if (first && first.outcome !== 'auth') store.dispatch({ online: !(first.outcome === 'retry' && first.noAnswer) });
-    // A token worked: an award was acknowledged or refused.
-    if (results.some((r) => r.outcome === 'ok' || r.outcome === 'rejected')) store.dispatch({ authRequired: false });
+    // A token worked and the relay answered: an award was acknowledged or refused.
+    if (results.some((r) => r.outcome === 'ok' || r.outcome === 'rejected')) store.dispatch({ authRequired: false, deploymentRefused: false });
     await announcer.settle(head, results);
   }
 
@@ -56,7 +57,10 @@ export function createFlush(deps: FlushDeps) {
     if (result.outcome !== 'busy' && result.outcome !== 'closed') reads.refresh(announcer.takeAcked());
     // The drain read the store: awards another tab settled there without telling are settled here.
     void announcer.unheard();
-    if (result.outcome === 'drained') events.emit('queue:drained', { queueSize: 0 });
+    if (result.outcome === 'drained') {
+      store.dispatch({ deploymentRefused: false });
+      events.emit('queue:drained', { queueSize: 0 });
+    }
     if (result.outcome === 'error') events.emit('error', { error: result.error, during: 'flush' });
     if (result.outcome === 'auth') {
       store.dispatch({ authRequired: true });
@@ -66,7 +70,12 @@ export function createFlush(deps: FlushDeps) {
     if (result.outcome === 'retry' && result.retrying.length) {
       schedule(result.delayMs, true);
       deps.requestSync();
-      const { attempt, delayMs } = result;
+      const { attempt, delayMs, refused } = result;
+      // The deployment refused the queue (not the awards): held and said so, retried at the end of the backoff.
+      if (refused) {
+        store.dispatch({ deploymentRefused: true });
+        events.emit('deployment:refused', { ...refused, attempt, delayMs });
+      }
       for (const r of result.retrying)
         events.emit('award:retrying', { ...r, attempt, delayMs, persisted: announcer.persisted(r.award.idempotencyKey) });
     }

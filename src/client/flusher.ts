@@ -1,7 +1,7 @@
 import { BATCH_MAX_AWARDS } from '../protocol/limits.js';
 import type { Outbox } from './outbox.js';
 import { backoffDelay } from './retry.js';
-import { sendAwards, type SendResult } from './send.js';
+import { sendAwards, type DeploymentRefusal, type SendResult } from './send.js';
 import type { Transport } from './transport.js';
 import type { PendingAward, RetryReason } from './types.js';
 
@@ -28,12 +28,13 @@ export interface Retrying {
 
 /**
  * How a run ended. `drained`: the outbox is empty. `retry`: awards wait until `at` (`retrying` lists those this run
- * tried, with `attempt` and `delayMs`; none when it only found the backoff still running). `auth`: paused until a
+ * tried, with `attempt` and `delayMs`; none when it only found the backoff still running; `refused`: the queue is held
+ * by a refusal about the deployment, not the awards). `auth`: paused until a
  * token works. `busy`: another tab or the worker holds the lock. `closed`: stopped. `error`: the drain threw.
  */
 export type FlushResult =
   | { outcome: 'drained' | 'busy' | 'closed' }
-  | { outcome: 'retry'; at: number; delayMs: number; attempt: number; retrying: Retrying[] }
+  | { outcome: 'retry'; at: number; delayMs: number; attempt: number; retrying: Retrying[]; refused?: DeploymentRefusal }
   | { outcome: 'auth'; error: unknown }
   | { outcome: 'error'; error: unknown };
 
@@ -79,15 +80,18 @@ export function createFlusher(deps: FlusherDeps) {
     if (results.some((r) => r.outcome === 'ok' || r.outcome === 'rejected')) wait.attempt = 0;
     const retrying: Retrying[] = [];
     let afterMs = 0;
+    let refused: DeploymentRefusal | undefined;
     head.forEach((award, i) => {
       const r = results[i];
       if (r?.outcome !== 'retry') return;
       afterMs = Math.max(afterMs, r.retryAfterMs ?? 0);
+      refused ??= r.refused;
       retrying.push({ award, reason: r.reason, status: r.status });
     });
+    // A deployment refusal backs off like any retry (capped at maxMs): a fixed deployment heals without a reload.
     const delayMs = backoffDelay(wait.attempt++, backoff.baseMs, backoff.maxMs, afterMs);
     wait.at = Date.now() + delayMs;
-    return { outcome: 'retry', at: wait.at, delayMs, attempt: wait.attempt, retrying };
+    return { outcome: 'retry', at: wait.at, delayMs, attempt: wait.attempt, retrying, ...(refused ? { refused } : {}) };
   }
 
   /** `force` ignores backoff and the auth pause: flush(), `online`, a visible tab, the retry timer. */
@@ -97,7 +101,7 @@ export function createFlusher(deps: FlusherDeps) {
       return Promise.resolve({ outcome: 'retry', at: wait.at, delayMs: wait.at - Date.now(), attempt: wait.attempt, retrying: [] });
     // A trigger during a flush (even while its lock is being released) runs once more right after it, forced only
     // if a forced trigger asked: the flush that just ended may have set a backoff that the others must respect.
-    if (flushing) {
+    if (flushing !== undefined) {
       again.force ||= force;
       again.done ??= flushing.then(() => {
         const forced = again.force;

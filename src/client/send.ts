@@ -1,7 +1,7 @@
 import { paths } from '../protocol/paths.js';
 import type { BatchResult, QueuedAward } from '../protocol/batch.js';
 import type { QuestPointsError } from './errors.js';
-import { classify } from './retry.js';
+import { answerHandling, type Handling } from '../protocol/status.js';
 import { answerError, type Answer, type Transport } from './transport.js';
 import type { DeadLetter, PendingAward, RetryReason } from './types.js';
 
@@ -15,10 +15,21 @@ export type SendResult =
    * the request itself failed (network, timeout), so the relay is not known reachable; a relay's own 'network' or
    * 'timeout' reason (its upstream failed) is an answer.
    */
-  | { outcome: 'retry'; reason: RetryReason; status?: number; retryAfterMs?: number; noAnswer?: true }
+  | { outcome: 'retry'; reason: RetryReason; status?: number; retryAfterMs?: number; noAnswer?: true; refused?: DeploymentRefusal }
   /** Why no token could be had, or the refusal. */
   | { outcome: 'auth'; error: unknown }
   | { outcome: 'skipped' };
+
+/**
+ * A refusal about the deployment, not the award (protocol/status.ts `answerHandling` 'held'): the relay's `code`
+ * (origin, route) when it sent one; none when something else answered (a proxy's HTML page, a WAF's empty 403). The
+ * award is retried (reason 'deployment'), never dead-lettered.
+ */
+export interface DeploymentRefusal {
+  status: number;
+  message: string;
+  code?: string;
+}
 
 /** What one batch's results take out of the outbox: the acknowledged keys, and the refused awards as dead letters. */
 export function settlement(head: PendingAward[], results: SendResult[], now = Date.now()): { ok: string[]; dead: DeadLetter[] } {
@@ -36,13 +47,25 @@ export function settlement(head: PendingAward[], results: SendResult[], now = Da
 export const toWire = ({ queuedAt, seq, ...wire }: QueuedAward & { queuedAt?: number; seq?: number }): QueuedAward => wire;
 
 function fromAnswer(answer: Answer): SendResult {
-  const { status } = answer;
-  const verdict = classify(status);
-  if (verdict === 'ok') return { outcome: 'ok' };
+  const { status, body } = answer;
+  const handling = answerHandling(status, body);
+  if (handling === 'ok') return { outcome: 'ok' };
   const error = answerError(answer);
-  if (verdict === 'auth') return { outcome: 'auth', error };
-  if (verdict === 'rejected') return { outcome: 'rejected', status, message: error.message };
-  return { outcome: 'retry', reason: 'status', status, retryAfterMs: answer.retryAfterMs };
+  if (handling === 'auth') return { outcome: 'auth', error };
+  return refusal(handling, status, error.message, body?.code, answer.retryAfterMs);
+}
+
+/** A refusal or a retry, by its handling: only one about the award itself is final. */
+function refusal(handling: Exclude<Handling, 'ok' | 'auth'>, status: number, message: string, code: unknown, retryAfterMs?: number): SendResult {
+  if (handling === 'rejected') return { outcome: 'rejected', status, message };
+  // Another player's award: it waits in the queue for that player's session.
+  if (handling === 'player') return { outcome: 'retry', reason: 'player', status };
+  if (handling === 'held') {
+    // Not the relay's standard body: say so, rather than the bare status an HTML page leaves.
+    const said = typeof code === 'string' ? message : `${message} (not the relay's answer: a proxy, WAF or CDN refused the request)`;
+    return { outcome: 'retry', reason: 'deployment', status, refused: { status, message: said, ...(typeof code === 'string' ? { code } : {}) } };
+  }
+  return { outcome: 'retry', reason: 'status', status, retryAfterMs };
 }
 
 function fromError(error: unknown): SendResult {
@@ -56,7 +79,12 @@ function fromError(error: unknown): SendResult {
 
 function fromBatchResult(result: BatchResult | undefined): SendResult {
   if (!result) return { outcome: 'retry', reason: 'no result' };
-  if (result.outcome !== 'retry') return result;
+  if (result.outcome === 'ok') return result;
+  if (result.outcome === 'rejected') {
+    const { status, message, code } = result;
+    const handling = answerHandling(status, { success: false, message, code });
+    return handling === 'ok' || handling === 'auth' ? { outcome: 'rejected', status, message } : refusal(handling, status, message, code);
+  }
   const { reason, status, retryAfter } = result;
   return { outcome: 'retry', reason, status, retryAfterMs: (retryAfter ?? 0) * 1000 };
 }
@@ -80,7 +108,8 @@ export async function sendAwards(transport: Transport, awards: QueuedAward[]): P
       const byKey = new Map(results.map((r) => [r?.idempotencyKey?.toLowerCase(), r]));
       return awards.map((a) => fromBatchResult(byKey.get(a.idempotencyKey.toLowerCase())));
     }
-    if (whole.outcome !== 'rejected') return awards.map(() => whole);
+    // Refused as a whole for the deployment (a relay without the batch route answers a 404 page): the singles decide.
+    if (whole.outcome !== 'rejected' && !(whole.outcome === 'retry' && whole.refused)) return awards.map(() => whole);
   }
   const results: SendResult[] = [];
   for (const { questId, idempotencyKey, ...body } of awards.map(toWire)) {

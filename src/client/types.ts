@@ -19,7 +19,10 @@ export interface PendingAward extends QueuedAward {
   seq: number;
 }
 
-/** An award the service or the relay refused for good (400/403/404/413/422 or another final 4xx). */
+/**
+ * An award the service or the relay refused for good (400/403/404/413/422 or another final 4xx), a refusal about the
+ * award itself: refusals about the deployment or another player never make one (protocol/status.ts answerHandling).
+ */
 export interface DeadLetter extends PendingAward {
   /** The HTTP status of the refusal (as everywhere in the SDK: `status` is an HTTP status). */
   status: number;
@@ -105,6 +108,11 @@ export interface Snapshot {
   deadLetterCount: number;
   /** getToken failed or a fresh token was refused: sending is paused until a token works. */
   authRequired: boolean;
+  /**
+   * The relay's deployment refused the last attempt (`deployment:refused`): an origin it does not allow, a wrong URL,
+   * a proxy or a WAF in the way. The awards wait (never dead-lettered) and are retried until an attempt gets through.
+   */
+  deploymentRefused: boolean;
   storage: 'indexeddb' | 'memory' | 'degraded';
   /** Where this page is played and what holds here: where awards are kept, partitioning, persistence, closed-tab delivery. */
   environment: Environment;
@@ -171,6 +179,7 @@ export type StorageDegradedReason = 'unavailable' | 'denied' | 'blocked' | 'quot
 /**
  * Why an award waits for a retry. 'network': no answer. 'timeout': no answer within `timeoutMs`. 'status': a status
  * the policy retries (408, 409, 425, 429, 5xx). 'auth': no usable token. Any other string: the relay's reason for
- * that award in a batch (such as 'deadline' or 'relay_busy').
+ * that award in a batch (such as 'deadline' or 'relay_busy'). 'deployment': the deployment refused it
+ * (`deployment:refused`). 'player': the relay says it is another player's than the token's: it waits for that player.
  */
 export type RetryReason = 'network' | 'timeout' | 'status' | 'auth' | string;

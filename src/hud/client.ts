@@ -14,6 +14,8 @@ export interface HudStatus {
   durable: boolean;
   /** The client needs a token (auth:required): the player must sign in for awards to be sent. */
   signIn: boolean;
+  /** The deployment refuses the queue (deployment:refused): the awards wait until the game server answers. */
+  unreachable: boolean;
 }
 
 /** What the element hears, already filtered to the client's own quest and player. */
@@ -60,6 +62,7 @@ export function listen(client: HudClient, to: HudListener): () => void {
       deadLetters: snapshot.deadLetterCount,
       durable: snapshot.storage === 'indexeddb',
       signIn: snapshot.authRequired,
+      unreachable: snapshot.deploymentRefused,
     }),
   );
   return () => {

@@ -60,7 +60,7 @@ export class QuestPointsHud extends Base {
   #dropped: Element[] = [];
   #view?: PointsView;
   #viewDrawn?: PointsView;
-  #status: HudStatus = { online: true, deadLetters: 0, durable: true, signIn: false };
+  #status: HudStatus = { online: true, deadLetters: 0, durable: true, signIn: false, unreachable: false };
   #fresh = true;
   #target = 0;
   #shown = 0;
@@ -176,9 +176,9 @@ export class QuestPointsHud extends Base {
     return this.#toasts.find((t) => t.key === key);
   }
 
-  /** Not sending now: offline, or waiting for the player to sign in. */
+  /** Not sending now: offline, waiting for the player to sign in, or the game server's deployment refuses the queue. */
   #held(): boolean {
-    return !this.#status.online || this.#status.signIn;
+    return this.#connectionState() !== 'online';
   }
 
   #queued(award: PendingAward, persisted: Promise<boolean>): void {
@@ -228,16 +228,27 @@ export class QuestPointsHud extends Base {
 
   #onStatus(status: HudStatus): void {
     const wasHeld = this.#held();
-    const changed = status.online !== this.#status.online || status.signIn !== this.#status.signIn;
-    if (changed && !this.#fresh) this.#voice.speak({ connection: true });
+    const was = this.#connectionState();
     this.#status = status;
+    const changed = this.#connectionState() !== was;
+    if (changed && !this.#fresh) this.#voice.speak({ connection: true });
     if (!wasHeld && this.#held()) for (const toast of this.#toasts) if (toast.state === 'sending') this.#set(toast.key, this.#waiting(toast));
     this.#schedule();
   }
 
-  /** The connection's word and part: sign in (the client needs a token) before online or offline. */
-  #connectionState(): 'sign-in' | 'online' | 'offline' {
-    return this.#status.signIn ? 'sign-in' : this.#status.online ? 'online' : 'offline';
+  /**
+   * The connection's part: sign in (the client needs a token), then unreachable (the deployment refuses the queue:
+   * the awards wait), before online or offline.
+   */
+  #connectionState(): 'sign-in' | 'unreachable' | 'online' | 'offline' {
+    const { signIn, unreachable, online } = this.#status;
+    return signIn ? 'sign-in' : unreachable ? 'unreachable' : online ? 'online' : 'offline';
+  }
+
+  /** The connection's word, as the strings name it. */
+  #connectionWord(): string {
+    const state = this.#connectionState();
+    return this.#strings[state === 'sign-in' ? 'signIn' : state];
   }
 
   #words(): void {
@@ -289,7 +300,7 @@ export class QuestPointsHud extends Base {
     }
     const { deadLetters } = this.#status;
     const connection = this.#connectionState();
-    text(this.#connection, connection === 'sign-in' ? s.signIn : s[connection]);
+    text(this.#connection, this.#connectionWord());
     attr(this.#connection, 'part', `connection ${connection}`);
     if (this.#notice.hidden !== !deadLetters) this.#notice.hidden = !deadLetters;
     text(this.#notice, subst(s.deadLetters, this.#number.format(deadLetters)));
@@ -365,7 +376,7 @@ export class QuestPointsHud extends Base {
   #sentence({ total, connection, toast }: News<Toast>): string {
     const s = this.#strings;
     const parts = [
-      connection ? (this.#status.signIn ? s.signIn : this.#status.online ? s.online : s.offline) : '',
+      connection ? this.#connectionWord() : '',
       total ? `${s.total}: ${this.#number.format(this.#target)}` : '',
       toast ? `${this.#signed.format(toast.points)} ${toast.label}, ${s[toast.state]}` : '',
     ];

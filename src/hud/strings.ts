@@ -17,6 +17,11 @@ export const HUD_STRINGS = {
   offline: 'offline',
   /** The client needs a token (auth:required): awards wait until the player signs in. */
   signIn: 'sign in to save points',
+  /**
+   * The game server's deployment refuses the awards (deployment:refused: an origin it does not allow, a wrong URL, a
+   * proxy or firewall in the way): they wait, saved, and are sent once it answers again.
+   */
+  unreachable: "can't reach the game server",
   history: 'Recent points',
   deadLetters: '{count} award(s) not accepted',
 };

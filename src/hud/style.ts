@@ -17,7 +17,7 @@ font:var(--qp-hud-font,500 14px/1.35 system-ui,sans-serif);color:var(--f);pointe
 [part~=panel]{display:flex;align-items:baseline;gap:8px}
 [part~=label],[part~=state],[part~=connection]{color:var(--c,var(--m));font-size:.8em;font-weight:600;margin:0}
 [part~=total]{font-size:var(--qp-hud-total-size,1.6em);font-weight:700;font-variant-numeric:tabular-nums}
-[part~=offline]{color:var(--x)}
+[part~=offline],[part~=unreachable]{color:var(--x)}
 [part~=sign-in]{color:var(--qp-hud-sign-in,var(--p))}
 ol{list-style:none;margin:0;padding:0;display:grid;gap:var(--qp-hud-gap,6px);justify-items:inherit}
 ol:empty{display:none}

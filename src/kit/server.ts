@@ -11,8 +11,9 @@ export interface ServerLimits {
   /** The whole request, body included, must arrive within this, or the connection is cut (408); default 30 000 ms. */
   requestTimeoutMs?: number;
   /**
-   * Open connections at once. At the cap, the connection idle the longest (a keep-alive socket between requests) is
-   * closed to admit the new one; only when every connection is busy is the new one closed on accept. Default 4096.
+   * Open connections at once. At the cap, a connection silent for over a second (no request head yet) or else the one
+   * idle the longest (a keep-alive socket between requests) is closed to admit the new one; only when every
+   * connection is busy or just accepted is the new one closed on accept. Default 4096.
    */
   maxConnections?: number;
   /** An idle keep-alive connection is closed after this; default 5 000 ms. */
@@ -146,11 +147,13 @@ export async function startNodeServer(options: ServeOptions): Promise<RunningSer
 }
 
 /**
- * The connection cap, reclaiming before it refuses (as nginx does when it runs out of connections): Node's own
- * maxConnections closes a new connection at the cap even while thousands of idle keep-alive sockets (browsers keep
- * theirs) hold every slot. Here the oldest idle one goes instead. A client that was just reusing that socket sees it
- * closed, as at its keep-alive timeout, and resends (HTTP clients do so on a reused connection; awards carry their key).
+ * How long a connection that has not sent a request head yet is left alone. close() waits this long for it: one
+ * accepted just before close() may have it on its way (served), one a browser opened ahead of need (a preconnect)
+ * never sends one (closed then, instead of holding the shutdown for shutdownGraceMs). At the connection cap, one
+ * silent longer than this is the first reclaimed for a newcomer.
  */
+export const SILENT_CONNECTION_MS = 1_000;
+
 /** The server's connections as capConnections tracks them. */
 interface Connections {
   open: Set<Socket>;
@@ -158,31 +161,52 @@ interface Connections {
   busy: Set<Socket>;
 }
 
+/**
+ * The connection cap, reclaiming before it refuses (as nginx does when it runs out of connections): Node's own
+ * maxConnections closes a new connection at the cap even while thousands of idle keep-alive sockets (browsers keep
+ * theirs) hold every slot. Here, at the cap, a connection that has been silent past SILENT_CONNECTION_MS (accepted, no
+ * request head yet: a preconnect never used, or a client holding slots with heads it never finishes) goes first, then
+ * the one idle the longest; only when every connection is busy or freshly accepted is the new one closed on accept.
+ * Without the silent ones, a client holding the cap in sockets that send nothing shut everyone out until
+ * headersTimeout, and again after it. A client that was just reusing an idle socket sees it closed, as at its
+ * keep-alive timeout, and resends (HTTP clients do so on a reused connection; awards carry their key).
+ */
 function capConnections(server: Server, cap: number): Connections {
   const open = new Set<Socket>();
   const busy = new Set<Socket>();
   // Insertion order is idle-since order: the first entry has been idle the longest.
   const idle = new Set<Socket>();
+  // Accepted, no request head yet, with when: insertion order is accept order, so the first has waited the longest.
+  const silent = new Map<Socket, number>();
+  const reclaimable = (now: number): Socket | undefined => {
+    const [oldest] = silent;
+    if (oldest && now - oldest[1] >= SILENT_CONNECTION_MS) return oldest[0];
+    return idle.values().next().value;
+  };
   server.on('connection', (socket: Socket) => {
+    const now = performance.now();
     if (open.size >= cap) {
-      const oldest = idle.values().next().value;
-      if (!oldest) {
+      const victim = reclaimable(now);
+      if (!victim) {
         socket.destroy();
         return;
       }
-      idle.delete(oldest);
-      open.delete(oldest);
-      oldest.destroy();
+      for (const set of [open, idle, busy]) set.delete(victim);
+      silent.delete(victim);
+      victim.destroy();
     }
     open.add(socket);
+    silent.set(socket, now);
     socket.once('close', () => {
       open.delete(socket);
       idle.delete(socket);
       busy.delete(socket);
+      silent.delete(socket);
     });
   });
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     const socket = request.socket;
+    silent.delete(socket);
     idle.delete(socket);
     busy.add(socket);
     response.once('finish', () => {
@@ -192,13 +216,6 @@ function capConnections(server: Server, cap: number): Connections {
   });
   return { open, busy };
 }
-
-/**
- * How long close() waits for a request on a connection that has not sent one: one accepted just before close() may
- * have it on its way (served), one a browser opened ahead of need (a preconnect) never sends one (closed then,
- * instead of holding the shutdown for shutdownGraceMs).
- */
-const SILENT_CONNECTION_MS = 1_000;
 
 function closeGracefully(server: Server, graceMs: number, connections: Connections): Promise<void> {
   return new Promise<void>((resolve, reject) => {

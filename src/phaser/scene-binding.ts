@@ -11,6 +11,7 @@ export const FORWARDED_EVENTS = [
   'queue:drained',
   'connection:changed',
   'auth:required',
+  'deployment:refused',
   'storage:degraded',
   'sync:failed',
   'error',

@@ -2,6 +2,8 @@
 // with it; the relay answers its single route and its batch with it and retries the service by it. A status is
 // read the same way on every path, so an award is never dead-lettered by one path and resent forever by another.
 
+import { refusalScope, type RefusalScope } from './refusal.js';
+
 /**
  * What to do with one award after an answer.
  * - ok: acknowledged (first time or an idempotent replay): done.
@@ -77,3 +79,23 @@ export const statusVerdict = (status: number | NoAnswer): Verdict => statusRule(
 /** Error statuses a server's client resends at once, same key (ofetch's retryStatusCodes for the relay's calls). */
 export const resendNowStatuses = (): number[] =>
   Array.from({ length: 200 }, (_, i) => 400 + i).filter((status) => statusRule(status).resend === 'now');
+
+/**
+ * What a client does with an award after an answer, once the body is read too: the status's verdict, with a final
+ * one ('rejected') split by whose refusal it is (refusal.ts). The SDK and its service worker decide with this alone.
+ * - rejected: about the award itself: dead-letter it.
+ * - held: about the deployment (an origin not allowed, no such route, a proxy's HTML 404, a WAF's empty 403): the
+ *   award stays queued and the queue holds, reported, and is tried again with backoff until the deployment heals.
+ * - player: the award is another player's than the token's: it stays queued for its player's session.
+ * - ok, auth, retry: as the status says.
+ * A 5xx stays a retry whatever its body (a proxy's HTML 502 while the relay restarts is the usual case).
+ */
+export type Handling = Verdict | 'held' | 'player';
+
+const BY_SCOPE: Readonly<Record<RefusalScope, Handling>> = { award: 'rejected', deployment: 'held', player: 'player' };
+
+/** What to do with an award after this answer: `body` as read (parsed JSON, or the text when it was not JSON). */
+export function answerHandling(status: number | NoAnswer, body?: unknown): Handling {
+  const verdict = statusVerdict(status);
+  return verdict === 'rejected' ? BY_SCOPE[refusalScope(body)] : verdict;
+}

@@ -66,7 +66,7 @@ export function usePoints(questId?: string, serviceUserId?: string): PointsView 
   return useSyncExternalStore(subscribe, getSnapshot, getSnapshot);
 }
 
-/** online, queueSize, deadLetterCount, authRequired and storage; the component renders only when one changes. */
+/** online, queueSize, deadLetterCount, authRequired, deploymentRefused and storage; the component renders only when one changes. */
 export function useQuestPointsStatus(): QuestPointsStatus {
   const client = useClient('useQuestPointsStatus()');
   const [subscribe, getSnapshot] = useMemo(

@@ -1,7 +1,7 @@
 import type { HistoryEntry, PendingAward, PointsView, Snapshot } from '../client/index.js';
 
 /** What useQuestPointsStatus() returns: the snapshot without the views. */
-export type QuestPointsStatus = Pick<Snapshot, 'online' | 'queueSize' | 'deadLetterCount' | 'authRequired' | 'storage'>;
+export type QuestPointsStatus = Pick<Snapshot, 'online' | 'queueSize' | 'deadLetterCount' | 'authRequired' | 'deploymentRefused' | 'storage'>;
 
 const sameEntry = (a: HistoryEntry, b: HistoryEntry) =>
   a === b ||
@@ -50,13 +50,15 @@ export const sameStatus = (a: QuestPointsStatus, b: QuestPointsStatus) =>
   a.queueSize === b.queueSize &&
   a.deadLetterCount === b.deadLetterCount &&
   a.authRequired === b.authRequired &&
+  a.deploymentRefused === b.deploymentRefused &&
   a.storage === b.storage;
 
-export const statusOf = ({ online, queueSize, deadLetterCount, authRequired, storage }: Snapshot): QuestPointsStatus => ({
+export const statusOf = ({ online, queueSize, deadLetterCount, authRequired, deploymentRefused, storage }: Snapshot): QuestPointsStatus => ({
   online,
   queueSize,
   deadLetterCount,
   authRequired,
+  deploymentRefused,
   storage,
 });
 

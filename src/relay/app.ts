@@ -165,7 +165,7 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
     closed(c, started, c.res.status);
   });
   app.route('/', operatorRoutes(runtime, ops, options.metricsToken ?? env.QP_METRICS_TOKEN));
-  const origins = originPolicy(options.corsOrigins ?? []);
+  const origins = originPolicy(options.corsOrigins ?? [], ipOptions);
   const perIp = runtime.policy.rateLimits.perIp;
   /** An actual (not preflight) request's guards: path, per-IP limit; a refusal, or undefined to go on. */
   const guarded = async (c: RelayContext): Promise<Response | undefined> => {

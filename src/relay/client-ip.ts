@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import type { RelayContext } from './context.js';
+import { requestHeader, type RelayContext } from './context.js';
 
 /** Which header your own proxies write the client's address into. */
 export type ForwardedHeader = 'x-forwarded-for' | 'forwarded';
@@ -86,7 +86,10 @@ const FORWARDED = new RegExp(`^${ELEMENT}(?:[ \\t]*,[ \\t]*${ELEMENT})*$`);
 const PAIRS = new RegExp(`(${TOKEN})=(${TOKEN}|${QUOTED})|,`, 'g');
 
 /** Each element's `for=` value (unquoted), or undefined when the header breaks the grammar. */
-export function forwardedFor(header: string): string[] | undefined {
+export const forwardedFor = (header: string): string[] | undefined => forwardedParam(header, 'for');
+
+/** Each element's value of one parameter (unquoted; '' where an element has none), or undefined when the header breaks the grammar. */
+export function forwardedParam(header: string, param: 'for' | 'proto' | 'host'): string[] | undefined {
   if (!FORWARDED.test(header)) return undefined;
   const chain: string[] = [];
   let current = '';
@@ -95,7 +98,7 @@ export function forwardedFor(header: string): string[] | undefined {
     if (match === ',') {
       chain.push(current);
       current = '';
-    } else if (name?.toLowerCase() === 'for' && value !== undefined) {
+    } else if (name?.toLowerCase() === param && value !== undefined) {
       current = value.startsWith('"') ? value.slice(1, -1).replace(/\\(.)/g, '$1') : value;
     }
   }
@@ -103,10 +106,22 @@ export function forwardedFor(header: string): string[] | undefined {
   return chain;
 }
 
-function forwardedEntry(c: RelayContext, hops: number, header: ForwardedHeader): string | undefined {
-  const value = c.req.header(header);
+/** How many proxies of the operator's own sit in front (RelayOptions `trustProxy`): true is one, false none. */
+export const trustedHops = (trustProxy: boolean | number): number =>
+  trustProxy === true ? 1 : trustProxy === false ? 0 : Math.max(0, Math.floor(trustProxy));
+
+/** The X-Forwarded-* header of each fact, when the operator's proxies write X-Forwarded-For. */
+const X_FORWARDED = { for: 'x-forwarded-for', proto: 'x-forwarded-proto', host: 'x-forwarded-host' } as const;
+
+/** One fact's chain, as the operator's proxies write it (`forwardedHeader`), oldest hop first; undefined when absent or broken. */
+export function forwardedChain(c: RelayContext, header: ForwardedHeader, fact: 'for' | 'proto' | 'host'): string[] | undefined {
+  const value = requestHeader(c, header === 'forwarded' ? 'forwarded' : X_FORWARDED[fact]);
   if (!value) return undefined;
-  const chain = header === 'forwarded' ? forwardedFor(value) : value.split(',').map((part) => part.trim());
+  return header === 'forwarded' ? forwardedParam(value, fact) : value.split(',').map((part) => part.trim());
+}
+
+function forwardedEntry(c: RelayContext, hops: number, header: ForwardedHeader): string | undefined {
+  const chain = forwardedChain(c, header, 'for');
   return chain?.[chain.length - hops];
 }
 
@@ -117,8 +132,7 @@ function forwardedEntry(c: RelayContext, hops: number, header: ForwardedHeader):
  * (garbage, `unknown`, an obfuscated name) is ignored and the socket address is used.
  */
 export function clientIp(c: RelayContext, options: ClientIpOptions): string {
-  const { trustProxy } = options;
-  const hops = trustProxy === true ? 1 : trustProxy === false ? 0 : Math.max(0, Math.floor(trustProxy));
+  const hops = trustedHops(options.trustProxy);
   if (hops > 0) {
     const entry = forwardedEntry(c, hops, options.forwardedHeader);
     const subject = entry === undefined ? null : rateLimitSubject(entry);

@@ -78,18 +78,42 @@ interface NodeExchange {
   };
 }
 
-function nodeExchange(c: RelayContext): NodeExchange | undefined {
-  const env = c.env as Partial<NodeExchange> | undefined;
-  return Array.isArray(env?.incoming?.rawHeaders) && typeof env.outgoing?.setHeader === 'function' ? (env as NodeExchange) : undefined;
+/** Marks a request object built straight from a Node request (the fast path's, node/fast-award.ts): its value is that request. */
+export const SOCKET_REQUEST: unique symbol = Symbol('quest-points.socket-request');
+
+/** @hono/node-server's own key for the Node request under its lightweight Request (found once, by its name). */
+let adapterKey: symbol | undefined;
+
+/** The Node request `raw` was built from, when it is the adapter's own lightweight Request or the fast path's. */
+function socketRequestOf(raw: object): unknown {
+  const own = (raw as { [SOCKET_REQUEST]?: unknown })[SOCKET_REQUEST];
+  if (own !== undefined) return own;
+  adapterKey ??= Object.getOwnPropertySymbols(raw).find((key) => key.description === 'incomingKey');
+  return adapterKey === undefined ? undefined : (raw as Record<symbol, unknown>)[adapterKey];
 }
 
 /**
- * A request header. On Node it is read from the socket's parsed headers: Hono's c.req.header
- * builds a WHATWG Headers of every header on its first call (undici's Headers: 2.8 % of a profile's busy time).
- * Node keeps the first of a repeated Authorization, Content-Type or Content-Length (as nginx does) and joins the others.
+ * Node's request and response, only when the Request the app was handed is the one the socket's request became: then
+ * reading a header off Node's request is reading it off the Request, only cheaper. A wrapper that hands the relay a
+ * Request of its own (the dev server drops the Origin its loopback CORS already checked: src/dev/stack.ts) passes
+ * the same bindings along; reading Node's request then would bypass it, so the relay reads what it was handed.
+ * Request facts (headers, origin, scheme, client address) are read here and in facts.ts, nowhere else.
+ */
+export function socketExchange(c: Pick<RelayContext, 'env' | 'req'>): NodeExchange | undefined {
+  const env = c.env as Partial<NodeExchange> | undefined;
+  const incoming = env?.incoming;
+  if (!Array.isArray(incoming?.rawHeaders) || typeof env?.outgoing?.setHeader !== 'function') return undefined;
+  return socketRequestOf(c.req.raw) === incoming ? (env as NodeExchange) : undefined;
+}
+
+/**
+ * A request header, from the Request the app was handed. When that Request is the socket's own (socketExchange) it is
+ * read off Node's parsed headers: Hono's c.req.header builds a WHATWG Headers of every header on its first call
+ * (undici's Headers: 2.8 % of a profile's busy time). Node keeps the first of a repeated Authorization, Content-Type
+ * or Content-Length (as nginx does) and joins the others.
  */
 export function requestHeader(c: RelayContext, name: string): string | undefined {
-  const node = nodeExchange(c);
+  const node = socketExchange(c);
   if (!node) return c.req.header(name);
   const value = node.incoming.headers[name.toLowerCase()];
   return Array.isArray(value) ? value.join(', ') : value;
@@ -97,7 +121,7 @@ export function requestHeader(c: RelayContext, name: string): string | undefined
 
 /** An answer header set before the route answers; on Node straight onto the response (no WHATWG Headers per answer). */
 export function answerHeader(c: RelayContext, name: string, value: string): void {
-  const node = nodeExchange(c);
+  const node = socketExchange(c);
   if (node) node.outgoing.setHeader(name, value);
   else c.header(name, value);
 }
@@ -107,7 +131,7 @@ export function answerHeader(c: RelayContext, name: string, value: string): void
  * (the request's signal there is one more AbortController per request, built on first read).
  */
 export function clientGone(c: RelayContext): Cancellation {
-  const node = nodeExchange(c);
+  const node = socketExchange(c);
   if (!node) return c.req.raw.signal;
   const { outgoing } = node;
   return (onGone) => {

@@ -4,6 +4,7 @@ import { ConfigError } from '../kit/errors.js';
 import { bodyRefusal, readJsonBody } from '../kit/http.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_IETF_HEADER, REQUEST_ID_HEADER } from '../protocol/index.js';
 import { answerHeader, requestHeader, type RelayContext, type RelayEnv } from './context.js';
+import { isOwnOrigin, type ProxyTrust } from './origin.js';
 import type { Refusal } from './policy.js';
 import { fail } from './respond.js';
 
@@ -22,11 +23,12 @@ export interface OriginPolicy {
 /**
  * Exact-origin CORS. A request that carries an Origin outside the allowlist is refused outright (403), not
  * merely left without CORS headers, so a page elsewhere cannot even trigger a "simple" request. Requests
- * without Origin (servers, curl) and same-origin requests pass.
+ * without Origin (servers, curl) and same-origin requests (origin.ts: Sec-Fetch-Site, or the relay's own origin as
+ * its trusted proxies forward it) pass.
  */
-export function originPolicy(allowlist: readonly string[]): OriginPolicy {
+export function originPolicy(allowlist: readonly string[], trust: ProxyTrust): OriginPolicy {
   const allowed = new Set(allowlist.map(normaliseOrigin));
-  const isAllowed = (origin: string, c: RelayContext) => allowed.has(origin) || origin === new URL(c.req.url).origin;
+  const isAllowed = (origin: string, c: RelayContext) => allowed.has(origin) || isOwnOrigin(c, origin, trust);
   const exposed = ['Retry-After', REQUEST_ID_HEADER].join(',');
   return {
     refusal(c) {

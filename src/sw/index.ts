@@ -113,6 +113,10 @@ export function registerQuestPointsSync(options: QuestPointsSyncOptions, scope: 
     }
     const first = result.outcome === 'retry' ? result.retrying[0] : undefined;
     if (first) lastFault = `the relay: ${first.status === undefined ? first.reason : `HTTP ${first.status}`}`;
+    // A refusal about the deployment, not the awards (protocol/status.ts answerHandling): never a dead letter here
+    // either; retried within the budget like any retry, and named if the event is given up.
+    if (result.outcome === 'retry' && result.refused)
+      lastFault = `the deployment refused the queue: HTTP ${result.refused.status} ${result.refused.message}`;
     return result.outcome === 'retry' ? result.delayMs : undefined;
   }
 

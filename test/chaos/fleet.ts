@@ -36,6 +36,8 @@ export interface FleetOptions {
   corsOrigins: string[];
   maxTokenAgeSeconds: number;
   config: RelayConfig;
+  /** More CLI flags for every relay (e.g. `--trust-proxy 1` behind a proxy). */
+  args?: string[];
 }
 
 interface Member {
@@ -84,6 +86,7 @@ export async function startFleet(options: FleetOptions) {
     member.state = 'starting';
     const args = ['--import', 'tsx', CLI, 'relay', '--host', '127.0.0.1', '--port', String(member.port), '--policy', policyFile];
     for (const origin of options.corsOrigins) args.push('--cors-origin', origin);
+    args.push(...(options.args ?? []));
     const child = spawn(process.execPath, args, { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
     member.child = child;
     member.tail = [];

@@ -333,6 +333,7 @@ describe('flushing', () => {
     expect(Object.keys(qp.getSnapshot()).sort()).toEqual([
       'authRequired',
       'deadLetterCount',
+      'deploymentRefused',
       'environment',
       'online',
       'points',

@@ -105,6 +105,7 @@ describe('pairs read only while watched', () => {
       online: true,
       deadLetterCount: 0,
       authRequired: false,
+      deploymentRefused: false,
       storage: 'memory',
       environment: initialEnvironment('memory', 'option'),
       closed: false,

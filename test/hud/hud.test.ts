@@ -122,6 +122,24 @@ describe('<quest-points-hud>', () => {
     await until(() => textOf(hud, 'connection')[0] === 'online', 'online again');
   });
 
+  it("a held-queue state when the deployment refuses the queue: can't reach the game server (part unreachable), toasts saved, localisable", async () => {
+    const fake = fakeClient();
+    const hud = attachHud(fake.client, { toastMs: 0 });
+    fake.emitter.emit('award:queued', { award: award(5), queueSize: 1, persisted: STORED });
+    await until(() => toasts(hud)[0]?.[2] === 'sending', 'a sending toast');
+    fake.setSnapshot({ deploymentRefused: true });
+    await until(() => textOf(hud, 'connection')[0] === "can't reach the game server", 'the held state');
+    expect(part(hud, 'connection')[0]!.getAttribute('part')).toBe('connection unreachable');
+    expect(toasts(hud)[0]![2]).toBe('saved — will sync');
+    hud.strings = { unreachable: 'serveur du jeu injoignable' };
+    await until(() => textOf(hud, 'connection')[0] === 'serveur du jeu injoignable', 'the localised word');
+    // Sign-in comes first: a token is needed before anything can be said of the deployment.
+    fake.setSnapshot({ authRequired: true });
+    await until(() => textOf(hud, 'connection')[0] === 'sign in to save points', 'sign-in first');
+    fake.setSnapshot({ authRequired: false, deploymentRefused: false });
+    await until(() => textOf(hud, 'connection')[0] === 'online', 'online again');
+  });
+
   it('keeps the newest `toasts` toasts and drops each toast-ms after its last change', async () => {
     const fake = fakeClient();
     const hud = attachHud(fake.client, { toasts: 2, toastMs: 150 });

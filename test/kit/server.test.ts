@@ -3,6 +3,7 @@ import { connect, type Socket } from 'node:net';
 import { subscribe } from 'node:diagnostics_channel';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, startNodeServer, type RunningServer } from '../../src/kit/index.js';
+import { SILENT_CONNECTION_MS as SILENT_GRACE_MS } from '../../src/kit/server.js';
 import { until } from '../helpers/until.js';
 
 /** The remote ports of the connections servers in this process accepted (Node's net.server.socket channel). */
@@ -118,6 +119,51 @@ describe('startNodeServer limits', () => {
     }
     expect(outcomes.filter((outcome) => outcome !== 'answered')).toEqual([]);
     expect(outcomes).toHaveLength(N + 30);
+  });
+
+  it('cap N: N silent connections (no request head) past a short grace do not shut a newcomer out until headersTimeout', async () => {
+    const N = 5;
+    const server = await start({ maxConnections: N });
+    // Connected and silent, or a head that never ends (slowloris): neither has been a request yet.
+    const silent: ReturnType<typeof open>[] = [];
+    for (let i = 0; i < N; i++) {
+      const client = open(server.port);
+      await client.connected;
+      if (i % 2) client.socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+      silent.push(client);
+    }
+    await until(() => accepted.has(silent.at(-1)!.socket.localPort!), 'the server accepted every silent connection');
+    // Past the grace a fresh connection gets to send its head (a preconnect's or a slow network's), well below the
+    // 10 s headersTimeout: as long as the cap was held before.
+    await new Promise((resolve) => setTimeout(resolve, SILENT_GRACE_MS + 100));
+    const newcomer = open(server.port);
+    await newcomer.connected;
+    newcomer.socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+    const { received, afterMs } = await newcomer.closed;
+    expect(received).toMatch(/^HTTP\/1\.1 200 /);
+    expect(afterMs).toBeLessThan(2_000);
+    // The silent connection that waited the longest made room, unanswered; the others are still open.
+    expect((await silent[0]!.closed).received).toBe('');
+    expect(silent.slice(1).filter((client) => client.socket.destroyed)).toEqual([]);
+  });
+
+  it('at the cap, a silent connection younger than the grace is kept and the idle one goes', async () => {
+    const server = await start({ maxConnections: 2 });
+    const idle = open(server.port);
+    await idle.connected;
+    idle.socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    await idle.answered;
+    const fresh = open(server.port);
+    await fresh.connected;
+    await until(() => accepted.has(fresh.socket.localPort!), 'the server accepted the silent connection');
+    const newcomer = open(server.port);
+    await newcomer.connected;
+    newcomer.socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+    expect((await newcomer.closed).received).toMatch(/^HTTP\/1\.1 200 /);
+    expect((await idle.closed).received.match(/HTTP\/1\.1 200 /g)).toHaveLength(1);
+    // Its head may still come: it is served.
+    fresh.socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+    expect((await fresh.closed).received).toMatch(/^HTTP\/1\.1 200 /);
   });
 
   it('N busy connections still bound the server: the next one is closed on accept, unanswered', async () => {

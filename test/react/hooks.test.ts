@@ -179,7 +179,14 @@ describe('usePoints and useQuestPointsStatus', () => {
       pendingPoints: 0,
       history: [{ eventName: 'coin' }],
     });
-    expect(seen.status.at(-1)).toEqual({ online: true, queueSize: 0, deadLetterCount: 0, authRequired: false, storage: 'memory' });
+    expect(seen.status.at(-1)).toEqual({
+      online: true,
+      queueSize: 0,
+      deadLetterCount: 0,
+      authRequired: false,
+      deploymentRefused: false,
+      storage: 'memory',
+    });
 
     const views = seen.views.length;
     const statuses = seen.status.length;

@@ -1,5 +1,5 @@
-// The deployment examples of docs/relay.md (examples/relay-*/), run as written: each is started on its runtime, takes
-// single awards and a batch to a real emulator, and writes its access log within a second. docs/relay.md shows each
+// The deployment examples of docs/relay/deploy.md (examples/relay-*/), run as written: each is started on its runtime, takes
+// single awards and a batch to a real emulator, and writes its access log within a second. docs/relay/deploy.md shows each
 // file through a snippet marker (<!-- snippet: examples/relay-x/... -->), which test/docs/snippets.test.ts holds equal
 // to the file; here each example is checked to be shown at all.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -26,7 +26,7 @@ import {
 } from './harness.js';
 
 interface Example {
-  /** The file docs/relay.md shows. */
+  /** The file docs/relay/deploy.md shows. */
   source: string;
   command(): readonly [string, string[]];
   /** Mounted in the game's own server: the game's /api/health answers beside the relay at `<origin>/qp`. */
@@ -99,8 +99,10 @@ describe('deployment examples (examples/relay-*)', { timeout: 60_000 }, () => {
         expect([health.status, await health.json()]).toEqual([200, { success: true, data: { status: 'ok' } }]);
       }
       await until(() => /"msg":"request"/.test(server.output()), `${name}: an access log line on stderr`, 3_000, 20);
-      const docs = await readFile('docs/relay.md', 'utf8');
-      expect(docs, `docs/relay.md shows ${example.source} (<!-- snippet: ${example.source} -->)`).toContain(`<!-- snippet: ${example.source} -->\n`);
+      const docs = await readFile('docs/relay/deploy.md', 'utf8');
+      expect(docs, `docs/relay/deploy.md shows ${example.source} (<!-- snippet: ${example.source} -->)`).toContain(
+        `<!-- snippet: ${example.source} -->\n`,
+      );
     });
   }
 });
@@ -167,7 +169,7 @@ describe('examples/relay-workers: the Worker on workerd (miniflare), its Durable
     const other = await award(5);
     expect(other.status).toBe(422);
     await until(() => /"msg":"request"/.test(output), 'relay-workers: an access log line on the console', 3_000, 20);
-    const docs = await readFile('docs/relay.md', 'utf8');
+    const docs = await readFile('docs/relay/deploy.md', 'utf8');
     expect(docs).toContain(`<!-- snippet: ${source} -->\n`);
     expect(docs).toContain('<!-- snippet: examples/relay-workers/wrangler.toml -->\n');
   });

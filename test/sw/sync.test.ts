@@ -304,6 +304,33 @@ describe('registerQuestPointsSync: the sync event', () => {
     await vi.waitFor(() => expect(messages).toEqual([{ t: 'done', ok: [awards[0]!.idempotencyKey, awards[2]!.idempotencyKey], dead: letters }]));
   });
 
+  it('a refusal about the deployment (an HTML 404, an origin 403) dead-letters nothing: retried, delivered once it heals', async () => {
+    let calls = 0;
+    const refusals = [
+      () => new Response('<html><body><h1>404 Not Found</h1></body></html>', { status: 404, headers: { 'content-type': 'text/html' } }),
+      () => json(403, { success: false, message: "origin https://game.test is not in the relay's CORS allowlist", code: 'origin' }),
+      () => new Response(null, { status: 403 }),
+    ];
+    const { awards, outbox, dead, relay, fire } = await setup([1, 2], {
+      relay: (req) => (req.method === 'POST' && calls < 6 ? refusals[calls++ % 3]!() : undefined),
+    });
+    await fire('sync', 'quest-points');
+    expect(await dead.all()).toEqual([]);
+    expect(await outbox.all()).toEqual([]);
+    expect(new Set(relay.sentKeys())).toEqual(new Set(keysOf(awards)));
+  });
+
+  it('a deployment refusal past the budget: the event is given up naming it, the awards stay queued', async () => {
+    vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const { awards, outbox, dead, fire } = await setup([1], {
+      relay: () => json(403, { success: false, message: "origin https://game.test is not in the relay's CORS allowlist", code: 'origin' }),
+      options: { budgetMs: 200 },
+    });
+    await expect(fire('sync', 'quest-points')).rejects.toThrow(/last: the deployment refused the queue: HTTP 403 origin https:\/\/game.test/);
+    expect(await dead.all()).toEqual([]);
+    expect(keysOf(await outbox.all())).toEqual(keysOf(awards));
+  });
+
   it('two events at once make one drain', async () => {
     const { awards, relay, fire } = await setup([1, 2]);
     await Promise.all([fire('sync', 'quest-points'), fire('periodicsync', 'quest-points')]);

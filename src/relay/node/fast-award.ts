@@ -7,7 +7,7 @@
 // (test/relay/fast-award.test.ts compares the two, byte for byte, for every kind of request).
 // Anything unusual (a chunked body, an encoded path, a query, an absolute URL, an odd Host) goes the Hono way.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RelayContext } from '../context.js';
+import { SOCKET_REQUEST, type RelayContext } from '../context.js';
 
 /** The spec's award path, a plain quest id: no escapes (Hono would decode them), no query, nothing after. */
 const AWARD_PATH = /^\/group-quests\/([^/?#%]+)\/points$/;
@@ -43,7 +43,9 @@ export function fastAwardHandler(award: Award): (request: IncomingMessage, respo
     if (!host || !PLAIN_HOST.test(host) || length === undefined || !/^\d+$/.test(length) || request.headers['transfer-encoding'] !== undefined) {
       return false;
     }
-    const c = new AwardContext(request, response, `http://${host}${target}`, target, match[1] as string);
+    // The scheme as @hono/node-server builds it: the socket's (https on a TLS socket), never assumed.
+    const scheme = (request.socket as { encrypted?: boolean } | null)?.encrypted ? 'https' : 'http';
+    const c = new AwardContext(request, response, `${scheme}://${host}${target}`, target, match[1] as string);
     award(c as unknown as RelayContext)
       .then((answer) => write(response, answer as unknown as Answer))
       // award() answers its own errors (as the app's onError); what is left is a failure to write.
@@ -112,6 +114,11 @@ class AwardRequest {
 
   get raw(): this {
     return this;
+  }
+
+  /** Built from the socket's request: the app's steps read its headers off it (context.ts socketExchange). */
+  get [SOCKET_REQUEST](): IncomingMessage {
+    return this.incoming;
   }
 
   /** A header as Node parsed it (repeated ones joined, as Headers.get joins them). */

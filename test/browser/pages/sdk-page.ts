@@ -52,6 +52,7 @@ const summaries: { [E in keyof QuestPointsEvents]: (payload: Parameters<QuestPoi
   'queue:drained': (e) => ({ queueSize: e.queueSize }),
   'connection:changed': (e) => ({ online: e.online }),
   'auth:required': (e) => errorOf(e.error),
+  'deployment:refused': (e) => ({ status: e.status, message: e.message, code: e.code, attempt: e.attempt, delayMs: e.delayMs }),
   'environment:changed': (e) => ({ ...e.environment }),
   'storage:degraded': (e) => ({ reason: e.reason, ...(e.error === undefined ? {} : { error: errorOf(e.error) }) }),
   'sync:failed': (e) => ({ reason: e.reason, message: e.message, queueSize: e.queueSize }),
