@@ -88,9 +88,6 @@ export function createApi(deps: ApiDeps): QuestPoints {
     return { idempotencyKey, persisted, settled };
   }
 
-  /** Retries in flight in this tab, by dead letter: a second call joins the first. */
-  const retrying = new Map<string, Promise<string>>();
-
   const api: QuestPoints = {
     award: (input) => enqueue(input, uuid()),
     flush: () => flush.flush(true),
@@ -116,21 +113,13 @@ export function createApi(deps: ApiDeps): QuestPoints {
     getSnapshot: notifier.getSnapshot,
     pending: () => outbox.reload(),
     deadLetters: () => outbox.deadLetters(),
-    retryDeadLetter(key) {
-      let retry = retrying.get(key);
-      if (!retry) {
-        // A refused award was never applied, and the service may remember the refusal under the old key: a new key,
-        // derived from the old one so every retry of this letter, here or in another tab, is one award (retry-dead.ts).
-        // award()'s path keeps only the award's own fields (the schema drops status, message and the old key).
-        retry = import('./retry-dead.js')
-          .then(({ retryDead }) =>
-            retryDead(key, { outbox, enqueue: (letter, derived) => enqueue(letter, derived).persisted, discard: api.discardDeadLetter }),
-          )
-          .finally(() => retrying.delete(key));
-        retrying.set(key, retry);
-      }
-      return retry;
-    },
+    // A refused award was never applied, and the service may remember the refusal under the old key: a new key, derived
+    // from the old one so every retry of this letter, here or in another tab, is one award (retry-dead.ts). award()'s
+    // path keeps only the award's own fields (the schema drops status, message and the old key).
+    retryDeadLetter: (key) =>
+      import('./retry-dead.js').then(({ retryDead }) =>
+        retryDead(key, { outbox, enqueue: (letter, derived) => enqueue(letter, derived).persisted, discard: api.discardDeadLetter }),
+      ),
     async discardDeadLetter(key) {
       if (!(await outbox.dropDead(key))) return;
       tabs.post({ t: 'dead' });

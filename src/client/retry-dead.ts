@@ -32,7 +32,22 @@ export interface RetryDeps {
  * both; the derived key is what makes the pair of writes safe to repeat: a second retry (a double click, another tab,
  * a page that died between the two writes) writes the same award under the same key and deletes the same letter.
  */
-export async function retryDead(key: string, { outbox, enqueue, discard }: RetryDeps): Promise<string> {
+export function retryDead(key: string, deps: RetryDeps): Promise<string> {
+  // A second call while one is in flight (a double click) joins it: one award:queued, one store write.
+  const inFlight = retrying.get(deps.outbox) ?? new Map<string, Promise<string>>();
+  retrying.set(deps.outbox, inFlight);
+  let retry = inFlight.get(key);
+  if (!retry) {
+    retry = retryOnce(key, deps).finally(() => inFlight.delete(key));
+    inFlight.set(key, retry);
+  }
+  return retry;
+}
+
+/** Retries in flight, per client (its outbox) and dead letter. */
+const retrying = new WeakMap<Outbox, Map<string, Promise<string>>>();
+
+async function retryOnce(key: string, { outbox, enqueue, discard }: RetryDeps): Promise<string> {
   const derived = retryKey(key);
   const letter = (await outbox.deadLetters()).find((d) => d.idempotencyKey === key);
   if (letter) {
