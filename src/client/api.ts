@@ -116,10 +116,7 @@ export function createApi(deps: ApiDeps): QuestPoints {
     // A refused award was never applied, and the service may remember the refusal under the old key: a new key, derived
     // from the old one so every retry of this letter, here or in another tab, is one award (retry-dead.ts). award()'s
     // path keeps only the award's own fields (the schema drops status, message and the old key).
-    retryDeadLetter: (key) =>
-      import('./retry-dead.js').then(({ retryDead }) =>
-        retryDead(key, { outbox, enqueue: (letter, derived) => enqueue(letter, derived).persisted, discard: api.discardDeadLetter }),
-      ),
+    retryDeadLetter: (key) => import('./retry-dead.js').then(({ retryDead }) => retryDead(key, { outbox, enqueue, discard: api.discardDeadLetter })),
     async discardDeadLetter(key) {
       if (!(await outbox.dropDead(key))) return;
       tabs.post({ t: 'dead' });

@@ -1,7 +1,7 @@
 import { v5 } from 'uuid';
 import { QuestPointsError } from './errors.js';
 import type { Outbox } from './outbox.js';
-import type { DeadLetter } from './types.js';
+import type { AwardHandle, DeadLetter } from './types.js';
 
 /**
  * The namespace of retried awards' keys. Fixed for ever: a key derived by one release must be derived the same by the
@@ -19,8 +19,8 @@ export const retryKey = (key: string): string => v5(key.toLowerCase(), RETRY_NAM
 
 export interface RetryDeps {
   outbox: Outbox;
-  /** Queues the letter's award under `key` (award()'s path: events, views, the flush), resolving once it is stored. */
-  enqueue(letter: DeadLetter, key: string): Promise<unknown>;
+  /** Queues the letter's award under `key` (award()'s path: events, views, the flush): its handle. */
+  enqueue(letter: DeadLetter, key: string): AwardHandle;
   /** Removes the dead letter (every tab's count follows). */
   discard(key: string): Promise<void>;
 }
@@ -51,9 +51,12 @@ async function retryOnce(key: string, { outbox, enqueue, discard }: RetryDeps): 
   const derived = retryKey(key);
   const letter = (await outbox.deadLetters()).find((d) => d.idempotencyKey === key);
   if (letter) {
-    // The queue first (this tab's store chain, in order), then the letter leaves.
-    await enqueue(letter, derived);
-    await discard(key);
+    // The queue first (this tab's store chain, in order), then the letter leaves: only once the award is stored. While
+    // storage fails the award is in this tab's memory only, so the letter stays until the award is acknowledged (a
+    // page closed first leaves the letter, and retrying it again derives the same key: nothing is applied twice).
+    const handle = enqueue(letter, derived);
+    if (await handle.persisted) await discard(key);
+    else void handle.settled.then((o) => (o.outcome === 'sent' ? discard(key) : undefined)).catch(() => {});
     return derived;
   }
   // Gone: another retry took it (in this tab or another). Its award is queued under the same key: nothing to add.

@@ -86,6 +86,32 @@ describe('retryDeadLetter is idempotent', () => {
     expect(await qp.deadLetters()).toEqual([]);
   });
 
+  it('storage failing: the retried award is only in memory, so the letter stays until it is acknowledged (found by the model)', async () => {
+    const storageName = uniqueName();
+    const refuse = new Set([5]);
+    const relay = refusingRelay(refuse);
+    const qp = client({ fetch: relay.fetch, storageName });
+    const { idempotencyKey: old, settled } = qp.award({ eventPoints: 5 });
+    expect((await settled).outcome).toBe('rejected');
+    const put = IDBObjectStore.prototype.put;
+    IDBObjectStore.prototype.put = function (this: IDBObjectStore, ...args: Parameters<IDBObjectStore['put']>) {
+      if (this.transaction.db.name.startsWith(`${storageName}:`)) throw new DOMException('quota exceeded', 'QuotaExceededError');
+      return put.apply(this, args);
+    };
+    try {
+      const before = relay.applied.size;
+      refuse.clear();
+      const derived = await qp.retryDeadLetter(old);
+      // Kept in memory only: had the page closed now, the letter is what remains of the award.
+      expect((await qp.deadLetters()).map((d) => d.idempotencyKey)).toContain(old);
+      await until(() => relay.applied.has(derived));
+      expect(relay.applied.size).toBe(before + 1);
+      await until(async () => (await qp.deadLetters()).length === 0);
+    } finally {
+      IDBObjectStore.prototype.put = put;
+    }
+  });
+
   it('a key that is no dead letter (and no retried award of one) is refused', async () => {
     const qp = client({ fetch: fakeRelay().fetch });
     await expect(qp.retryDeadLetter('0a1b2c3d-0000-4000-8000-000000000000')).rejects.toMatchObject({ code: 'invalid' });
