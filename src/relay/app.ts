@@ -19,6 +19,7 @@ import { fail } from './respond.js';
 import { serviceRoutes } from './routes.js';
 import { resolveIdempotency, type IdempotencyOptions } from './records.js';
 import { createUpstream, type UpstreamOptions } from './upstream.js';
+import { earlyRefusal } from './validate.js';
 
 /** Below the SDK's default request timeout (10 s), so the SDK reads the relay's answer instead of timing out. */
 const DEFAULT_DEADLINE_MS = 8000;
@@ -153,7 +154,12 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
     metrics.request(status);
     // Probes every few seconds would drown the log.
     if (quiet.has(c.req.path) && status < 500) return;
-    logEvent(runtime, c, levelOfStatus(status), 'request', { status, ms: Math.round((performance.now() - started) * 10) / 10 });
+    const ms = Math.round((performance.now() - started) * 10) / 10;
+    const refusal = c.get('refusal');
+    if (!refusal) return logEvent(runtime, c, levelOfStatus(status), 'request', { status, ms });
+    // The reason of every refusal, so an operator reads "origin ... is not in the relay's CORS allowlist" in the log.
+    const { code, message } = refusal;
+    logEvent(runtime, c, levelOfStatus(status), 'request', { status, ms, ...(code ? { code } : {}), reason: redactFor(runtime, c, message) });
   };
   app.use(async (c, next) => {
     const started = opened(c);
@@ -169,7 +175,8 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
   const perIp = runtime.policy.rateLimits.perIp;
   /** An actual (not preflight) request's guards: path, per-IP limit; a refusal, or undefined to go on. */
   const guarded = async (c: RelayContext): Promise<Response | undefined> => {
-    const refused = pathRefusal(c.req.url) ?? (perIp ? await checkRateLimit(runtime, perIp, 'perIp', clientIp(c, ipOptions)) : null);
+    const malformed = pathRefusal(c.req.url);
+    const refused = malformed ? earlyRefusal(malformed) : perIp ? await checkRateLimit(runtime, perIp, 'perIp', clientIp(c, ipOptions)) : null;
     return refused ? fail(c, refused) : undefined;
   };
   app.use(async (c, next) => {
@@ -189,7 +196,9 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
   app.route('/', service.app);
   app.route('/', batchRoute(runtime));
 
-  app.notFound((c) => fail(c, { status: 404, message: redactFor(runtime, c, `no route ${c.req.method} ${new URL(c.req.url).pathname}`) }));
+  app.notFound((c) =>
+    fail(c, { status: 404, message: redactFor(runtime, c, `no route ${c.req.method} ${new URL(c.req.url).pathname}`), code: 'route' }),
+  );
   const onError = (error: unknown, c: RelayContext): Response => {
     // Hono's own middlewares (bearer auth on /metrics) answer by throwing a ready response.
     if (error instanceof HTTPException) {

@@ -59,7 +59,8 @@ export interface RelayAuth {
 }
 
 type Env = Record<string, string | undefined>;
-const BEARER = /^Bearer +([A-Za-z0-9\-_.~+/]+=*) *$/;
+// RFC 7235: the scheme is a case-insensitive token (`bearer`, `BEARER`); the token68 after it is taken as sent.
+const BEARER = /^Bearer +([A-Za-z0-9\-_.~+/]+=*) *$/i;
 /** The provider's keys were unreachable: players retry shortly, as after any 503. */
 const PROVIDER_RETRY_AFTER_SECONDS = 5;
 

@@ -5,7 +5,7 @@ import type { Cancellation } from './deadline.js';
 import type { LogRecord, LogSink } from './logger.js';
 import type { RelayMetrics } from './metrics.js';
 import type { PlayerQueue } from './player-queue.js';
-import type { ResolvedPolicy } from './policy.js';
+import type { Refusal, ResolvedPolicy } from './policy.js';
 import type { IdempotencyRecordStore } from './records.js';
 import { redactSecrets } from './redact.js';
 import type { Upstream } from './upstream.js';
@@ -19,6 +19,8 @@ export type RelayEnv = {
     token: string | undefined;
     /** The request's body, read and parsed by the route's jsonBody() (hygiene.ts). */
     json: unknown;
+    /** Why the request (or awards of a batch) was refused (respond.ts, batch.ts): its access log line names it. */
+    refusal: Pick<Refusal, 'code' | 'message'> | undefined;
   };
 };
 

@@ -7,6 +7,7 @@ import { answerHeader, requestHeader, type RelayContext, type RelayEnv } from '.
 import { isOwnOrigin, type ProxyTrust } from './origin.js';
 import type { Refusal } from './policy.js';
 import { fail } from './respond.js';
+import { earlyRefusal } from './validate.js';
 
 type Middleware = MiddlewareHandler<RelayEnv>;
 
@@ -34,7 +35,7 @@ export function originPolicy(allowlist: readonly string[], trust: ProxyTrust): O
     refusal(c) {
       const origin = requestHeader(c, 'origin');
       if (origin === undefined || isAllowed(origin, c)) return undefined;
-      return { status: 403, message: `origin ${JSON.stringify(origin)} is not in the relay's CORS allowlist (corsOrigins)` };
+      return { status: 403, message: `origin ${JSON.stringify(origin)} is not in the relay's CORS allowlist (corsOrigins)`, code: 'origin' };
     },
     preflight: cors({
       origin: (origin, c) => (isAllowed(origin, c) ? origin : null),
@@ -98,9 +99,9 @@ export const jsonBody =
   async (c, next) => {
     const length = requestHeader(c, 'content-length');
     const refused = bodyRefusal(requestHeader(c, 'content-type'), length, maxBytes);
-    if (refused) return fail(c, refused);
+    if (refused) return fail(c, earlyRefusal(refused));
     const read = await readJsonBody(c.req.raw, { maxBytes, contentLength: length ?? null });
-    if (!read.ok) return fail(c, read);
+    if (!read.ok) return fail(c, earlyRefusal(read));
     c.set('json', read.value);
     await next();
   };

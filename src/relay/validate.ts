@@ -5,7 +5,14 @@ import type { Refusal } from './policy.js';
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; refusal: Refusal };
 
-const badRequest = (message: string): { ok: false; refusal: Refusal } => ({ ok: false, refusal: { status: 400, message } });
+const badRequest = (message: string): { ok: false; refusal: Refusal } => ({ ok: false, refusal: { status: 400, message, code: 'invalid' } });
+
+/** A refusal of the kit's body and path checks (kit/http.ts), with its code: 413 too large, any other invalid. */
+export const earlyRefusal = ({ status, message }: { status: number; message: string }): Refusal => ({
+  status,
+  message,
+  code: status === 413 ? 'too_large' : 'invalid',
+});
 
 /** Validate with a protocol schema: 400 naming the field and the rule. */
 export function check<S extends v.GenericSchema>(schema: S, input: unknown, prefix?: string): Checked<v.InferOutput<S>> {
