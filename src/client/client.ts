@@ -105,6 +105,7 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
     },
     durable: idb,
     rescue: idb ? createRescue(layout.rescue) : undefined,
+    legacy: idb ? () => import('./legacy.js') : undefined,
   });
   const live = createLive(outbox.pendingOf, historyLimit);
   const tracked = createTracked({ own, release: live.release });

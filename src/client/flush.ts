@@ -1,6 +1,7 @@
 import type { Announcer } from './announce.js';
 import type { QuestPointsEmitter } from './events.js';
 import { createFlusher, type FlushResult } from './flusher.js';
+import type { Lock } from './lock.js';
 import type { Outbox } from './outbox.js';
 import type { Reads } from './reads.js';
 import type { SendResult } from './send.js';
@@ -16,7 +17,7 @@ export interface FlushDeps {
   transport: Transport;
   announcer: Announcer;
   reads: Reads;
-  lock: (fn: () => Promise<void>) => Promise<unknown>;
+  lock: Lock;
   backoff: { baseMs: number; maxMs: number };
   authPauseMs: number;
   /** The option backgroundSync: hands the outbox to the service worker for when the network is back. */

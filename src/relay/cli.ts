@@ -17,7 +17,9 @@ const RELAY_USAGE = `usage: quest-points relay [options]
   --cors-origin ORIGIN        a browser origin allowed to call; repeat for more
   --trust-proxy HOPS          proxies of yours in front; their forwarded header gives the client IP (QP_TRUST_PROXY)
   --forwarded-header NAME     x-forwarded-for (default) or forwarded (QP_FORWARDED_HEADER)
-  --redis URL                 share rate limits between instances in Redis (or QP_REDIS_URL; npm install redis)
+  --redis URL                 share rate limits between instances in Redis (or QP_REDIS_URL; npm install redis):
+                              redis://host:6379 (one server), redis+cluster://host1:6379,host2:6379 (a Redis Cluster;
+                              rediss:// and rediss+cluster:// for TLS)
   --on-store-error MODE       Redis away: closed (default, 503) or open (allow) (QP_ON_STORE_ERROR)
   --idempotency-days N        with --redis, acknowledged awards are answered from a record this long (default 30; 0 = off; QP_IDEMPOTENCY_DAYS)
   --max-token-age SECONDS     longest player-token lifetime accepted (default ${DEFAULT_MAX_TOKEN_AGE_SECONDS}; QP_MAX_TOKEN_AGE)

@@ -23,6 +23,17 @@ export interface CounterStore {
   close?(): Promise<void>;
 }
 
+/**
+ * The hash tag of every shared-store key that belongs to one subject (a player's counter and records, an address's
+ * counter): `{alice}`. Redis Cluster places a key by the text between its first `{` and the next `}`, so every key of
+ * one operation (a player's hit and its records, read in one script) lands in one slot, and the key stays readable.
+ * Injective (`%`, `{`, `}` escaped), so two subjects never share a counter; an empty subject still gets a tag.
+ */
+export const storeTag = (subject: string): string => `{${subject.replace(/[%{}]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`) || '%'}}`;
+
+/** A rate-limit counter's key: `qp:rl:perPlayer:{alice}` (its subject as the hash tag, storeTag). */
+export const counterKey = (name: string, subject: string): string => `qp:rl:${name}:${storeTag(subject)}`;
+
 /** One counted hit: the hits in the key's current window so far (this one included) and the ms until it ends. */
 export interface CounterHit {
   count: number;

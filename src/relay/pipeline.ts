@@ -103,7 +103,8 @@ export async function runAwards(runtime: RelayRuntime, request: AwardRequest, aw
   // a single award whose player's limit is counted in the record's own store (Redis) reads it with that hit instead.
   const sameStore = records?.store.getWithHit !== undefined && (runtime.store as { records?: unknown }).records === records.store;
   const withHit = request.single && claims.role !== 'admin' && runtime.policy.rateLimits.perPlayer && sameStore ? lookupKeys : undefined;
-  const lookup = records && lookupKeys.length && !withHit ? records.store.get(lookupKeys).catch((error) => records.failed('read', error)) : undefined;
+  const lookup =
+    records && lookupKeys.length && !withHit ? records.store.get(lookupKeys, claims.sub).catch((error) => records.failed('read', error)) : undefined;
   const writes: [string, string][] = [];
   const job: Job = { runtime, request, awards, results, signal, signalAt: deadline.at, lookup, withHit, slots, writes };
   if (request.single) {
@@ -118,7 +119,7 @@ export async function runAwards(runtime: RelayRuntime, request: AwardRequest, aw
   }
   deadline.dispose();
   // Written before the answer: an award a client was told is done is in the record (one round trip, every award at once).
-  if (records && writes.length) await records.store.set(writes, records.ttlMs).catch((error) => records.failed('write', error));
+  if (records && writes.length) await records.store.set(writes, records.ttlMs, claims.sub).catch((error) => records.failed('write', error));
   return results;
 }
 
@@ -181,7 +182,7 @@ async function runOne(job: Job, index: number, award: AwardInput): Promise<Step>
     // One round trip: the hit and the record (a failed one is the limiter's store error, and no record).
     const withHit = records.store.getWithHit.bind(records.store, job.withHit);
     limited = await checkRateLimit(runtime, runtime.policy.rateLimits.perPlayer, 'perPlayer', claims.sub, async (key, windowMs) => {
-      const read = await withHit(key, windowMs).catch((error) => {
+      const read = await withHit(key, windowMs, claims.sub).catch((error) => {
         records.failed('read', error);
         throw error;
       });

@@ -1,4 +1,4 @@
-import type { CounterHit, CounterStore, StoreErrorBehaviour } from './counter-store.js';
+import { counterKey, type CounterHit, type CounterStore, type StoreErrorBehaviour } from './counter-store.js';
 import type { LogSink } from './logger.js';
 import type { RelayMetrics } from './metrics.js';
 import type { RateLimitRule, Refusal } from './policy.js';
@@ -30,7 +30,7 @@ export async function checkRateLimit(
   if (!rule) return null;
   let hit: CounterHit;
   try {
-    const key = `qp:rl:${name}:${subject}`;
+    const key = counterKey(name, subject);
     const windowMs = rule.windowSeconds * 1000;
     hit = await (count ? count(key, windowMs) : limiter.store.increment(key, windowMs));
   } catch (error) {

@@ -9,18 +9,26 @@ import type { Refusal } from './policy.js';
 
 /**
  * Where records live. One round trip per call: `get` looks up every key of a request at once (Redis: one MGET,
- * pipelined with the rate limiter's script), `set` writes every acknowledged award of a request at once.
+ * pipelined with the rate limiter's script), `set` writes every acknowledged award of a request at once. Every key of
+ * one call belongs to one `owner` (the token's subject: upstream keys are derived per player, keys.ts); a store on a
+ * Redis Cluster files them under that owner's hash tag (storeTag) so the call stays in one slot. The keys themselves
+ * (`qp:idem:<upstream key>`) are the same in every store and every version.
  */
 export interface IdempotencyRecordStore {
   /** The records of these keys, in order; undefined where there is none (or it expired). Rejects when unavailable. */
-  get(keys: readonly string[]): Promise<(string | undefined)[]>;
+  get(keys: readonly string[], owner: string): Promise<(string | undefined)[]>;
   /** Keep each [key, record] for ttlMs. */
-  set(entries: readonly (readonly [key: string, record: string])[], ttlMs: number): Promise<void>;
+  set(entries: readonly (readonly [key: string, record: string])[], ttlMs: number, owner: string): Promise<void>;
   /**
    * Optional, for a store that also counts the rate limits (Redis): one hit on a counter and the lookup in one round
    * trip. The pipeline uses it for a single award whose player's limit is counted in this same store.
    */
-  getWithHit?(keys: readonly string[], counter: string, windowMs: number): Promise<{ records: (string | undefined)[]; hit: CounterHit }>;
+  getWithHit?(
+    keys: readonly string[],
+    counter: string,
+    windowMs: number,
+    owner: string,
+  ): Promise<{ records: (string | undefined)[]; hit: CounterHit }>;
 }
 
 /** RelayOptions `idempotency`: the record's store and how long a record is kept. */
@@ -63,6 +71,7 @@ export function fingerprintOf(questId: string, body: AwardBody): string {
   return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
 }
 
+/** The record's key of an award sent upstream under this key (the same in every store; Redis adds the owner's tag). */
 export const recordKey = (upstreamKey: string) => `qp:idem:${upstreamKey}`;
 export const encodeRecord = (fingerprint: string, status: number): string => JSON.stringify({ f: fingerprint, s: status } satisfies RecordValue);
 

@@ -6,6 +6,7 @@
 // relay counted them. A Redis outage is the documented exception: with onStoreError 'open' every relay lets
 // awards through uncounted until it is connected again, so those are measured apart, per outage and player.
 import { createClient } from 'redis';
+import { counterKey } from '../../src/relay/counter-store.js';
 
 export interface LimitWindow {
   sub: string;
@@ -31,7 +32,7 @@ export function watchWindows(url: string, subs: string[], windowMs: number): Win
   const connected = client.connect().catch(() => undefined);
   const poll = async () => {
     for (const sub of subs) {
-      const key = `qp:rl:perPlayer:${sub}`;
+      const key = counterKey('perPlayer', sub);
       const [count, pttl] = (await client.multi().get(key).pTTL(key).exec()) as unknown as [string | null, number];
       const now = Date.now();
       if (!count || pttl <= 0) continue;

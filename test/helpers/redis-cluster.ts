@@ -43,7 +43,7 @@ export interface TestRedisCluster {
   killMaster(node?: ClusterNode): Promise<{ killed: ClusterNode; promoted: ClusterNode; ms: number }>;
   /** Start a killed node again (same port, same nodes.conf): it rejoins as a replica; resolves once it has synced. */
   restart(node: ClusterNode): Promise<void>;
-  /** Send one command to one node (inline, e.g. `CLUSTER INFO`); resolves to its bulk or simple string reply. */
+  /** Send one command to one node (inline, e.g. `CLUSTER INFO`); resolves to its bulk, simple string or integer reply, as text. */
   command(node: ClusterNode, line: string): Promise<string>;
   /** Stop every node (SIGKILL: nothing to save) and remove the temp folders. */
   stop(): Promise<void>;
@@ -217,7 +217,7 @@ function run(file: string, args: string[]): Promise<string> {
   );
 }
 
-/** One inline command over a fresh connection; the reply is a bulk string (`$n`) or a simple one (`+OK`). */
+/** One inline command over a fresh connection (quote an argument with spaces); the reply is a bulk string, a simple one or an integer. */
 function command(node: ClusterNode, line: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect({ host: node.host, port: node.port });
@@ -235,7 +235,7 @@ function command(node: ClusterNode, line: string): Promise<string> {
       const end = data.indexOf('\r\n');
       if (end < 0) return;
       const head = data.subarray(0, end).toString();
-      if (head[0] === '+') return done(undefined, head.slice(1));
+      if (head[0] === '+' || head[0] === ':') return done(undefined, head.slice(1));
       if (head[0] === '-') return done(new Error(`${line} to ${node.port}: ${head.slice(1)}`));
       if (head[0] !== '$') return done(new Error(`${line} to ${node.port}: unexpected reply ${head}`));
       const length = Number(head.slice(1));

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { startOperatorExample } from '../../examples/operator-server/server.js';
 import type { RelayPolicy } from '../../src/relay/index.js';
 import { startFleet, type Fleet } from '../chaos/fleet.js';
-import { selfSignedCertificate, startNginx, type RunningNginx } from '../helpers/nginx.js';
+import { startNginx, type RunningNginx } from '../helpers/nginx.js';
 import { freePort } from '../helpers/redis.js';
 
 const SITE = new URL('../../examples/operator-server/nginx.conf', import.meta.url);
@@ -57,8 +57,15 @@ async function startGame(secrets: Record<string, string>) {
   }
 }
 
-/** Starts the whole stack in `dir`; `corsOrigins` lists the site's origin at the relays, or nothing (same origin). */
-export async function startRehearsal(options: { dir: string; corsOrigins: boolean }): Promise<RehearsalStack> {
+/**
+ * Starts the whole stack in `dir`, nginx serving `tls` (selfSignedCertificate's files); `corsOrigins` lists the site's
+ * origin at the relays, or nothing (same origin).
+ */
+export async function startRehearsal(options: {
+  dir: string;
+  corsOrigins: boolean;
+  tls: { certificate: string; key: string };
+}): Promise<RehearsalStack> {
   const secret = () => randomBytes(32).toString('base64url');
   const secrets = { QP_API_KEY: secret(), QP_RELAY_SECRET: secret(), QP_KEY_SECRET: secret(), SESSION_SECRET: secret() };
   const port = await freePort();
@@ -81,7 +88,7 @@ export async function startRehearsal(options: { dir: string; corsOrigins: boolea
       config: { onStoreError: 'closed', secrets: [secrets.QP_RELAY_SECRET], keySecret: secrets.QP_KEY_SECRET },
       args: ['--trust-proxy', '1'],
     });
-    const { certificate, key } = selfSignedCertificate(options.dir);
+    const { certificate, key } = options.tls;
     const site = siteFor(readFileSync(SITE, 'utf8'), {
       port,
       relays: parts.fleet.ports(),

@@ -218,7 +218,11 @@ describe('quest-points relay', () => {
     ],
     [['--token-cache-size', 'lots'], 'quest-points relay: --token-cache-size must be a whole number (0 turns the cache off), got "lots"'],
     [['--deadline', '0'], 'quest-points relay: --deadline must be a positive integer, got "0"'],
-    [['--redis', 'http://127.0.0.1:6379'], 'quest-points relay: Redis URL must start with redis:// or rediss://'],
+    [
+      ['--redis', 'http://127.0.0.1:6379'],
+      'quest-points relay: Redis URL must start with redis:// or rediss:// (one server), or redis+cluster:// or rediss+cluster:// (a Redis Cluster)',
+    ],
+    [['--redis', 'redis+cluster://10.0.0.5'], 'quest-points relay: a redis+cluster:// URL lists its nodes as host:port, separated by commas'],
     [['--on-store-error', 'maybe'], 'quest-points relay: --on-store-error must be closed or open, got "maybe"'],
     [['--max-token-age', 'soon'], 'quest-points relay: --max-token-age must be a positive integer, got "soon"'],
     [['--request-timeout', '0'], 'quest-points relay: --request-timeout must be a positive integer, got "0"'],

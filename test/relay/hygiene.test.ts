@@ -169,6 +169,6 @@ describe('rate limits', () => {
     const { call } = fakeRelay({ policy: limited, rateLimitStore: store });
     const res = await call('GET', '/x');
     expect([res.status, res.headers.get('retry-after')]).toEqual([429, '2']);
-    expect(keys).toEqual(['qp:rl:perIp:unknown']);
+    expect(keys).toEqual(['qp:rl:perIp:{unknown}']);
   });
 });

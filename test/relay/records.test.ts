@@ -106,11 +106,11 @@ describe('the idempotency record', () => {
     const gets: number[] = [];
     const inner = createMemoryRecordStore();
     const store: IdempotencyRecordStore = {
-      get: (keys) => {
+      get: (keys, owner) => {
         gets.push(keys.length);
-        return inner.get(keys);
+        return inner.get(keys, owner);
       },
-      set: (entries, ttl) => inner.set(entries, ttl),
+      set: (entries, ttl, owner) => inner.set(entries, ttl, owner),
     };
     const s = stack(store);
     const t = await token({ sub: 'alice' });
@@ -129,10 +129,10 @@ describe('the idempotency record', () => {
   it('the memory store forgets a record after its TTL', async () => {
     let now = 0;
     const store = createMemoryRecordStore({ now: () => now });
-    await store.set([['k', 'v']], 1000);
-    expect(await store.get(['k', 'x'])).toEqual(['v', undefined]);
+    await store.set([['k', 'v']], 1000, 'p');
+    expect(await store.get(['k', 'x'], 'p')).toEqual(['v', undefined]);
     now = 1000;
-    expect(await store.get(['k'])).toEqual([undefined]);
+    expect(await store.get(['k'], 'p')).toEqual([undefined]);
   });
 
   it('the Durable Object store keeps records in storage, sharded, and forgets them after their TTL', async () => {
@@ -163,13 +163,14 @@ describe('the idempotency record', () => {
         ['c', 'rc'],
       ],
       50,
+      'p',
     );
-    expect(await store.get(['c', 'x', 'a', 'b'])).toEqual(['rc', undefined, 'ra', 'rb']);
+    expect(await store.get(['c', 'x', 'a', 'b'], 'p')).toEqual(['rc', undefined, 'ra', 'rb']);
     expect(alarm).not.toBeNull();
     vi.useFakeTimers({ toFake: ['Date'] });
     try {
       vi.setSystemTime(Date.now() + 50);
-      expect(await store.get(['a'])).toEqual([undefined]);
+      expect(await store.get(['a'], 'p')).toEqual([undefined]);
       await object.alarm();
       expect(data.size).toBe(0);
     } finally {

@@ -1,7 +1,7 @@
 import { ConfigError } from '../../kit/errors.js';
-import type { CounterStore } from '../counter-store.js';
+import { storeTag, type CounterStore } from '../counter-store.js';
 import type { IdempotencyRecordStore } from '../records.js';
-import { importPeer } from './peer.js';
+import { connectRedis } from './redis-connect.js';
 
 // One round trip, atomic: the first hit of a window sets its expiry; a key that somehow lost its expiry gets
 // one again (it would otherwise count forever). Leaves `count` and `ttl` (ms until the window ends) in Lua locals.
@@ -45,25 +45,14 @@ return answer`,
   transformReply: undefined as unknown as () => (number | string | null)[],
 };
 
-/** The few calls the store makes on a node-redis client (typed here: `redis` is an optional peer). */
-interface HitClient {
-  hit(key: string, windowMs: number): Promise<[number, number]>;
-  hitAndGet(key: string, windowMs: number, keys: readonly string[]): Promise<(number | string | null)[]>;
-  sendCommand(args: string[]): Promise<unknown>;
-  ping(): Promise<unknown>;
-  connect(): Promise<unknown>;
-  close(): Promise<unknown>;
-  destroy(): void;
-  on(event: string, listener: (...args: never[]) => void): unknown;
-  isReady: boolean;
-  isOpen: boolean;
-}
-
 /** Options of createRedisCounterStore. */
 export interface RedisCounterStoreOptions {
-  /** redis://[user:pass@]host:port[/db] or rediss://; default process.env.QP_REDIS_URL. */
+  /**
+   * One server: redis://[user:pass@]host:port[/db] or rediss://. A Redis Cluster: redis+cluster://[user:pass@]host:port[,host:port...]
+   * (or rediss+cluster:// for TLS), one or more of its nodes as seeds. Default process.env.QP_REDIS_URL.
+   */
   url?: string;
-  /** Prefix for every key, e.g. one per game on a shared Redis; default none (keys are `qp:rl:...`). */
+  /** Prefix for every key, e.g. one per game on a shared Redis; default none (keys are `qp:rl:...`). No braces: they would replace the keys' hash tags. */
   prefix?: string;
   /** A command not answered within this fails (the relay then applies onStoreError); default 500 ms. */
   commandTimeoutMs?: number;
@@ -81,96 +70,76 @@ export interface RedisCounterStore extends CounterStore {
 }
 
 /**
- * A CounterStore on Redis (node-redis, an optional peer dependency: `npm install redis`; runs on Node, Bun and
- * Deno): every relay instance pointed at the same Redis shares one counter per key. Connects in the background and
- * reconnects forever with backoff; while Redis is away, increment() fails at once (no offline queue) and the relay
- * applies its `onStoreError` ('open' or 'closed').
+ * A CounterStore on Redis, one server or a Redis Cluster (node-redis, an optional peer dependency: `npm install redis`;
+ * runs on Node, Bun and Deno): every relay instance pointed at the same Redis shares one counter per key. Connects in
+ * the background and reconnects forever with backoff; while Redis is away, increment() fails at once (no offline
+ * queue) and the relay applies its `onStoreError` ('open' or 'closed').
+ *
+ * Keys carry their owner's hash tag (`qp:rl:perPlayer:{alice}`, `qp:idem:{alice}:<upstream key>`), so a player's hit
+ * and records, read in one script, are in one slot of a cluster.
  */
 export async function createRedisCounterStore(options: RedisCounterStoreOptions = {}): Promise<RedisCounterStore> {
   const url = options.url ?? globalThis.process?.env?.QP_REDIS_URL;
   if (!url) throw new ConfigError('redis', 'missing', 'Redis URL is required: pass `url` or set QP_REDIS_URL');
-  if (!/^rediss?:\/\//.test(url)) throw new ConfigError('redis', 'invalid', 'Redis URL must start with redis:// or rediss://');
-  const { createClient, defineScript } = await importPeer('redis', () => import('redis'), 'Sharing rate limits in Redis (--redis, QP_REDIS_URL)');
   const prefix = options.prefix ?? '';
-  const report = options.onConnectionError ?? ((message: string) => console.error(`quest-points relay: ${message}`));
-  const client = createClient({
-    url,
-    disableOfflineQueue: true,
-    socket: { connectTimeout: 2_000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2_000) },
-    commandOptions: { timeout: options.commandTimeoutMs ?? 500 },
-    scripts: { hit: defineScript(HIT_SCRIPT), hitAndGet: defineScript(HIT_AND_GET_SCRIPT) },
-  }) as unknown as HitClient;
-  // An 'error' event without a listener would crash the process; the URL may carry a password, never print it.
-  let lastReport = '';
-  client.on('error', (error: Error) => {
-    const message = `Redis counter store: ${redisErrorCode(error)}`;
-    if (message !== lastReport) report(message);
-    lastReport = message;
+  if (/[{}]/.test(prefix))
+    throw new ConfigError('prefix', 'invalid', "the Redis key prefix must not contain { or }: they would replace the keys' hash tags");
+  const redis = await connectRedis(url, {
+    commandTimeoutMs: options.commandTimeoutMs ?? 500,
+    report: options.onConnectionError ?? ((message: string) => console.error(`quest-points relay: ${message}`)),
+    scripts: { hit: HIT_SCRIPT, hitAndGet: HIT_AND_GET_SCRIPT },
   });
-  client.on('ready', () => {
-    if (lastReport) report('Redis counter store: connected again');
-    lastReport = '';
-  });
-  // Resolves only once connected (it keeps retrying); the error listener above reports why it is not.
-  let everConnected = false;
-  const firstConnection = client.connect().then(
-    () => {
-      everConnected = true;
-    },
-    () => undefined,
-  );
-  const timeoutMs = options.commandTimeoutMs ?? 500;
-  // Commands that arrive while the first connection is being made wait for it (bounded); after that, a lost
-  // connection fails at once so an outage never slows every request down.
-  const connected = async () => {
-    if (!everConnected) await Promise.race([firstConnection, new Promise((resolve) => setTimeout(resolve, timeoutMs).unref?.())]);
+  // The keys one lookup reads: each record under its owner's tag and, on one server, its key as versions before the
+  // tag wrote it (read in the same command, so a record written before an upgrade still answers; those expire within
+  // the record's TTL). A cluster never held those: the untagged lookup failed there with CROSSSLOT.
+  const lookupKeys = (keys: readonly string[], owner: string) => {
+    const tagged = keys.map((key) => prefix + taggedRecordKey(key, owner));
+    return redis.cluster ? tagged : [...tagged, ...keys.map((key) => prefix + key)];
   };
+  const merge = (keys: readonly string[], values: readonly unknown[]) =>
+    keys.map((_, i) => {
+      const value = values[i] ?? values[keys.length + i];
+      return typeof value === 'string' ? value : undefined;
+    });
 
   return {
     records: {
-      async get(keys) {
-        await connected();
-        const values = (await client.sendCommand(['MGET', ...keys.map((key) => prefix + key)])) as (string | null)[];
-        return values.map((value) => value ?? undefined);
+      async get(keys, owner) {
+        await redis.connected();
+        const read = lookupKeys(keys, owner);
+        return merge(keys, (await redis.send(read[0] as string, ['MGET', ...read])) as (string | null)[]);
       },
-      async getWithHit(keys, counter, windowMs) {
-        await connected();
-        const [count, ttl, ...values] = await client.hitAndGet(
+      async getWithHit(keys, counter, windowMs, owner) {
+        await redis.connected();
+        const [count, ttl, ...values] = await redis.script<(number | string | null)[]>('hitAndGet', [
           prefix + counter,
           windowMs,
-          keys.map((key) => prefix + key),
-        );
-        return {
-          hit: { count: Number(count), resetInMs: Math.max(0, Number(ttl)) },
-          records: keys.map((_, i) => (typeof values[i] === 'string' ? (values[i] as string) : undefined)),
-        };
+          lookupKeys(keys, owner),
+        ]);
+        return { hit: { count: Number(count), resetInMs: Math.max(0, Number(ttl)) }, records: merge(keys, values) };
       },
-      async set(entries, ttlMs) {
-        await connected();
+      async set(entries, ttlMs, owner) {
+        await redis.connected();
         // Issued together: one write, one round trip.
-        await Promise.all(entries.map(([key, record]) => client.sendCommand(['SET', prefix + key, record, 'PX', String(Math.ceil(ttlMs))])));
+        await Promise.all(
+          entries.map(([key, record]) => {
+            const tagged = prefix + taggedRecordKey(key, owner);
+            return redis.send(tagged, ['SET', tagged, record, 'PX', String(Math.ceil(ttlMs))]);
+          }),
+        );
       },
     },
     async increment(key, windowMs) {
-      await connected();
-      const [count, ttl] = await client.hit(prefix + key, windowMs);
+      await redis.connected();
+      const [count, ttl] = await redis.script<[number, number]>('hit', [prefix + key, windowMs]);
       return { count: Number(count), resetInMs: Math.max(0, Number(ttl)) };
     },
-    async ready() {
-      if (!client.isReady) throw new Error('Redis is not connected');
-      await client.ping();
-    },
-    async close() {
-      // close() waits for answers still due; destroy() is for a client that never got a connection.
-      if (client.isReady) await client.close();
-      else if (client.isOpen) client.destroy();
-    },
+    ready: () => redis.ready(),
+    close: () => redis.close(),
   };
 }
 
-/** ECONNREFUSED, a timeout...: never the error's own text, which may quote the URL. */
-function redisErrorCode(error: Error): string {
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && /^[A-Z0-9_]{2,40}$/.test(code)) return code;
-  return error.name === 'Error' ? 'connection error' : error.name;
-}
+/** `qp:idem:<upstream key>` filed under its owner's tag: `qp:idem:{alice}:<upstream key>`. */
+export const taggedRecordKey = (key: string, owner: string): string =>
+  key.startsWith(RECORD_PREFIX) ? `${RECORD_PREFIX}${storeTag(owner)}:${key.slice(RECORD_PREFIX.length)}` : `${storeTag(owner)}:${key}`;
+const RECORD_PREFIX = 'qp:idem:';

@@ -25,7 +25,8 @@ export type StartRelayOptions = RelayOptions &
     /** Port to listen on, 0 for a free one; default DEFAULT_PORT (8788). */
     port?: number;
     /**
-     * Share rate limits between instances: a Redis URL (redis://host:6379); default process.env.QP_REDIS_URL.
+     * Share rate limits between instances: a Redis URL, redis://host:6379 for one server or
+     * redis+cluster://host1:6379,host2:6379 for a Redis Cluster (rediss:// forms for TLS); default process.env.QP_REDIS_URL.
      * Needs the `redis` package (an optional peer dependency). Ignored when `rateLimitStore` is given.
      */
     redis?: string;
