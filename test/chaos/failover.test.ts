@@ -2,8 +2,8 @@
 // emulator; 16 players send awards (singles and batches, to either relay) as the SDK does: the same key again after
 // any answer that is not final, and, for a fifth of the acknowledged ones, again later as if the acknowledgement had
 // been lost. Mid-run a master is SIGKILLed; its replica is promoted, and the killed node later rejoins as a replica.
-// The service forgets a key after 1 s (a short memory, as the spec allows), so a late resend is answered from the
-// relay's record or not at all. The verdict reads the emulator's ledger: every award applied exactly once.
+// The service forgets a key after 6 s (a short memory: the spec does not say how long), so a late resend is answered
+// from the relay's record or not at all. The verdict reads the emulator's ledger: every award applied exactly once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { upstreamIdempotencyKey } from '../../src/relay/keys.js';
@@ -17,8 +17,12 @@ const SEED = 3434;
 const PLAYERS = 16;
 const AWARDS_PER_PLAYER = 30;
 const LOST_ACK_RATE = 0.2;
-/** Longer than the service's memory of a key (1 s): a lost acknowledgement's resend finds only the record. */
-const LATE_RESEND_MS = 1_300;
+/**
+ * The service's memory of a key: longer than the failover (an award refused with 503 meanwhile is sent again within
+ * it), shorter than a lost acknowledgement's resend, which so finds only the relay's record.
+ */
+const SERVICE_MEMORY_MS = 6_000;
+const LATE_RESEND_MS = 6_500;
 const QUEST = 'failover-quest';
 
 let cluster: TestRedisCluster;
@@ -28,7 +32,7 @@ const logs: string[] = [];
 
 beforeAll(async () => {
   cluster = await startRedisCluster({ masters: 3, replicasPerMaster: 1 });
-  emulator = await startEmulator({ host: '127.0.0.1', port: 0, admin: true, apiKeys: [API_KEY], idempotencyTtlMs: 1_000 });
+  emulator = await startEmulator({ host: '127.0.0.1', port: 0, admin: true, apiKeys: [API_KEY], idempotencyTtlMs: SERVICE_MEMORY_MS });
   for (let i = 0; i < 2; i++) {
     relays.push(
       await startRelay({
@@ -39,7 +43,7 @@ beforeAll(async () => {
         redis: cluster.url,
         onStoreError: 'closed',
         logger: (record) => {
-          if (record.level === 'warn' || record.level === 'error') logs.push(`${record.level} ${record.msg}`);
+          if (record.level === 'warn') logs.push(record.msg);
         },
         policy: { allowUnknownEvents: true, maxPointsPerAward: 100, rateLimits: { perPlayer: { limit: 1_000, windowSeconds: 60 } } },
         upstream: { url: emulator.url, apiKey: API_KEY },
@@ -141,7 +145,7 @@ describe('chaos: a Redis Cluster master SIGKILLed and failed over mid-run', () =
     })();
     await Promise.all([...Array.from({ length: PLAYERS }, (_, p) => player(p)), chaos]);
 
-    const ledger = emulator.exportState().ledger.filter((entry) => entry.questId === QUEST);
+    const ledger = (emulator.exportState().ledger ?? []).filter((entry) => entry.questId === QUEST);
     const applied = new Map<string, number>();
     for (const entry of ledger) applied.set(entry.idempotencyKey ?? '', (applied.get(entry.idempotencyKey ?? '') ?? 0) + 1);
     const times = issued.map((award) => applied.get(upstreamIdempotencyKey(KEY_SECRET, award.sub, award.key)) ?? 0);
@@ -152,7 +156,7 @@ describe('chaos: a Redis Cluster master SIGKILLed and failed over mid-run', () =
       `failover chaos, seed ${SEED}: ${issued.length} awards, ${lateResends} late resends, master failed over in ${failover?.ms} ms; ` +
         `${lost} lost, ${twice} applied twice, ${ledger.length} ledger entries, ${seconds} s; relay warnings: ${new Set(logs).size}\n${[...new Set(logs)].join('\n')}`,
     );
-    expect(failover).toBeDefined();
+    expect(failover?.ms).toBeGreaterThan(0);
     expect(issued).toHaveLength(total);
     expect(lateResends).toBeGreaterThan(20);
     expect({ lost, twice }).toEqual({ lost: 0, twice: 0 });
