@@ -1,4 +1,5 @@
 import { BATCH_MAX_AWARDS } from '../protocol/limits.js';
+import { QuestPointsError } from './errors.js';
 import type { Lock } from './lock.js';
 import type { Outbox } from './outbox.js';
 import { createPlayers, isPlayerRefusal } from './players.js';
@@ -22,7 +23,7 @@ export interface FlusherDeps {
   /** The session's player (the client's serviceUserId option): only its awards are sent (players.ts). */
   player?: string;
   /** The token was refused as another player's: the next request asks getToken() again (resolves once it will). */
-  invalidateToken?(): Promise<unknown>;
+  invalidateToken?(): Promise<unknown> | undefined;
 }
 
 /** One award that must wait, with why. */
@@ -73,18 +74,20 @@ export function createFlusher(deps: FlusherDeps) {
       if (!head.length) return { outcome: 'drained' };
       const results = await sendAwards(deps.transport, head);
       await deps.settle(head, results);
-      // An award refused as another player's: the token may be stale (a switch of player), the next request asks again.
-      // The client's own award refused so: the token is another player's (signed out and in without a new client):
-      // once more with a fresh token, as after a 401; then paused until a token works.
-      const refused = players.refused(head, results);
-      if (refused.any) await deps.invalidateToken?.();
-      if (refused.own && !refreshed) {
-        refreshed = true;
-        continue;
-      }
-      if (refused.own) {
-        wait.at = Date.now() + deps.authPauseMs;
-        return { outcome: 'auth', error: refused.own };
+      // An award refused as another player's: the token may be stale (a switch of player), so it is asked for again.
+      // The client's own player refused so: its token is another player's (signed out and in without a new client):
+      // once more with a fresh one, as after a 401, then paused until a token works.
+      if (players.refused(head, results)) {
+        await deps.invalidateToken?.();
+        if (deps.player !== undefined) {
+          if (!refreshed) {
+            refreshed = true;
+            players.forgive();
+            continue;
+          }
+          wait.at = Date.now() + deps.authPauseMs;
+          return { outcome: 'auth', error: new QuestPointsError(`the token is not ${deps.player}'s`, 'auth', 403) };
+        }
       }
       const auth = results.find((r) => r.outcome === 'auth');
       if (auth) {

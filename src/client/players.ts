@@ -1,4 +1,3 @@
-import { QuestPointsError } from './errors.js';
 import type { SendResult } from './send.js';
 import type { PendingAward } from './types.js';
 
@@ -26,25 +25,12 @@ export function createPlayers(player: string | undefined) {
   const elsewhere = new Set<string>();
   return {
     /** Whether this session sends the award now. */
-    mine: (award: PendingAward) => (player === undefined ? !elsewhere.has(award.serviceUserId) : award.serviceUserId === player),
-    /**
-     * One batch's refusals as another player's award: those players are set aside (`any`: there was one, so the
-     * token may be stale: the next drain asks for a fresh one). The client's own player refused so means the token is
-     * another player's (a switch of player without a new client): `own`, the error to pause on as for a refused token.
-     */
-    refused(head: PendingAward[], results: SendResult[]): { any: boolean; own?: QuestPointsError } {
-      let any = false;
-      let own: QuestPointsError | undefined;
-      head.forEach((award, i) => {
-        const result = results[i];
-        if (result?.outcome !== 'retry' || !isPlayerRefusal(result)) return;
-        any = true;
-        if (award.serviceUserId === player)
-          own = new QuestPointsError(`the token is not ${player}'s (the relay says): awards wait for ${player}'s token`, 'auth', result.status);
-        else elsewhere.add(award.serviceUserId);
-      });
-      return { any, own };
-    },
+    mine: (award: PendingAward) => award.serviceUserId === (player ?? award.serviceUserId) && !elsewhere.has(award.serviceUserId),
+    /** One batch's refusals as another player's award: those players are set aside. True when there was one. */
+    refused: (head: PendingAward[], results: SendResult[]) =>
+      head.filter((award, i) => isPlayerRefusal(results[i]) && elsewhere.add(award.serviceUserId)).length > 0,
+    /** A fresh token came: the players set aside may be its player. */
+    forgive: () => elsewhere.clear(),
   };
 }
 

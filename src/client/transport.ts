@@ -72,9 +72,7 @@ export function createTransport(options: QuestPointsOptions, load: LoadHttp) {
       return again;
     },
     /** The token was refused (as another player's): the next request asks getToken() again (resolves once it will). */
-    invalidate: async () => {
-      (await loading?.catch(() => undefined))?.invalidate();
-    },
+    invalidate: () => loading?.then((layer) => layer.invalidate()),
     /** pagehide: fire and forget; the page may be gone before any answer. */
     beacon: (path: string, body: unknown) => void once('POST', path, body, undefined, true).catch(() => {}),
   };
