@@ -74,20 +74,31 @@ export async function startRehearsal(options: {
   const secrets = { QP_API_KEY: secret(), QP_RELAY_SECRET: secret(), QP_KEY_SECRET: secret(), SESSION_SECRET: secret() };
   const port = await freePort();
   const origin = `https://127.0.0.1:${port}`;
-  const game = await startGame(secrets);
-  const parts: { fleet?: Fleet; nginx?: RunningNginx; cluster?: TestRedisCluster } = {};
+  const parts: {
+    game?: Awaited<ReturnType<typeof startGame>>;
+    cluster?: TestRedisCluster;
+    fleet?: Fleet;
+    nginx?: RunningNginx;
+  } = {};
   const close = async () => {
     await parts.nginx?.stop();
     await parts.fleet?.close();
     await parts.cluster?.stop();
-    await game.close();
+    await parts.game?.close();
   };
   try {
-    parts.cluster = await startRedisCluster();
+    // The game's server and the cluster side by side (each waits on its own processes); whichever started is closed
+    // if the other failed.
+    const [game, cluster] = await Promise.allSettled([startGame(secrets), startRedisCluster()]);
+    if (game.status === 'fulfilled') parts.game = game.value;
+    if (cluster.status === 'fulfilled') parts.cluster = cluster.value;
+    for (const started of [game, cluster]) if (started.status === 'rejected') throw started.reason;
+    const { game: running } = parts as Required<typeof parts>;
     parts.fleet = await startFleet({
-      redisUrl: parts.cluster.url,
+      redisUrl: parts.cluster!.url,
+      built: true, // the examples import the build too
       relays: 2,
-      upstreamUrl: game.emulatorUrl,
+      upstreamUrl: running.emulatorUrl,
       apiKey: secrets.QP_API_KEY,
       policy: POLICY,
       corsOrigins: options.corsOrigins ? [origin] : [],
@@ -99,7 +110,7 @@ export async function startRehearsal(options: {
     const site = siteFor(readFileSync(SITE, 'utf8'), {
       port,
       relays: parts.fleet.ports(),
-      game: Number(new URL(game.url).port),
+      game: Number(new URL(running.url).port),
       certificate,
       key,
     });
@@ -108,7 +119,7 @@ export async function startRehearsal(options: {
     await close();
     throw error;
   }
-  const { fleet, nginx, cluster } = parts as Required<typeof parts>;
+  const { fleet, nginx, cluster, game } = parts as Required<typeof parts>;
   return {
     origin,
     fleet,
