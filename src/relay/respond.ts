@@ -1,6 +1,6 @@
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { errorBody } from '../kit/http.js';
-import { logEvent, redactFor, type RelayContext, type RelayRuntime } from './context.js';
+import { logEvent, redactFor, type RelayRuntime, type StepContext } from './context.js';
 import { meaningOf, outageOf, upstreamMessage } from './outcome.js';
 
 const SERVICE_SAYS = 'the Quest Points Service: ';
@@ -11,7 +11,7 @@ import type { UpstreamResult } from './upstream.js';
  * The standard error body `{ success: false, message, code }` (code when the refusal has one), with Retry-After when
  * it has one; the refusal is kept for the access log line, which names its code and message (app.ts).
  */
-export function fail(c: RelayContext, refusal: Refusal): Response {
+export function fail<A>(c: StepContext<A>, refusal: Refusal): A {
   if (refusal.retryAfter !== undefined) c.header('Retry-After', String(refusal.retryAfter));
   c.set('refusal', refusal);
   const body = refusal.code === undefined ? errorBody(refusal.message) : { ...errorBody(refusal.message), code: refusal.code };
@@ -22,7 +22,7 @@ export function fail(c: RelayContext, refusal: Refusal): Response {
  * Answer a single route from the service's result (outcome.ts says what it means): its status and body, or a clear
  * 502/503/504. Whatever the relay answers carries the service's Retry-After when it sent one.
  */
-export function relayUpstream(runtime: RelayRuntime, c: RelayContext, result: UpstreamResult, meaning = meaningOf(result)): Response {
+export function relayUpstream<A>(runtime: RelayRuntime, c: StepContext<A>, result: UpstreamResult, meaning = meaningOf(result)): A {
   const outage = outageOf(result, meaning);
   if (outage) {
     logEvent(runtime, c, 'error', `upstream: ${outage.message} (attempts ${result.attempts})`, { status: outage.status });
