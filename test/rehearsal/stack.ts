@@ -10,7 +10,7 @@ import type { RelayPolicy } from '../../src/relay/index.js';
 import { startFleet, type Fleet } from '../chaos/fleet.js';
 import { startNginx, type RunningNginx } from '../helpers/nginx.js';
 import { freePort } from '../helpers/redis.js';
-import { startRedisCluster, type ClusterNode, type TestRedisCluster } from '../helpers/redis-cluster.js';
+import type { ClusterNode, TestRedisCluster } from '../helpers/redis-cluster.js';
 
 const SITE = new URL('../../examples/operator-server/nginx.conf', import.meta.url);
 
@@ -62,40 +62,33 @@ async function startGame(secrets: Record<string, string>) {
 }
 
 /**
- * Starts the whole stack in `dir`, nginx serving `tls` (selfSignedCertificate's files); `corsOrigins` lists the site's
+ * Starts the whole stack in `dir`, nginx serving `tls` (selfSignedCertificate's files), the relays on `cluster` (the
+ * caller's: it takes seconds to form, so one serves a file's runs; emptied here first); `corsOrigins` lists the site's
  * origin at the relays, or nothing (same origin).
  */
 export async function startRehearsal(options: {
   dir: string;
   corsOrigins: boolean;
   tls: { certificate: string; key: string };
+  cluster: TestRedisCluster;
 }): Promise<RehearsalStack> {
   const secret = () => randomBytes(32).toString('base64url');
   const secrets = { QP_API_KEY: secret(), QP_RELAY_SECRET: secret(), QP_KEY_SECRET: secret(), SESSION_SECRET: secret() };
   const port = await freePort();
   const origin = `https://127.0.0.1:${port}`;
-  const parts: {
-    game?: Awaited<ReturnType<typeof startGame>>;
-    cluster?: TestRedisCluster;
-    fleet?: Fleet;
-    nginx?: RunningNginx;
-  } = {};
+  const { cluster } = options;
+  // A run before this one left its limits and records: every player starts afresh.
+  for (const master of await cluster.masters()) await cluster.command(master, 'FLUSHALL');
+  const running = await startGame(secrets);
+  const parts: { fleet?: Fleet; nginx?: RunningNginx } = {};
   const close = async () => {
     await parts.nginx?.stop();
     await parts.fleet?.close();
-    await parts.cluster?.stop();
-    await parts.game?.close();
+    await running.close();
   };
   try {
-    // The game's server and the cluster side by side (each waits on its own processes); whichever started is closed
-    // if the other failed.
-    const [game, cluster] = await Promise.allSettled([startGame(secrets), startRedisCluster()]);
-    if (game.status === 'fulfilled') parts.game = game.value;
-    if (cluster.status === 'fulfilled') parts.cluster = cluster.value;
-    for (const started of [game, cluster]) if (started.status === 'rejected') throw started.reason;
-    const { game: running } = parts as Required<typeof parts>;
     parts.fleet = await startFleet({
-      redisUrl: parts.cluster!.url,
+      redisUrl: cluster.url,
       built: true, // the examples import the build too
       relays: 2,
       upstreamUrl: running.emulatorUrl,
@@ -119,7 +112,8 @@ export async function startRehearsal(options: {
     await close();
     throw error;
   }
-  const { fleet, nginx, cluster, game } = parts as Required<typeof parts>;
+  const { fleet, nginx } = parts as Required<typeof parts>;
+  const game = running;
   return {
     origin,
     fleet,
