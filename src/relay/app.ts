@@ -137,7 +137,7 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
     upstreamKey: auth.upstreamKey,
     players: createPlayerQueue(),
     secrets: [upstreamApiKey(options), ...auth.secrets].filter((s): s is string => Boolean(s)),
-    records: idempotency && { ...idempotency, failed: storeWarning(log) },
+    records: idempotency && { ...idempotency, failed: storeWarning(log, onStoreError) },
   };
   const ops: OpsState = { draining: false };
   const ipOptions = {
@@ -292,10 +292,10 @@ function basePathOf(path: string | undefined): string {
 const upstreamApiKey = (options: RelayOptions) => options.upstream?.apiKey ?? globalThis.process?.env?.QP_API_KEY;
 
 /**
- * A failing record store reads as "no record" (the service's own idempotency still holds) and is said in the log at
- * most once per 10 s.
+ * A failing record store follows onStoreError (pipeline.ts): 'open' sends and acknowledges awards unrecorded (the
+ * service's own idempotency still holds), 'closed' answers them retry. Said in the log at most once per 10 s.
  */
-function storeWarning(log: LogSink): (operation: 'read' | 'write', error: unknown) => undefined {
+function storeWarning(log: LogSink, behaviour: StoreErrorBehaviour): (operation: 'read' | 'write', error: unknown) => undefined {
   let last = 0;
   return (operation, error) => {
     const now = Date.now();
@@ -305,7 +305,7 @@ function storeWarning(log: LogSink): (operation: 'read' | 'write', error: unknow
     log({
       time: new Date(now).toISOString(),
       level: 'warn',
-      msg: `idempotency record store failed to ${operation} (${reason}): awards are sent to the service unrecorded`,
+      msg: `idempotency record store failed to ${operation} (${reason}): onStoreError is '${behaviour}', awards are ${behaviour === 'open' ? 'sent and acknowledged unrecorded' : 'answered retry (503 records_unavailable)'}`,
     });
     return undefined;
   };

@@ -75,8 +75,7 @@ export async function runAwards(runtime: RelayRuntime, request: AwardRequest, aw
   const results: (Settled | undefined)[] = new Array(awards.length);
   const lanes = new Map<string, number[]>();
   const records = runtime.records;
-  const lookupKeys: string[] = [];
-  const slots: number[] = new Array(awards.length);
+  const recordKeys: (string | undefined)[] = new Array(awards.length);
   for (let index = 0; index < awards.length; index++) {
     const award = awards[index] as AwardInput;
     // Before a turn is taken: nobody queues behind (and so holds up) another player's awards.
@@ -85,10 +84,7 @@ export async function runAwards(runtime: RelayRuntime, request: AwardRequest, aw
       results[index] = count(runtime, { kind: 'refused', refusal: denied });
       continue;
     }
-    if (records && award.idempotencyKey !== undefined) {
-      slots[index] = lookupKeys.length;
-      lookupKeys.push(recordKey(runtime.upstreamKey(claims.sub, award.idempotencyKey)));
-    }
+    if (records && award.idempotencyKey !== undefined) recordKeys[index] = recordKey(runtime.upstreamKey(claims.sub, award.idempotencyKey));
     const lane = lanes.get(award.serviceUserId);
     if (lane) lane.push(index);
     else lanes.set(award.serviceUserId, [index]);
@@ -99,14 +95,14 @@ export async function runAwards(runtime: RelayRuntime, request: AwardRequest, aw
   // relay still sees the service's acknowledgement and records it, so the resend is answered from the record.
   const deadline = createDeadline(runtime.deadlineMs, records ? undefined : request.signal);
   const { signal } = deadline;
-  // Every key of the request in one round trip, beside the turn and the per-player limit (never in series with them);
-  // a single award whose player's limit is counted in the record's own store (Redis) reads it with that hit instead.
+  // A batch answers at its deadline; with the record on, its calls to the service already under way run on (to twice
+  // the deadline at most) so an acknowledgement that lands after the answer is still recorded: the award was answered
+  // `retry`, and its resend, days later perhaps, is answered from the record rather than applied again.
+  const sending = records && !request.single ? createDeadline(2 * runtime.deadlineMs) : deadline;
+  // A single award whose player's limit is counted in the record's own store (Redis) reads its record with that hit.
   const sameStore = records?.store.getWithHit !== undefined && (runtime.store as { records?: unknown }).records === records.store;
-  const withHit = request.single && claims.role !== 'admin' && runtime.policy.rateLimits.perPlayer && sameStore ? lookupKeys : undefined;
-  const lookup =
-    records && lookupKeys.length && !withHit ? records.store.get(lookupKeys, claims.sub).catch((error) => records.failed('read', error)) : undefined;
-  const writes: [string, string][] = [];
-  const job: Job = { runtime, request, awards, results, signal, signalAt: deadline.at, lookup, withHit, slots, writes };
+  const withHit = !!(request.single && claims.role !== 'admin' && runtime.policy.rateLimits.perPlayer && sameStore);
+  const job: Job = { runtime, request, awards, results, signal, sendSignal: sending.signal, sendAt: sending.at, recordKeys, withHit };
   if (request.single) {
     // The single route: the turn and the service both stop at the signal, so this ends by the deadline with what the
     // service did, or did not, answer (a 504 that says which).
@@ -115,30 +111,45 @@ export async function runAwards(runtime: RelayRuntime, request: AwardRequest, aw
   } else {
     // A batch answers at its deadline whatever is still running: those awards are `retry` (reason `deadline`).
     const limit = pLimit(runtime.batchConcurrency);
-    await orAbort(Promise.all([...lanes].map(([player, lane]) => limit(() => runLane(job, player, lane)))), signal);
+    const all = Promise.all([...lanes].map(([player, lane]) => limit(() => runLane(job, player, lane))));
+    if (sending !== deadline) void all.finally(() => sending.dispose());
+    await orAbort(all, signal);
   }
   deadline.dispose();
-  // Written before the answer: an award a client was told is done is in the record (one round trip, every award at once).
-  if (records && writes.length) await records.store.set(writes, records.ttlMs, claims.sub).catch((error) => records.failed('write', error));
-  return results;
+  // What the client is told, as it stands now: lanes still running past a batch's deadline change nothing of it.
+  return results.slice();
 }
+
+/** The record store failed under onStoreError 'closed': the award is sent again later, never sent or acknowledged unrecorded. */
+const RECORDS_UNAVAILABLE: Refusal = {
+  status: 503,
+  message: 'idempotency record store unavailable; try again shortly',
+  retryAfter: 1,
+  reason: 'records_unavailable',
+};
 
 interface Job {
   runtime: RelayRuntime;
   request: AwardRequest;
   awards: readonly AwardInput[];
   results: (Settled | undefined)[];
+  /** The answer's deadline: no turn is taken and no award started after it. */
   signal: AnySignal;
-  signalAt: number;
-  lookup: Promise<(string | undefined)[] | undefined> | undefined;
-  /** The keys to read with the per-player hit (getWithHit), when that replaces the lookup. */
-  withHit: string[] | undefined;
-  slots: number[];
-  writes: [string, string][];
+  /** What stops a call to the service (the answer's deadline, or later for a batch with the record on). */
+  sendSignal: AnySignal;
+  sendAt: number;
+  /** Each award's record key (with the record on and a client key). */
+  recordKeys: (string | undefined)[];
+  /** Read the record with the per-player hit (getWithHit) instead of a lookup. */
+  withHit: boolean;
 }
 
+/** A lane's record lookup: each key's stored record, or 'failed' (the store failed under onStoreError 'closed'). */
+type Lookup = Promise<Map<string, string | undefined> | 'failed'>;
+
 async function runLane(job: Job, player: string, lane: number[]): Promise<void> {
-  const { runtime, results, signal } = job;
+  const { runtime, results, signal, request } = job;
+  const { records } = runtime;
   if (signal.aborted) return;
   const turn = await runtime.players.acquire(player, signal);
   if (turn === 'cancelled') return;
@@ -146,68 +157,115 @@ async function runLane(job: Job, player: string, lane: number[]): Promise<void> 
     for (const index of lane) results[index] = BUSY;
     return;
   }
+  const recording: Promise<void>[] = [];
   try {
+    // Read in the turn, beside the first award's limit: a duplicate that waited behind an earlier request of this
+    // player reads what that one recorded (across instances, the service's own memory of a fresh key covers it).
+    const keys = job.withHit ? [] : lane.flatMap((index) => job.recordKeys[index] ?? []);
+    const lookup: Lookup | undefined =
+      records && keys.length
+        ? records.store.get(keys, request.claims.sub).then(
+            (values) => new Map(keys.map((key, i) => [key, values[i]])),
+            (error) => {
+              records.failed('read', error);
+              return runtime.onStoreError === 'open' ? new Map() : 'failed';
+            },
+          )
+        : undefined;
     let held = false;
     for (const index of lane) {
-      if (signal.aborted) return;
+      if (signal.aborted) break;
       if (held) {
         results[index] = HELD;
         continue;
       }
-      const settled = count(runtime, await runOne(job, index, job.awards[index] as AwardInput));
-      results[index] = settled;
+      const [step, write] = await runOne(job, index, job.awards[index] as AwardInput, lookup);
+      const settled = count(runtime, step);
       held = settled.meaning.verdict === 'retry' || settled.meaning.verdict === 'auth';
+      if (!write || !records) {
+        results[index] = settled;
+        continue;
+      }
+      // Written before the answer: an award a client is told is done is in the record. Issued at once, beside the
+      // next award's call; the turn is held until it is written, so this player's next request reads it.
+      recording.push(
+        records.store.set([write], records.ttlMs, request.claims.sub).then(
+          () => {
+            results[index] = settled;
+          },
+          (error) => {
+            records.failed('write', error);
+            // 'closed': not acknowledged unrecorded; the resend finds the service's own memory of the key still fresh.
+            results[index] =
+              runtime.onStoreError === 'open'
+                ? settled
+                : { step: { kind: 'refused', refusal: RECORDS_UNAVAILABLE }, meaning: meaningOfRefusal(RECORDS_UNAVAILABLE) };
+          },
+        ),
+      );
     }
+    await Promise.all(recording);
   } finally {
     turn.release();
   }
 }
 
-/** One award in its player's turn: points policy, per-player limit and record, then the service. */
-async function runOne(job: Job, index: number, award: AwardInput): Promise<Step> {
-  const { runtime, request, signal } = job;
+/** One award in its player's turn: points policy, per-player limit and record, then the service; and what to record. */
+async function runOne(job: Job, index: number, award: AwardInput, lookup: Lookup | undefined): Promise<[Step, [string, string]?]> {
+  const { runtime, request } = job;
   const { claims } = request;
   const refusal = checkPolicyPoints(runtime.policy, award);
-  if (refusal) return { kind: 'refused', refusal };
+  if (refusal) return [{ kind: 'refused', refusal }];
   // Only the spec's fields go to the service; eventName only when given, so the service's default applies.
   const body: AwardBody = { serviceUserId: award.serviceUserId, eventPoints: award.eventPoints };
   if (award.eventName !== undefined) body.eventName = award.eventName;
   if (award.eventDescription !== undefined) body.eventDescription = award.eventDescription;
   // Admins are operators' tools (designer console, back office): the per-player limit is for players.
-  const slot = job.slots[index];
+  const key = job.recordKeys[index];
   let limited: Refusal | null;
-  let stored: string | undefined;
+  let stored: string | undefined | 'failed';
   const { records } = runtime;
   if (job.withHit && records?.store.getWithHit) {
     // One round trip: the hit and the record (a failed one is the limiter's store error, and no record).
-    const withHit = records.store.getWithHit.bind(records.store, job.withHit);
-    limited = await checkRateLimit(runtime, runtime.policy.rateLimits.perPlayer, 'perPlayer', claims.sub, async (key, windowMs) => {
-      const read = await withHit(key, windowMs, claims.sub).catch((error) => {
+    const getWithHit = records.store.getWithHit.bind(records.store, key === undefined ? [] : [key]);
+    limited = await checkRateLimit(runtime, runtime.policy.rateLimits.perPlayer, 'perPlayer', claims.sub, async (counter, windowMs) => {
+      const read = await getWithHit(counter, windowMs, claims.sub).catch((error) => {
         records.failed('read', error);
         throw error;
       });
-      stored = slot === undefined ? undefined : read.records[slot];
+      stored = read.records[0];
       return read.hit;
     });
   } else {
     const limiting = claims.role === 'admin' ? null : checkRateLimit(runtime, runtime.policy.rateLimits.perPlayer, 'perPlayer', claims.sub);
-    [limited, stored] = await Promise.all([limiting, slot === undefined ? undefined : job.lookup?.then((found) => found?.[slot])]);
+    const reading = key === undefined ? undefined : lookup?.then((found) => (found === 'failed' ? found : found.get(key)));
+    [limited, stored] = await Promise.all([limiting, reading]);
   }
-  if (limited) return { kind: 'refused', refusal: limited };
-  const fingerprint = slot === undefined ? undefined : fingerprintOf(award.questId, body);
+  if (limited) return [{ kind: 'refused', refusal: limited }];
+  if (stored === 'failed') return [{ kind: 'refused', refusal: RECORDS_UNAVAILABLE }];
+  const fingerprint = key === undefined ? undefined : fingerprintOf(award.questId, body);
   if (fingerprint !== undefined) {
     const recorded = readRecord(stored, fingerprint);
-    if (recorded) return recorded.kind === 'replay' ? { kind: 'replayed', status: recorded.status } : recorded;
+    if (recorded) return [recorded.kind === 'replay' ? { kind: 'replayed', status: recorded.status } : recorded];
   }
   const idempotencyKey = award.idempotencyKey === undefined ? undefined : runtime.upstreamKey(claims.sub, award.idempotencyKey);
   const result = await runtime.upstream.send(
-    { method: 'POST', path: paths.points(award.questId), body, idempotencyKey, requestId: request.requestId, signal, signalAt: job.signalAt },
+    {
+      method: 'POST',
+      path: paths.points(award.questId),
+      body,
+      idempotencyKey,
+      requestId: request.requestId,
+      signal: job.sendSignal,
+      signalAt: job.sendAt,
+    },
     { retry: true },
   );
-  if (fingerprint !== undefined && idempotencyKey !== undefined && result.kind === 'response' && statusVerdict(result.status) === 'ok') {
-    job.writes.push([recordKey(idempotencyKey), encodeRecord(fingerprint, result.status)]);
+  const step: Step = { kind: 'answered', result };
+  if (key !== undefined && fingerprint !== undefined && result.kind === 'response' && statusVerdict(result.status) === 'ok') {
+    return [step, [key, encodeRecord(fingerprint, result.status)]];
   }
-  return { kind: 'answered', result };
+  return [step];
 }
 
 /** What the step means, counted once in the metrics. */
