@@ -193,7 +193,11 @@ describe('the fast path and the Hono path: the same log records and metrics', { 
         [fast, fastFrom],
         [plain, plainFrom],
       ] as const) {
-        await until(() => seen.logs.slice(from.logs).some((record) => record.msg === 'request'), `${c.name}: the access line`, 10_000);
+        await until(
+          () => seen.logs.slice(from.logs).some((record) => record.msg === 'request'),
+          `${c.name}: the access line (${seen === fast ? 'fast' : 'hono'})`,
+          10_000,
+        );
         await until(() => seen.metrics.slice(from.metrics).includes('inFlight -1'), `${c.name}: the request closed in the metrics`, 10_000);
       }
       const fastLines = fast.logs.slice(fastFrom.logs).map(comparable);
