@@ -17,9 +17,13 @@ export const sdkBundleSize = (split = true) => measureBundle({ file: 'src/client
 /**
  * quest-points/sw.js: the ready-made service worker, with the SDK modules it reuses. Until issue 30's size work it was
  * measured with code splitting, which left the token rule out (11,627 B counted; the file built was 12,196 B); since,
- * as built (one file, the SDK's import()s inlined by scripts/inline-lazy.mjs): 12,232 B.
+ * as built (one file, the SDK's import()s inlined by scripts/inline-lazy.mjs): 12,232 B. Raised to 12.5 KB by issue 34
+ * (12,210 B -> 12,708 B): the worker carries the whose-refusal rule (protocol/refusal.ts's codes and the legacy messages,
+ * status.ts answerHandling), so a deployment refusal dead-letters nothing there either; the pages' start-up migration
+ * of old dead letters is left out of it. Then 12.6 KB (12,817 B): an event of a worker closed mid-drain fails instead
+ * of saying delivered, and a drain stops when its lease was lost.
  */
-export const SW_BUDGET_BYTES = 12 * 1024;
+export const SW_BUDGET_BYTES = 12.6 * 1024;
 /** One file, as scripts/build-sw.mjs builds it (a service worker cannot import() a chunk), its import()s inlined. */
 export const swBundleSize = () => measureBundle({ file: 'src/sw/worker.ts' }, [], false, [inlineLazy]);
 

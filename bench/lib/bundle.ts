@@ -19,8 +19,13 @@ export const SDK_TARGET_BYTES = 14 * 1024;
  * Lowered to 13.5 KB by issue 30's size work (18,032 B -> 13,734 B): the HTTP layer loads on the first request
  * (-4,200 B), the IndexedDB lease only where Web Locks are missing and the rescue merge only when a rescue was found
  * (-90 B), `persisted` kept beside `settled` in one map (-64 B) (BENCHMARKS.md, "Issue 30, size").
+ * Raised to 13.6 KB by issue 34 (13,732 B -> 13,831 B): the held queue (deployment:refused, its state, the retry that
+ * carries the refusal) and the loader of the start-up migration of deployment dead letters. The whose-refusal rule
+ * itself (protocol/status.ts answerHandling, refusal.ts) loads with the HTTP layer, not up front (it was +490 B there).
+ * Then 13.8 KB (14,089 B with main merged on 2026-11-27): the client's state as typed actions into one reducer, which
+ * decides `online` alone and derives `storage` from the environment (+204 B), and a drain that stops on a lost lease.
  */
-export const SDK_BUDGET_BYTES = 13.5 * 1024;
+export const SDK_BUDGET_BYTES = 13.8 * 1024;
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 

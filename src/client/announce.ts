@@ -53,7 +53,7 @@ export function createAnnouncer({ store, events, outbox, notifier, reads, tabs }
     const mine = ++counts;
     const letters = await outbox.deadLetters().catch(() => undefined);
     // A store that cannot be read leaves the count as it was (the outbox reported the failure as degraded storage).
-    if (letters && mine === counts) store.dispatch({ deadLetterCount: letters.length });
+    if (letters && mine === counts) store.dispatch({ type: 'dead-counted', count: letters.length });
   }
 
   /**
@@ -76,7 +76,7 @@ export function createAnnouncer({ store, events, outbox, notifier, reads, tabs }
     }
     // Counted at once, and again from the store (a count read in flight may predate these letters).
     if (dead.length) {
-      store.dispatch({ deadAdded: dead.length });
+      store.dispatch({ type: 'dead-added', count: dead.length });
       void recountDead();
     }
     for (const deadLetter of dead) {

@@ -139,7 +139,7 @@ export function createApi(deps: ApiDeps): QuestPoints {
     },
     async close() {
       if (store.get().closed) return;
-      store.dispatch({ closed: true });
+      store.dispatch({ type: 'closed' });
       flush.stop();
       deps.stop();
       tabs.close();

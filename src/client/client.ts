@@ -66,15 +66,17 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
     deadLetterCount: 0,
     authRequired: false,
     deploymentRefused: false,
-    storage: idb ? 'indexeddb' : 'memory',
     environment,
     closed: false,
     loaded: false,
   });
-  const env = createEnvironment(environment, (changed) => {
-    store.dispatch({ environment: changed });
-    events.emit('environment:changed', { environment: changed });
-  });
+  const env = createEnvironment(
+    () => store.get().environment,
+    (changed) => {
+      store.dispatch({ type: 'environment', environment: changed });
+      events.emit('environment:changed', { environment: changed });
+    },
+  );
   const requestSync = () => {
     // Its answer (a refused registration: a frame, no worker) is what the environment says from then on.
     void Promise.resolve(options.backgroundSync?.()).then(
@@ -82,15 +84,11 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
       () => {},
     );
   };
+  // The storage kind is held once, in the environment: the snapshot's `storage` says 'degraded' from it (state.ts).
   const degrade = (reason: StorageDegradedReason, error?: unknown) => {
-    store.dispatch({ storage: 'degraded' });
     env.storage('memory', reason);
     events.emit('storage:degraded', { reason, error });
   };
-  // IndexedDB works again (the poll's recovery): awards are kept there from now on.
-  store.listen((next, previous) => {
-    if (next.storage === 'indexeddb' && previous.storage === 'degraded') env.storage('indexeddb');
-  });
   const transport = createTransport(options, () => import('./http.js'));
   const cache = kv<CacheRecord>(layout.cache);
   const tabs = createTabs(layout.channel, idb);
@@ -105,11 +103,12 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
     },
     durable: idb,
     rescue: idb ? createRescue(layout.rescue) : undefined,
+    legacy: idb ? () => import('./legacy.js') : undefined,
   });
   const live = createLive(outbox.pendingOf, historyLimit);
   const tracked = createTracked({ own, release: live.release });
   const notifier = createNotifier({ events, live, own, queueSize: outbox.size, state: store, used: tracked.used, pairs: tracked.pairs });
-  const requests = createRequests(transport, cache, (online) => store.dispatch({ online }));
+  const requests = createRequests(transport, cache, (answered) => store.dispatch({ type: 'call', answered }));
   const reads = createReads({ live, cache, fetch: requests.summary, changed: notifier.changed, post: tabs.post, tracked });
   const announcer = createAnnouncer({ store, events, outbox, notifier, reads, tabs });
   tabs.listen(announcer.heard);
@@ -127,7 +126,9 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
     authPauseMs: pollIntervalMs,
     requestSync,
   });
-  const stop = startClient({ store, outbox, notifier, reads, announcer, flush, transport, own, pollIntervalMs });
+  // IndexedDB works again (the poll's recovery): awards are kept there from now on.
+  const recovered = () => env.storage('indexeddb');
+  const stop = startClient({ store, outbox, notifier, reads, announcer, flush, transport, own, pollIntervalMs, recovered });
   if (missing) queueMicrotask(() => degrade(missing));
   detect(options, env);
   return createApi({ options, store, events, outbox, live, tracked, notifier, requests, reads, tabs, announcer, flush, stop });

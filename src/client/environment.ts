@@ -31,38 +31,37 @@ export function initialEnvironment(storage: Environment['storage'], storageReaso
 export type Detected = Pick<Environment, 'partitioned' | 'persistent' | 'closedTabDelivery'>;
 
 /**
- * The one owner of the client's Environment: what the probes found, and the storage in use now. Every change makes a
- * new object (the snapshot's) and is told once through `changed`. Awards in memory cannot be delivered by the
+ * The one writer of the client's Environment: what the probes found, and the storage in use now. The environment is
+ * held once, in the client's state (`current` reads it there); every change makes a new object (the snapshot's) and
+ * is told once through `changed`, which dispatches it. Awards in memory cannot be delivered by the
  * worker: while storage is memory, closed-tab delivery says so, and comes back with IndexedDB.
  */
-export function createEnvironment(initial: Environment, changed: (env: Environment) => void) {
-  let env = initial;
-  let found: ClosedTabDelivery = env.closedTabDelivery;
+export function createEnvironment(current: () => Environment, changed: (env: Environment) => void) {
+  let found: ClosedTabDelivery = current().closedTabDelivery;
   const derive = (next: Environment): Environment =>
     next.storage === 'memory' && found.available
       ? { ...next, closedTabDelivery: { available: false, reason: 'memory' } }
       : { ...next, closedTabDelivery: found };
   function apply(next: Environment, always = false) {
     const derived = derive(next);
-    if (!always && JSON.stringify(derived) === JSON.stringify(env)) return;
-    env = derived;
-    changed(env);
+    if (!always && JSON.stringify(derived) === JSON.stringify(current())) return;
+    changed(derived);
   }
   return {
-    current: () => env,
+    current,
     /** The probes answered (at start-up): told even when nothing changed, so a game hears what holds once. */
     detected(d: Detected) {
       found = d.closedTabDelivery;
-      apply({ ...env, ...d }, true);
+      apply({ ...current(), ...d }, true);
     },
     /** A Background Sync registration answered: refused (a frame, no worker) or possible after all. */
     delivery(d: ClosedTabDelivery) {
       found = d;
-      apply(env);
+      apply(current());
     },
     /** Storage fell back to memory (why), or IndexedDB works again. */
     storage(kind: Environment['storage'], reason?: Environment['storageReason']) {
-      const { storageReason: _old, ...rest } = env;
+      const { storageReason: _old, ...rest } = current();
       apply({ ...rest, storage: kind, ...(reason ? { storageReason: reason } : {}) });
     },
   };

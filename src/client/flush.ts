@@ -1,6 +1,7 @@
 import type { Announcer } from './announce.js';
 import type { QuestPointsEmitter } from './events.js';
 import { createFlusher, type FlushResult } from './flusher.js';
+import type { Lock } from './lock.js';
 import type { Outbox } from './outbox.js';
 import type { Reads } from './reads.js';
 import type { SendResult } from './send.js';
@@ -16,7 +17,7 @@ export interface FlushDeps {
   transport: Transport;
   announcer: Announcer;
   reads: Reads;
-  lock: (fn: () => Promise<void>) => Promise<unknown>;
+  lock: Lock;
   backoff: { baseMs: number; maxMs: number };
   authPauseMs: number;
   /** The option backgroundSync: hands the outbox to the service worker for when the network is back. */
@@ -36,13 +37,9 @@ export function createFlush(deps: FlushDeps) {
   /** The last result told (the callers that joined one drain share one result object). */
   let last: FlushResult | undefined;
 
-  /** One batch's results from this tab: the first decides `online`, a settled award clears the token pause. */
+  /** One batch's results from this tab: what they mean for `online` and the pauses is the reducer's (state.ts). */
   async function settle(head: PendingAward[], results: SendResult[]) {
-    const [first] = results;
-    // Offline only for lack of network: a retry the relay answered (deadline, relay_busy, upstream_auth...) is an answer.
-    if (first && first.outcome !== 'auth') store.dispatch({ online: !(first.outcome === 'retry' && first.noAnswer) });
-    // A token worked and the relay answered: an award was acknowledged or refused.
-    if (results.some((r) => r.outcome === 'ok' || r.outcome === 'rejected')) store.dispatch({ authRequired: false, deploymentRefused: false });
+    store.dispatch({ type: 'batch', results });
     await announcer.settle(head, results);
   }
 
@@ -58,12 +55,12 @@ export function createFlush(deps: FlushDeps) {
     // The drain read the store: awards another tab settled there without telling are settled here.
     void announcer.unheard();
     if (result.outcome === 'drained') {
-      store.dispatch({ deploymentRefused: false });
+      store.dispatch({ type: 'drain', outcome: 'drained' });
       events.emit('queue:drained', { queueSize: 0 });
     }
     if (result.outcome === 'error') events.emit('error', { error: result.error, during: 'flush' });
     if (result.outcome === 'auth') {
-      store.dispatch({ authRequired: true });
+      store.dispatch({ type: 'drain', outcome: 'auth' });
       deps.requestSync();
       events.emit('auth:required', { error: result.error });
     }
@@ -73,7 +70,7 @@ export function createFlush(deps: FlushDeps) {
       const { attempt, delayMs, refused } = result;
       // The deployment refused the queue (not the awards): held and said so, retried at the end of the backoff.
       if (refused) {
-        store.dispatch({ deploymentRefused: true });
+        store.dispatch({ type: 'drain', outcome: 'refused' });
         events.emit('deployment:refused', { ...refused, attempt, delayMs });
       }
       for (const r of result.retrying)

@@ -1,6 +1,7 @@
 import { BATCH_MAX_AWARDS } from '../protocol/limits.js';
+import type { Lock } from './lock.js';
 import type { Outbox } from './outbox.js';
-import { backoffDelay } from './retry.js';
+import { backoffDelay } from '../protocol/retry.js';
 import { sendAwards, type DeploymentRefusal, type SendResult } from './send.js';
 import type { Transport } from './transport.js';
 import type { PendingAward, RetryReason } from './types.js';
@@ -10,8 +11,8 @@ export type Flusher = ReturnType<typeof createFlusher>;
 export interface FlusherDeps {
   outbox: Outbox;
   transport: Transport;
-  /** Runs the drain only if no other tab (or worker) is draining this outbox. */
-  lock: (fn: () => Promise<void>) => Promise<unknown>;
+  /** Runs the drain only if no other tab (or worker) is draining this outbox; its signal aborts if the lock is lost. */
+  lock: Lock;
   backoff: { baseMs: number; maxMs: number };
   /** How long sending pauses after getToken failed or a fresh token was refused. */
   authPauseMs: number;
@@ -53,10 +54,12 @@ export function createFlusher(deps: FlusherDeps) {
   const again: { done?: Promise<FlushResult>; force: boolean } = { force: false };
   let stopped = false;
 
-  async function drain(): Promise<FlushResult> {
+  async function drain(lost?: AbortSignal): Promise<FlushResult> {
     // The store is read once per drain (other tabs' awards and acknowledgements); after that the mirror, which
     // BroadcastChannel keeps current, gives each next batch. Reading the store per batch made a drain quadratic.
     for (let fromStore = true; !stopped; fromStore = false) {
+      // The lock was lost (lease.ts): another tab drains now; this one stops between batches.
+      if (lost?.aborted) return { outcome: 'busy' };
       const head = (fromStore ? await outbox.reload() : outbox.queued()).slice(0, BATCH_MAX_AWARDS);
       if (!head.length) return { outcome: 'drained' };
       const results = await sendAwards(deps.transport, head);
@@ -91,7 +94,7 @@ export function createFlusher(deps: FlusherDeps) {
     // A deployment refusal backs off like any retry (capped at maxMs): a fixed deployment heals without a reload.
     const delayMs = backoffDelay(wait.attempt++, backoff.baseMs, backoff.maxMs, afterMs);
     wait.at = Date.now() + delayMs;
-    return { outcome: 'retry', at: wait.at, delayMs, attempt: wait.attempt, retrying, ...(refused ? { refused } : {}) };
+    return { outcome: 'retry', at: wait.at, delayMs, attempt: wait.attempt, retrying, refused };
   }
 
   /** `force` ignores backoff and the auth pause: flush(), `online`, a visible tab, the retry timer. */
@@ -112,8 +115,8 @@ export function createFlusher(deps: FlusherDeps) {
       return again.done;
     }
     let result: FlushResult = { outcome: 'busy' };
-    const sender = async () => {
-      result = await drain();
+    const sender = async (lost?: AbortSignal) => {
+      result = await drain(lost);
     };
     // A degraded tab's awards exist only in its memory: it sends them itself, the service dedupes by key.
     const done = outbox.degraded ? sender() : deps.lock(sender);

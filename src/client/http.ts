@@ -1,16 +1,24 @@
 import { createFetch } from 'ofetch';
 import { API_KEY_HEADER, IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_IETF_HEADER } from '../protocol/headers.js';
 import { QuestPointsError } from './errors.js';
+import { answerHandling, type Handling } from '../protocol/status.js';
 import { classify, retryAfterMs } from './retry.js';
 import { createTokenCache } from './token.js';
 import type { QuestPointsOptions } from './options.js';
 
-/** An HTTP answer, body parsed as JSON (whatever else it was otherwise). */
+/** An HTTP answer, body parsed as JSON (whatever else it was otherwise: the text of a proxy's HTML page). */
 export interface Answer {
   status: number;
   /** The JSON body (null when there was none): the relay's, so each field is read as untrusted. */
   body: Record<string, unknown> | null;
   retryAfterMs?: number;
+  /** What the answer means for an award (protocol/status.ts answerHandling), from its status and body. */
+  handling: Handling;
+  /**
+   * The same rule, for the results inside a batch's answer. The rule (the status policy and whose refusal it is)
+   * comes with this layer, loaded on the first request, rather than in the script a game waits for.
+   */
+  rule: typeof answerHandling;
 }
 
 /**
@@ -55,7 +63,15 @@ export function createHttp(options: QuestPointsOptions, base: string, timeoutMs:
         ignoreResponseError: true,
         responseType: 'json',
       });
-      return { status: res.status, body: res._data ?? null, retryAfterMs: retryAfterMs(res.headers.get('retry-after')) };
+      const data = res._data ?? null;
+      const { status } = res;
+      return {
+        status,
+        body: data,
+        retryAfterMs: retryAfterMs(res.headers.get('retry-after')),
+        handling: answerHandling(status, data),
+        rule: answerHandling,
+      };
     } catch (error) {
       const timeout = (error as { cause?: Error })?.cause?.name === 'TimeoutError';
       throw new QuestPointsError(timeout ? `no answer within ${timeoutMs} ms` : 'network error', timeout ? 'timeout' : 'network');

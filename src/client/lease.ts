@@ -14,8 +14,11 @@ const LEASE_MS = 10_000;
  * held (a crashed holder blocks for at most LEASE_MS). Loaded by lock.ts on the first drain, only there.
  * A lease the store cannot write excludes nobody: fn runs anyway (the service dedupes by key, as for a degraded
  * outbox, which sends its own awards) and `failed` hears why, rather than every run answering `busy` for ever.
+ * A lease lost while held (a renewal that finds another holder: this tab's timers were throttled past LEASE_MS, as a
+ * hidden tab's are, and another tab took the expired lease) aborts fn's signal: the drain stops after its batch
+ * rather than send beside the new holder.
  */
-export function leaseLock(lease: KV<Lease>, failed: (error: unknown) => void): (fn: () => Promise<void>) => Promise<unknown> {
+export function leaseLock(lease: KV<Lease>, failed: (error: unknown) => void): (fn: (lost: AbortSignal) => Promise<void>) => Promise<unknown> {
   const me = uuid();
   /**
    * Takes, renews (until in the future) or releases (until 0) the lease if it is free, expired or ours; true if so.
@@ -38,9 +41,10 @@ export function leaseLock(lease: KV<Lease>, failed: (error: unknown) => void): (
   };
   return async (fn) => {
     if (!(await claim(Date.now() + LEASE_MS))) return;
-    const renew = setInterval(() => claim(Date.now() + LEASE_MS), LEASE_MS / 3);
+    const lost = new AbortController();
+    const renew = setInterval(() => void claim(Date.now() + LEASE_MS).then((mine) => mine || lost.abort()), LEASE_MS / 3);
     try {
-      await fn();
+      await fn(lost.signal);
     } finally {
       clearInterval(renew);
       await claim(0);

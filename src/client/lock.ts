@@ -3,7 +3,11 @@ import type { KV } from './store.js';
 
 export type { Lease } from './lease.js';
 
-type Lock = (fn: () => Promise<void>) => Promise<unknown>;
+/** fn's signal aborts when the lock is lost while held (the lease's renewal found another holder); Web Locks never lose it. */
+export type Lock = (fn: (lost: AbortSignal) => Promise<void>) => Promise<unknown>;
+
+/** The signal of a lock that is never lost. */
+const KEPT = new AbortController().signal;
 
 /**
  * The lease's store, and where its code comes from: a page loads lease.ts by `() => import('./lease.js')` on the
@@ -24,8 +28,9 @@ export interface LeaseOption {
  */
 export function createFlushLock(name: string, lease?: LeaseOption, waitMs = 0, failed: (error: unknown) => void = () => {}): Lock {
   const locks = typeof navigator !== 'undefined' ? navigator.locks : undefined;
-  if (!lease) return (fn) => fn();
-  if (locks) return (fn) => locks.request(name, waitMs > 0 ? { signal: AbortSignal.timeout(waitMs) } : { ifAvailable: true }, (lock) => lock && fn());
+  if (!lease) return (fn) => fn(KEPT);
+  if (locks)
+    return (fn) => locks.request(name, waitMs > 0 ? { signal: AbortSignal.timeout(waitMs) } : { ifAvailable: true }, (lock) => lock && fn(KEPT));
   let loading: Promise<Lock> | undefined;
   return async (fn) => {
     loading ??= lease.load().then((module) => module.leaseLock(lease.store, failed));
@@ -33,7 +38,7 @@ export function createFlushLock(name: string, lease?: LeaseOption, waitMs = 0, f
       // Loaded again on the next drain.
       loading = undefined;
       failed(error);
-      return (run: () => Promise<void>) => run();
+      return (run: (lost: AbortSignal) => Promise<void>) => run(KEPT);
     });
     return lock(fn);
   };

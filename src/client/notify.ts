@@ -1,6 +1,6 @@
 import type { QuestPointsEmitter } from './events.js';
 import type { Live } from './live.js';
-import type { ClientState, ClientStore } from './state.js';
+import { storageOf, type ClientState, type ClientStore } from './state.js';
 import type { PointsView, Snapshot } from './types.js';
 
 export interface NotifyDeps {
@@ -17,8 +17,8 @@ export interface NotifyDeps {
   pairs(): string[];
 }
 
-/** What a snapshot shows of the client's state (not its life cycle). */
-const shown = ({ closed, loaded, ...status }: ClientState) => status;
+/** What a snapshot shows of the client's state (not its life cycle), with `storage` derived from the environment. */
+const shown = ({ closed, loaded, ...status }: ClientState) => ({ ...status, storage: storageOf(status.environment) });
 
 export type Notifier = ReturnType<typeof createNotifier>;
 

@@ -1,4 +1,5 @@
 import { createJournal, type Journal } from './journal.js';
+import type { requeueDeploymentLetters } from './legacy.js';
 import { createMirror } from './mirror.js';
 import type { Rescue } from './rescue.js';
 import { storageFailure, type KV } from './store.js';
@@ -16,6 +17,12 @@ export interface OutboxDeps {
   /** The store survives the page (IndexedDB): `persisted` can be true. Memory never persists. */
   durable?: boolean;
   rescue?: Rescue;
+  /**
+   * Where legacy.ts comes from (a page: `() => import('./legacy.js')`, loaded only when there are dead letters): the
+   * dead letters an earlier version kept for a deployment refusal go back to the queue at start-up. The service
+   * worker leaves that to the pages (its one file stays small).
+   */
+  legacy?: () => Promise<{ requeueDeploymentLetters: typeof requeueDeploymentLetters }>;
   now?: () => number;
 }
 
@@ -27,7 +34,7 @@ export interface OutboxDeps {
  * transaction), issued in a microtask after the first of them. While the store fails, the journal keeps everything
  * and recover() replays it.
  */
-export function createOutbox({ queue, dead, degraded: onDegraded, committed, durable = true, rescue, now = () => Date.now() }: OutboxDeps) {
+export function createOutbox({ queue, dead, degraded: onDegraded, committed, durable = true, rescue, legacy, now = () => Date.now() }: OutboxDeps) {
   const mirror = createMirror(now);
   const journal: Journal = createJournal();
   let degraded = false;
@@ -71,6 +78,12 @@ export function createOutbox({ queue, dead, degraded: onDegraded, committed, dur
   // Start-up: what earlier pages rescued joins the store, first in the chain (a failing store leaves it for later).
   const merge = rescue?.merge(queue, dead);
   if (merge) void chain(async () => (await attempt(merge.write)) && merge.merged());
+  // Start-up: what an earlier version dead-lettered for a deployment refusal goes back to the queue (legacy.ts, loaded
+  // only when there are dead letters: most pages have none; one that cannot load leaves them for a later start),
+  // before the first reload() reads it; the dead letters are counted after it.
+  const requeued =
+    legacy &&
+    chain(() => attempt(async () => (await dead.keys()).length && (await legacy().catch(() => undefined))?.requeueDeploymentLetters(queue, dead)));
 
   /** Writes what add() collected, in one transaction, after earlier store work. True when it is in the store. */
   function commit(): Promise<boolean> {
@@ -183,6 +196,7 @@ export function createOutbox({ queue, dead, degraded: onDegraded, committed, dur
     },
     /** Stored and journalled dead letters, oldest first. Rejects when the store cannot be read (then degraded). */
     async deadLetters(): Promise<DeadLetter[]> {
+      await requeued;
       const stored = await dead.all().catch((error: unknown) => {
         degrade(error);
         throw error;

@@ -1,7 +1,7 @@
 import { paths } from '../protocol/paths.js';
 import type { BatchResult, QueuedAward } from '../protocol/batch.js';
 import type { QuestPointsError } from './errors.js';
-import { answerHandling, type Handling } from '../protocol/status.js';
+import type { Handling } from '../protocol/status.js';
 import { answerError, type Answer, type Transport } from './transport.js';
 import type { DeadLetter, PendingAward, RetryReason } from './types.js';
 
@@ -22,8 +22,8 @@ export type SendResult =
 
 /**
  * A refusal about the deployment, not the award (protocol/status.ts `answerHandling` 'held'): the relay's `code`
- * (origin, route) when it sent one; none when something else answered (a proxy's HTML page, a WAF's empty 403). The
- * award is retried (reason 'deployment'), never dead-lettered.
+ * (origin, route) when it sent one; undefined when something else answered (a proxy's HTML page, a WAF's empty 403;
+ * `message` is then `HTTP <status>`) or an older relay. The award is retried (reason 'deployment'), never dead-lettered.
  */
 export interface DeploymentRefusal {
   status: number;
@@ -47,25 +47,25 @@ export function settlement(head: PendingAward[], results: SendResult[], now = Da
 export const toWire = ({ queuedAt, seq, ...wire }: QueuedAward & { queuedAt?: number; seq?: number }): QueuedAward => wire;
 
 function fromAnswer(answer: Answer): SendResult {
-  const { status, body } = answer;
-  const handling = answerHandling(status, body);
+  const { status, body, handling } = answer;
   if (handling === 'ok') return { outcome: 'ok' };
   const error = answerError(answer);
   if (handling === 'auth') return { outcome: 'auth', error };
-  return refusal(handling, status, error.message, body?.code, answer.retryAfterMs);
+  // A code is the relay's (refusal.ts): a string, or a body refusalScope did not take for the relay's (then none).
+  return refusal(handling, status, error.message, typeof body?.code === 'string' ? body.code : undefined, answer.retryAfterMs);
 }
 
-/** A refusal or a retry, by its handling: only one about the award itself is final. */
-function refusal(handling: Exclude<Handling, 'ok' | 'auth'>, status: number, message: string, code: unknown, retryAfterMs?: number): SendResult {
-  if (handling === 'rejected') return { outcome: 'rejected', status, message };
+/**
+ * A refusal or a retry, by its handling: only one about the award itself is final (and a batch's refused result that
+ * the rule calls 'ok' or 'auth', which no relay sends, stays the refusal it says it is).
+ */
+function refusal(handling: Handling, status: number, message: string, code?: string, retryAfterMs?: number): SendResult {
   // Another player's award: it waits in the queue for that player's session.
   if (handling === 'player') return { outcome: 'retry', reason: 'player', status };
-  if (handling === 'held') {
-    // Not the relay's standard body: say so, rather than the bare status an HTML page leaves.
-    const said = typeof code === 'string' ? message : `${message} (not the relay's answer: a proxy, WAF or CDN refused the request)`;
-    return { outcome: 'retry', reason: 'deployment', status, refused: { status, message: said, ...(typeof code === 'string' ? { code } : {}) } };
-  }
-  return { outcome: 'retry', reason: 'status', status, retryAfterMs };
+  // No code: not the relay's answer (a proxy's HTML page, a WAF's empty 403), or an older relay's.
+  if (handling === 'held') return { outcome: 'retry', reason: 'deployment', status, refused: { status, message, code } };
+  if (handling === 'retry') return { outcome: 'retry', reason: 'status', status, retryAfterMs };
+  return { outcome: 'rejected', status, message };
 }
 
 function fromError(error: unknown): SendResult {
@@ -77,13 +77,13 @@ function fromError(error: unknown): SendResult {
   return { outcome: 'retry', reason: code === 'timeout' ? code : 'network', noAnswer: true };
 }
 
-function fromBatchResult(result: BatchResult | undefined): SendResult {
+/** One result of a batch's answer, by the answer's `rule`: a refusal is read as the relay's error body with its code. */
+function fromBatchResult(result: BatchResult | undefined, rule: Answer['rule']): SendResult {
   if (!result) return { outcome: 'retry', reason: 'no result' };
   if (result.outcome === 'ok') return result;
   if (result.outcome === 'rejected') {
     const { status, message, code } = result;
-    const handling = answerHandling(status, { success: false, message, code });
-    return handling === 'ok' || handling === 'auth' ? { outcome: 'rejected', status, message } : refusal(handling, status, message, code);
+    return refusal(rule(status, { success: false, message, code }), status, message, code);
   }
   const { reason, status, retryAfter } = result;
   return { outcome: 'retry', reason, status, retryAfterMs: (retryAfter ?? 0) * 1000 };
@@ -104,9 +104,10 @@ export async function sendAwards(transport: Transport, awards: QueuedAward[]): P
     }
     const whole = fromAnswer(answer);
     if (whole.outcome === 'ok') {
-      const results: BatchResult[] = Array.isArray(answer.body?.results) ? answer.body.results : [];
+      const { body, rule } = answer;
+      const results: BatchResult[] = Array.isArray(body?.results) ? body.results : [];
       const byKey = new Map(results.map((r) => [r?.idempotencyKey?.toLowerCase(), r]));
-      return awards.map((a) => fromBatchResult(byKey.get(a.idempotencyKey.toLowerCase())));
+      return awards.map((a) => fromBatchResult(byKey.get(a.idempotencyKey.toLowerCase()), rule));
     }
     // Refused as a whole for the deployment (a relay without the batch route answers a 404 page): the singles decide.
     if (whole.outcome !== 'rejected' && !(whole.outcome === 'retry' && whole.refused)) return awards.map(() => whole);

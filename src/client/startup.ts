@@ -21,6 +21,8 @@ export interface StartDeps {
   /** The client's own pair, read from start-up on. */
   own: string | undefined;
   pollIntervalMs: number;
+  /** IndexedDB works again after a degraded spell (the poll's recovery). */
+  recovered(): void;
 }
 
 /** A keepalive body must stay under 64 KiB: 20 awards of the largest allowed size fit. */
@@ -37,11 +39,11 @@ export function startClient(deps: StartDeps): () => void {
   const triggers = createTriggers(
     {
       online() {
-        store.dispatch({ online: true });
+        store.dispatch({ type: 'connection', online: true });
         void flush.flush(true);
         reads.refresh();
       },
-      offline: () => store.dispatch({ online: false }),
+      offline: () => store.dispatch({ type: 'connection', online: false }),
       visible() {
         void flush.flush(true);
         reads.refresh();
@@ -55,7 +57,7 @@ export function startClient(deps: StartDeps): () => void {
         if (head.length && transport.batch) transport.beacon(paths.batch(), { awards: head.map(toWire) });
       },
       async poll() {
-        if (outbox.degraded && (await outbox.recover())) store.dispatch({ storage: 'indexeddb' });
+        if (outbox.degraded && (await outbox.recover())) deps.recovered();
         if (!triggers.visible()) return;
         void flush.flush(false);
         reads.refresh();
@@ -68,7 +70,7 @@ export function startClient(deps: StartDeps): () => void {
   // left in the outbox goes out first, and the pair is read. The outbox is read first in the store's queue of work,
   // so an award committed by now was committed after it.
   const startupRead = outbox.reload().then((awards) => {
-    store.dispatch({ loaded: true });
+    store.dispatch({ type: 'loaded' });
     return awards;
   });
   // The dead letters are counted alongside, not after the outbox read: on a first visit each read creates its

@@ -8,5 +8,6 @@ export function devLogger(record: LogRecord): void {
   if (record.level === 'info') return;
   const status = record.status === undefined ? '' : ` ${record.status}`;
   const where = record.method ? ` ${record.method} ${record.path}:` : '';
-  console.error(`[quest-points relay]${status}${where} ${record.msg}`);
+  const why = record.reason === undefined ? '' : ` (${record.code ? `${record.code}: ` : ''}${record.reason})`;
+  console.error(`[quest-points relay]${status}${where} ${record.msg}${why}`);
 }

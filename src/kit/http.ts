@@ -51,6 +51,9 @@ export function pathRefusal(url: string): EarlyRefusal | undefined {
   return segment === undefined ? undefined : { status: 400, message: malformedPathMessage(segment) };
 }
 
+/** What readJsonBody reads of a request: its body, as text or as a stream, and its headers (a Request is one). */
+export type BodySource = Pick<Request, 'text' | 'body' | 'headers'>;
+
 export type BodyRead = { ok: true; value: unknown } | { ok: false; status: 400 | 413; message: string };
 
 // The client went away (or the server's requestTimeout cut it off) before the body's end.
@@ -60,7 +63,7 @@ const CUT_OFF = { done: true, value: Symbol('cut off') } as const;
  * The body as text, null when it is over maxBytes, undefined when it was cut off: refused from Content-Length when sent, otherwise
  * counted while streaming, so an oversized chunked body is never buffered whole.
  */
-async function readLimitedText(request: Request, maxBytes: number, declared: string | null): Promise<string | null | undefined> {
+async function readLimitedText(request: BodySource, maxBytes: number, declared: string | null): Promise<string | null | undefined> {
   if (declared !== null && Number(declared) > maxBytes) return null;
   // With a declared length within the limit, the HTTP parser delivers no more than that: read it whole. text() is
   // also the cheap path on Node (@hono/node-server reads the socket directly; .body builds a web stream first).
@@ -102,7 +105,7 @@ async function readLimitedText(request: Request, maxBytes: number, declared: str
  * the declared length when the caller already read it (the relay on Node reads headers off the socket).
  */
 export async function readJsonBody(
-  request: Request,
+  request: BodySource,
   {
     maxBytes = Number.POSITIVE_INFINITY,
     emptyAs,

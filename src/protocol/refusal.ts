@@ -65,3 +65,13 @@ export function refusalScope(body: unknown): RefusalScope {
  */
 export const isLegacyDeploymentMessage = (message: string): boolean =>
   /is not in the relay's CORS allowlist|^no route (GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) /.test(message);
+
+/**
+ * A dead letter an earlier SDK kept for a refusal about the deployment, by what it recorded (status and message):
+ * the earlier relay's origin or route refusal (isLegacyDeploymentMessage), or the bare `HTTP <status>` that SDK wrote
+ * when the body was not the standard error body `{ success: false, message }` (a proxy's HTML 404, a WAF's empty 403,
+ * another JSON shape). Such an award was never forwarded to the service; this version never makes such a letter (it
+ * holds the queue instead), so a letter it finds is an earlier version's.
+ */
+export const isLegacyDeploymentLetter = ({ status, message }: { status: number; message: string }): boolean =>
+  isLegacyDeploymentMessage(message) || message === `HTTP ${status}`;

@@ -7,7 +7,8 @@ import { refusalScope, type RefusalScope } from './refusal.js';
 /**
  * What to do with one award after an answer.
  * - ok: acknowledged (first time or an idempotent replay): done.
- * - rejected: final: dead-letter it, with the status and message (sending it again cannot help).
+ * - rejected: final: sending it again cannot help. A client dead-letters it (with the status and message) only when
+ *   the refusal is about the award itself: answerHandling, below, reads whose it is from the body.
  * - auth: the caller's token is refused: fetch a fresh one, then send again with the same key.
  * - retry: nothing final is known: send again later with the same key.
  */
@@ -30,7 +31,8 @@ export interface StatusRule {
 /**
  * Every status with a rule of its own; anything else takes its class's rule below: 2xx ok, 4xx rejected, 5xx retried
  * (resend now). So these are final by their class, each for a reason: 400 the award breaks a field rule; 402 payment
- * required; 403 the caller may not do this (policy, quest, another player); 404 no such user, quest or route; 405 and
+ * required; 403 the caller may not do this (policy, quest, another player, an origin); 404 no such user, quest or
+ * route (answerHandling tells the deployment's and the player's refusals from the award's); 405 and
  * 415 a client bug; 410 gone for good; 413 the body will stay too large; 422 a policy refusal, or the key was used
  * with a different award. And these are retried at once by their class: 500 (nothing applied is lost, the key makes a
  * resend safe), 502 (the service behind could not be reached), 503 (Retry-After is honoured when given), 504.

@@ -5,13 +5,14 @@ import type { Refusal } from './policy.js';
 // Who may do what. A player acts only as itself (its token's `sub`), only in its token's quests (when the
 // token lists any), and identifies only the e-mail or wallet its token carries. An admin may do everything.
 
-const forbidden = (message: string): Refusal => ({ status: 403, message });
+// 'player': the award or identity is another player's than the token's; 'policy': a rule of who may do what.
+const forbidden = (message: string, code: Refusal['code'] = 'policy'): Refusal => ({ status: 403, message, code });
 
 /** Awarding to, or reading, (questId, serviceUserId). */
 export function checkUserAccess(claims: VerifiedClaims, questId: string, serviceUserId: string): Refusal | null {
   if (claims.role === 'admin') return null;
   if (serviceUserId !== claims.sub) {
-    return forbidden(`serviceUserId ${JSON.stringify(serviceUserId)} is not the token's sub: a player acts only on itself`);
+    return forbidden(`serviceUserId ${JSON.stringify(serviceUserId)} is not the token's sub: a player acts only on itself`, 'player');
   }
   return checkQuestAccess(claims, questId);
 }
@@ -30,16 +31,16 @@ export function checkListAccess(claims: VerifiedClaims): Refusal | null {
 export function checkIdentifyAccess(claims: VerifiedClaims, body: { email?: string; wallet?: Wallet }): Refusal | null {
   if (claims.role === 'admin') return null;
   if (body.email !== undefined) {
-    if (claims.email === undefined) return forbidden('email: the token carries no email, so it may identify none');
+    if (claims.email === undefined) return forbidden('email: the token carries no email, so it may identify none', 'player');
     if (normaliseEmail(body.email) !== normaliseEmail(claims.email)) {
-      return forbidden("email is not the token's email: a player identifies only itself");
+      return forbidden("email is not the token's email: a player identifies only itself", 'player');
     }
     return null;
   }
   if (body.wallet !== undefined) {
-    if (claims.wallet === undefined) return forbidden('wallet: the token carries no wallet, so it may identify none');
+    if (claims.wallet === undefined) return forbidden('wallet: the token carries no wallet, so it may identify none', 'player');
     if (!sameWallet(body.wallet, claims.wallet)) {
-      return forbidden("wallet is not the token's wallet: a player identifies only itself");
+      return forbidden("wallet is not the token's wallet: a player identifies only itself", 'player');
     }
   }
   return null;

@@ -6,7 +6,16 @@ import { REQUEST_ID_HEADER } from '../protocol/index.js';
 import { createAuth, type AuthOptions } from './authenticate.js';
 import { batchRoute } from './batch.js';
 import { clientIp, type ClientAddress, type ForwardedHeader } from './client-ip.js';
-import { answerHeader, logEvent, redactFor, requestHeader, type RelayContext, type RelayEnv, type RelayRuntime } from './context.js';
+import {
+  answerHeader,
+  logEvent,
+  redactFor,
+  requestHeader,
+  type RelayEnv,
+  type RelayRuntime,
+  type StepContext,
+  type StepMiddleware,
+} from './context.js';
 import { createMemoryCounterStore, type CounterStore } from './counter-store.js';
 import { originPolicy, SECURITY_HEADERS } from './hygiene.js';
 import { jsonLinesToStderr, levelOfStatus, type LogSink } from './logger.js';
@@ -19,6 +28,7 @@ import { fail } from './respond.js';
 import { serviceRoutes } from './routes.js';
 import { resolveIdempotency, type IdempotencyOptions } from './records.js';
 import { createUpstream, type UpstreamOptions } from './upstream.js';
+import { earlyRefusal } from './validate.js';
 
 /** Below the SDK's default request timeout (10 s), so the SDK reads the relay's answer instead of timing out. */
 const DEFAULT_DEADLINE_MS = 8000;
@@ -76,12 +86,16 @@ export interface RelayOptions extends AuthOptions {
 export interface BuiltRelay {
   app: Hono<RelayEnv>;
   /**
-   * The award route without Hono's router and context, for the Node adapter's fast path (node/fast-award.ts); absent
-   * when a base path, the operator's authenticate() or clientAddress() (each wants a whole Request) is configured.
+   * The award route without Hono's router and context, for the Node adapter's fast path (node/fast-award.ts): its
+   * steps read only a StepContext, and answer with what that context's json() makes. Absent when a base path, the
+   * operator's authenticate() (handed a whole Request) or clientAddress() is configured.
    */
-  award?: (c: RelayContext) => Promise<Response>;
+  award?: AwardRoute;
   drain(): void;
 }
+
+/** The award route as the fast path runs it (BuiltRelay `award`). */
+export type AwardRoute = <A extends { readonly status: number }>(c: StepContext<A>) => Promise<A>;
 
 /**
  * The relay as a Web-standard fetch handler (`relay.fetch(request)`): Node (startRelay), Bun, Deno, Cloudflare
@@ -139,7 +153,7 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
   // then, past the operator's probes, the guards every player route needs (origin and CORS, a well-formed path, the
   // per-IP limit) in another. Each still runs once per request, in this order; one hop each instead of seven.
   // The same steps make the award route's Node fast path (`award`, node/fast-award.ts): one definition of each.
-  const opened = (c: RelayContext): number => {
+  const opened = (c: StepContext<unknown>): number => {
     const started = performance.now();
     let id = requestHeader(c, REQUEST_ID_HEADER);
     if (!id || id.length > 64 || /[^\w\-=]/.test(id)) id = crypto.randomUUID();
@@ -149,11 +163,16 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
     metrics.inFlight(1);
     return started;
   };
-  const closed = (c: RelayContext, started: number, status: number) => {
+  const closed = (c: StepContext<unknown>, started: number, status: number) => {
     metrics.request(status);
     // Probes every few seconds would drown the log.
     if (quiet.has(c.req.path) && status < 500) return;
-    logEvent(runtime, c, levelOfStatus(status), 'request', { status, ms: Math.round((performance.now() - started) * 10) / 10 });
+    const ms = Math.round((performance.now() - started) * 10) / 10;
+    const refusal = c.get('refusal');
+    if (!refusal) return logEvent(runtime, c, levelOfStatus(status), 'request', { status, ms });
+    // The reason of every refusal, so an operator reads "origin ... is not in the relay's CORS allowlist" in the log.
+    const { code, message } = refusal;
+    logEvent(runtime, c, levelOfStatus(status), 'request', { status, ms, ...(code ? { code } : {}), reason: redactFor(runtime, c, message) });
   };
   app.use(async (c, next) => {
     const started = opened(c);
@@ -168,8 +187,9 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
   const origins = originPolicy(options.corsOrigins ?? [], ipOptions);
   const perIp = runtime.policy.rateLimits.perIp;
   /** An actual (not preflight) request's guards: path, per-IP limit; a refusal, or undefined to go on. */
-  const guarded = async (c: RelayContext): Promise<Response | undefined> => {
-    const refused = pathRefusal(c.req.url) ?? (perIp ? await checkRateLimit(runtime, perIp, 'perIp', clientIp(c, ipOptions)) : null);
+  const guarded = async <A>(c: StepContext<A>): Promise<A | undefined> => {
+    const malformed = pathRefusal(c.req.url);
+    const refused = malformed ? earlyRefusal(malformed) : perIp ? await checkRateLimit(runtime, perIp, 'perIp', clientIp(c, ipOptions)) : null;
     return refused ? fail(c, refused) : undefined;
   };
   app.use(async (c, next) => {
@@ -189,58 +209,71 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
   app.route('/', service.app);
   app.route('/', batchRoute(runtime));
 
-  app.notFound((c) => fail(c, { status: 404, message: redactFor(runtime, c, `no route ${c.req.method} ${new URL(c.req.url).pathname}`) }));
-  const onError = (error: unknown, c: RelayContext): Response => {
-    // Hono's own middlewares (bearer auth on /metrics) answer by throwing a ready response.
+  app.notFound((c) =>
+    fail(c, { status: 404, message: redactFor(runtime, c, `no route ${c.req.method} ${new URL(c.req.url).pathname}`), code: 'route' }),
+  );
+  /** An error no step answered: logged, and 500 naming the request. */
+  const unexpected = <A>(error: unknown, c: StepContext<A>): A => {
+    logEvent(runtime, c, 'error', `unexpected: ${error instanceof Error ? error.message : String(error)}`, { status: 500 });
+    return fail(c, { status: 500, message: `internal error (request ${c.get('requestId') ?? 'unknown'})` });
+  };
+  app.onError((error, c) => {
+    // Hono's own middlewares (bearer auth on /metrics, never on the award route) answer by throwing a ready response.
     if (error instanceof HTTPException) {
       // Rebuilt through the context: it carries the headers every answer carries (security, CORS, request id).
       const response = error.getResponse();
       return c.newResponse(response.body, response);
     }
-    logEvent(runtime, c, 'error', `unexpected: ${error instanceof Error ? error.message : String(error)}`, { status: 500 });
-    return fail(c, { status: 500, message: `internal error (request ${c.get('requestId') ?? 'unknown'})` });
-  };
-  app.onError(onError);
+    return unexpected(error, c);
+  });
   /**
    * POST /group-quests/:questId/points, every step above in the router's order, each once: request id and security
    * headers, origin (403) and CORS headers, path and per-IP limit, authentication, the body, the route; an error
    * answers as onError does; metrics and the access log last. The caller's context must be an actual POST to that
    * path (not a preflight) with no base path: the Node adapter's fast path (node/fast-award.ts) hands one.
    */
-  const award = async (c: RelayContext): Promise<Response> => {
-    const started = opened(c);
-    let answer: Response;
-    try {
+  const awardWith =
+    (authenticate: StepMiddleware): AwardRoute =>
+    async <A extends { readonly status: number }>(c: StepContext<A>): Promise<A> => {
+      const started = opened(c);
+      let answer: A;
       try {
-        answer = await awardSteps(c);
-      } catch (error) {
-        answer = onError(error, c);
+        try {
+          answer = await awardSteps(c, authenticate);
+        } catch (error) {
+          answer = unexpected(error, c);
+        }
+      } finally {
+        metrics.inFlight(-1);
       }
-    } finally {
-      metrics.inFlight(-1);
-    }
-    closed(c, started, answer.status);
-    return answer;
-  };
-  const awardSteps = async (c: RelayContext): Promise<Response> => {
+      closed(c, started, answer.status);
+      return answer;
+    };
+  const awardSteps = async <A>(c: StepContext<A>, authenticate: StepMiddleware): Promise<A> => {
     const denied = origins.refusal(c);
     if (denied) return fail(c, denied);
     origins.headers(c);
     const refused = await guarded(c);
-    if (refused) return refused;
+    if (refused !== undefined) return refused;
     // Each middleware answers a refusal itself, or calls on: the route's answer is the last one's.
-    let answer: Response | undefined;
-    let bodyRefused: Response | undefined;
-    const authRefused = await auth.middleware(c, async () => {
-      bodyRefused = (await service.pointsBody(c, async () => {
+    let answer: A | undefined;
+    let bodyRefused: A | undefined;
+    const authRefused = await authenticate(c, async () => {
+      const refusedBody = await service.pointsBody(c, async () => {
         answer = await service.points(c);
-      })) as Response | undefined;
+      });
+      if (refusedBody !== undefined) bodyRefused = refusedBody;
     });
-    return (authRefused as Response | undefined) ?? bodyRefused ?? (answer as Response);
+    const result = authRefused ?? bodyRefused ?? answer;
+    // Every step answers or calls on, and the route always answers.
+    if (result === undefined) throw new Error('the award route made no answer');
+    return result;
   };
+  // The bearer check is a step; the operator's authenticate() is handed a whole Request, so only Hono runs it.
+  const bearer = auth.step;
   return {
     app,
-    ...(base || options.authenticate || options.clientAddress ? {} : { award }),
+    ...(base || !bearer || options.clientAddress ? {} : { award: awardWith(bearer) }),
     drain: () => {
       ops.draining = true;
     },

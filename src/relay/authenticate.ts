@@ -4,7 +4,7 @@ import * as v from 'valibot';
 import { ConfigError } from '../kit/errors.js';
 import { formatIssues } from '../protocol/index.js';
 import { PlayerClaimsSchema, type PlayerClaims } from './claims.js';
-import { requestHeader, type RelayContext, type RelayEnv } from './context.js';
+import { requestHeader, type RelayEnv, type StepContext, type StepMiddleware } from './context.js';
 import { createJwksVerifier, type JwksOptions } from './jwks.js';
 import { checkKeySecret, createKeyScope } from './keys.js';
 import { fail } from './respond.js';
@@ -51,6 +51,11 @@ export interface AuthOptions {
 export interface RelayAuth {
   /** 401 for a missing or bad token, 503 when the identity provider's keys cannot be had; sets `claims`. */
   middleware: MiddlewareHandler<RelayEnv>;
+  /**
+   * The same, as a step the Node fast path can run (it reads only a StepContext): the bearer token's check. Absent with
+   * the operator's authenticate(), which is handed a whole Request.
+   */
+  step?: StepMiddleware;
   /** The upstream idempotency key of a player's client key (keys.ts), under the key secret. */
   upstreamKey: (sub: string, clientKey: string) => string;
   /** Token secrets and key secret: masked in anything the relay writes. */
@@ -59,7 +64,8 @@ export interface RelayAuth {
 }
 
 type Env = Record<string, string | undefined>;
-const BEARER = /^Bearer +([A-Za-z0-9\-_.~+/]+=*) *$/;
+// RFC 7235: the scheme is a case-insensitive token (`bearer`, `BEARER`); the token68 after it is taken as sent.
+const BEARER = /^Bearer +([A-Za-z0-9\-_.~+/]+=*) *$/i;
 /** The provider's keys were unreachable: players retry shortly, as after any 503. */
 const PROVIDER_RETRY_AFTER_SECONDS = 5;
 
@@ -81,11 +87,13 @@ export function createAuth(options: AuthOptions, env: Env, apiKey: string | unde
   const secrets = custom ? [...new Set(toList(secretValues))] : secretValues === undefined ? [] : tokenSecrets(secretValues);
   const jwks = !custom && jwksOptions ? createJwksVerifier(jwksOptions, { maxTokenAgeSeconds }) : undefined;
   const tokenCache = createTokenCache(checkTokenCacheSize(options.tokenCacheSize), maxTokenAgeSeconds);
-  const middleware = custom ? sessionAuth(custom) : bearerAuth(tokenVerifier(secrets, jwks, tokenCache, maxTokenAgeSeconds));
-  return { middleware, upstreamKey: createKeyScope(keySecret), secrets: [...secrets, keySecret], tokenCache };
+  const scope = { upstreamKey: createKeyScope(keySecret), secrets: [...secrets, keySecret], tokenCache };
+  if (custom) return { middleware: sessionAuth(custom), ...scope };
+  const step = bearerAuth(tokenVerifier(secrets, jwks, tokenCache, maxTokenAgeSeconds));
+  return { middleware: step, step, ...scope };
 }
 
-function unauthorized(c: RelayContext, message: string) {
+function unauthorized<A>(c: StepContext<A>, message: string): A {
   c.header('WWW-Authenticate', 'Bearer realm="quest-points"');
   return fail(c, { status: 401, message });
 }
@@ -103,7 +111,7 @@ function sessionAuth(custom: Authenticate): MiddlewareHandler<RelayEnv> {
 }
 
 /** `Authorization: Bearer <token>`, verified; failures are 401 (503 when the provider's keys cannot be had) and never echo the token. */
-function bearerAuth(verify: (token: string) => TokenCheck | Promise<TokenCheck>): MiddlewareHandler<RelayEnv> {
+function bearerAuth(verify: (token: string) => TokenCheck | Promise<TokenCheck>): StepMiddleware {
   return async (c, next) => {
     const header = requestHeader(c, 'authorization');
     if (!header) return unauthorized(c, 'Authorization header is required: "Bearer <token>"');
@@ -115,7 +123,8 @@ function bearerAuth(verify: (token: string) => TokenCheck | Promise<TokenCheck>)
     const verified = checked instanceof Promise ? await checked : checked;
     if (verified.ok) {
       c.set('claims', verified.claims);
-      return next();
+      await next();
+      return;
     }
     if (verified.unavailable) return fail(c, { status: 503, message: verified.message, retryAfter: PROVIDER_RETRY_AFTER_SECONDS });
     return unauthorized(c, verified.message);

@@ -8,9 +8,10 @@ import {
   type BatchResult,
   type QueuedAward,
 } from '../protocol/index.js';
+import type { RefusalCode } from '../protocol/refusal.js';
 import { clientGone, type RelayEnv, type RelayRuntime } from './context.js';
 import { jsonBody } from './hygiene.js';
-import { batchResultOf } from './outcome.js';
+import { batchResultOf, meaningOfRefusal } from './outcome.js';
 import { runAwards } from './pipeline.js';
 import { fail } from './respond.js';
 import { check } from './validate.js';
@@ -30,7 +31,11 @@ export function batchRoute(runtime: RelayRuntime): Hono<RelayEnv> {
     const keys = envelope.value.awards.map((award) => award.idempotencyKey);
     const duplicate = findDuplicate(keys);
     if (duplicate) {
-      return fail(c, { status: 400, message: `awards.${duplicate[1]}.idempotencyKey duplicates awards.${duplicate[0]}.idempotencyKey` });
+      return fail(c, {
+        status: 400,
+        message: `awards.${duplicate[1]}.idempotencyKey duplicates awards.${duplicate[0]}.idempotencyKey`,
+        code: 'invalid',
+      });
     }
     const results: (BatchResult | undefined)[] = new Array(keys.length);
     const valid: QueuedAward[] = [];
@@ -41,7 +46,7 @@ export function batchRoute(runtime: RelayRuntime): Hono<RelayEnv> {
         valid.push(award.value);
         at.push(index);
       } else {
-        results[index] = { idempotencyKey, outcome: 'rejected', status: 400, message: award.refusal.message };
+        results[index] = batchResultOf(idempotencyKey, meaningOfRefusal(award.refusal));
       }
     });
     const settled = await runAwards(runtime, { claims: c.get('claims'), requestId: c.get('requestId'), signal: clientGone(c) }, valid);
@@ -51,6 +56,13 @@ export function batchRoute(runtime: RelayRuntime): Hono<RelayEnv> {
       // Not sent, or not answered, by the deadline (or the client left): nothing final is known, send it again later.
       results[index] = one ? batchResultOf(idempotencyKey, one.meaning) : { idempotencyKey, outcome: 'retry', reason: 'deadline' };
     });
+    const rejected = results.filter((result) => result?.outcome === 'rejected');
+    const [first] = rejected;
+    if (first) {
+      // A batch is answered 200 whatever its awards' fates: its log line still names why awards were refused.
+      const message = `${rejected.length} of ${results.length} awards rejected, the first: ${first.message}`;
+      c.set('refusal', first.code === undefined ? { message } : { code: first.code as RefusalCode, message });
+    }
     const body: BatchResponse = { success: true, results: results as BatchResult[] };
     return c.json(body, 200);
   });

@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import { requestHeader, type RelayContext } from './context.js';
+import { requestHeader, type StepContext, type StepRaw } from './context.js';
 
 /** Which header your own proxies write the client's address into. */
 export type ForwardedHeader = 'x-forwarded-for' | 'forwarded';
@@ -13,8 +13,11 @@ export interface ClientIpOptions {
   clientAddress?: ClientAddress;
 }
 
-/** The address of the connection a request came on, from the request and what the runtime passed along it. */
-export type ClientAddress = (request: Request, env: unknown) => string | undefined;
+/**
+ * The address of the connection a request came on, from the request (its method, URL, headers) and what the runtime
+ * passed along it.
+ */
+export type ClientAddress = (request: StepRaw, env: unknown) => string | undefined;
 
 /**
  * What each runtime hands the fetch handler, read without importing any of them: Node's adapter passes
@@ -25,7 +28,8 @@ export const connectionAddress: ClientAddress = (request, env) => {
   const bindings = env as
     | {
         incoming?: { socket?: { remoteAddress?: string } };
-        requestIP?: (request: Request) => { address?: string } | null;
+        // Bun's server.requestIP, handed the Request Bun handed the relay.
+        requestIP?: (request: StepRaw) => { address?: string } | null;
         remoteAddr?: { hostname?: string };
       }
     | null
@@ -114,13 +118,13 @@ export const trustedHops = (trustProxy: boolean | number): number =>
 const X_FORWARDED = { for: 'x-forwarded-for', proto: 'x-forwarded-proto', host: 'x-forwarded-host' } as const;
 
 /** One fact's chain, as the operator's proxies write it (`forwardedHeader`), oldest hop first; undefined when absent or broken. */
-export function forwardedChain(c: RelayContext, header: ForwardedHeader, fact: 'for' | 'proto' | 'host'): string[] | undefined {
+export function forwardedChain(c: StepContext<unknown>, header: ForwardedHeader, fact: 'for' | 'proto' | 'host'): string[] | undefined {
   const value = requestHeader(c, header === 'forwarded' ? 'forwarded' : X_FORWARDED[fact]);
   if (!value) return undefined;
   return header === 'forwarded' ? forwardedParam(value, fact) : value.split(',').map((part) => part.trim());
 }
 
-function forwardedEntry(c: RelayContext, hops: number, header: ForwardedHeader): string | undefined {
+function forwardedEntry(c: StepContext<unknown>, hops: number, header: ForwardedHeader): string | undefined {
   const chain = forwardedChain(c, header, 'for');
   return chain?.[chain.length - hops];
 }
@@ -131,7 +135,7 @@ function forwardedEntry(c: RelayContext, hops: number, header: ForwardedHeader):
  * written by a trusted proxy; anything further left is the client's own claim. An entry that is not an IP address
  * (garbage, `unknown`, an obfuscated name) is ignored and the socket address is used.
  */
-export function clientIp(c: RelayContext, options: ClientIpOptions): string {
+export function clientIp(c: StepContext<unknown>, options: ClientIpOptions): string {
   const hops = trustedHops(options.trustProxy);
   if (hops > 0) {
     const entry = forwardedEntry(c, hops, options.forwardedHeader);

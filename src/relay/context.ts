@@ -1,11 +1,12 @@
 import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { VerifiedClaims } from './claims.js';
 import type { CounterStore, StoreErrorBehaviour } from './counter-store.js';
 import type { Cancellation } from './deadline.js';
 import type { LogRecord, LogSink } from './logger.js';
 import type { RelayMetrics } from './metrics.js';
 import type { PlayerQueue } from './player-queue.js';
-import type { ResolvedPolicy } from './policy.js';
+import type { Refusal, ResolvedPolicy } from './policy.js';
 import type { IdempotencyRecordStore } from './records.js';
 import { redactSecrets } from './redact.js';
 import type { Upstream } from './upstream.js';
@@ -19,10 +20,56 @@ export type RelayEnv = {
     token: string | undefined;
     /** The request's body, read and parsed by the route's jsonBody() (hygiene.ts). */
     json: unknown;
+    /** Why the request (or awards of a batch) was refused (respond.ts, batch.ts): its access log line names it. */
+    refusal: Pick<Refusal, 'code' | 'message'> | undefined;
   };
 };
 
 export type RelayContext = Context<RelayEnv>;
+
+/** The per-request values (RelayEnv's). */
+export type Variables = RelayEnv['Variables'];
+
+/**
+ * What the steps read of the request object itself: its body, and off Node's socket its headers and signal (a Request
+ * is one). Also what a `clientAddress` function is handed (client-ip.ts).
+ */
+export interface StepRaw {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: Headers;
+  readonly signal: AbortSignal;
+  readonly body: Request['body'];
+  text(): Promise<string>;
+}
+
+/**
+ * What the award route's steps (app.ts `award`) read and write of a request's context, and nothing more: Hono's
+ * Context<RelayEnv> is one (A = its Response), the Node fast path's AwardContext another (node/fast-award.ts, A = the
+ * answer it writes itself). The steps are typed against this, so a step that needs more of Hono's context than the
+ * fast path gives fails to compile instead of failing on the fast path.
+ */
+export interface StepContext<A = Response> {
+  readonly env: unknown;
+  readonly req: {
+    readonly method: string;
+    readonly path: string;
+    readonly url: string;
+    readonly raw: StepRaw;
+    /** The route's path parameters (the award route's questId). */
+    param(): Record<string, string>;
+    header(name: string): string | undefined;
+  };
+  get<K extends keyof Variables>(key: K): Variables[K];
+  set<K extends keyof Variables>(key: K, value: Variables[K]): void;
+  /** A header of the answer, set before it is made. */
+  header(name: string, value: string): void;
+  /** The answer: JSON with this status and the headers set so far. */
+  json(object: object, status?: ContentfulStatusCode): A;
+}
+
+/** A middleware step run both ways (Hono's router and the fast path): its answer when it refuses, else next()'s. */
+export type StepMiddleware = <A>(c: StepContext<A>, next: () => Promise<void>) => Promise<A | undefined>;
 
 /** Everything createRelay resolved once, shared by every request. */
 export interface RelayRuntime {
@@ -46,12 +93,12 @@ export interface RelayRuntime {
   records?: { store: IdempotencyRecordStore; ttlMs: number; failed(operation: 'read' | 'write', error: unknown): undefined } | undefined;
 }
 
-export function redactFor(runtime: RelayRuntime, c: RelayContext, text: string): string {
+export function redactFor(runtime: RelayRuntime, c: StepContext<unknown>, text: string): string {
   return redactSecrets(text, runtime.secrets, c.get('token'));
 }
 
 /** A log line about this request, secrets masked. */
-export function logEvent(runtime: RelayRuntime, c: RelayContext, level: LogRecord['level'], msg: string, extra: Partial<LogRecord> = {}) {
+export function logEvent(runtime: RelayRuntime, c: StepContext<unknown>, level: LogRecord['level'], msg: string, extra: Partial<LogRecord> = {}) {
   const token = c.get('token');
   runtime.log({
     time: new Date().toISOString(),
@@ -99,7 +146,7 @@ function socketRequestOf(raw: object): unknown {
  * the same bindings along; reading Node's request then would bypass it, so the relay reads what it was handed.
  * Request facts (headers, origin, scheme, client address) are read here and in facts.ts, nowhere else.
  */
-export function socketExchange(c: Pick<RelayContext, 'env' | 'req'>): NodeExchange | undefined {
+export function socketExchange(c: StepContext<unknown>): NodeExchange | undefined {
   const env = c.env as Partial<NodeExchange> | undefined;
   const incoming = env?.incoming;
   if (!Array.isArray(incoming?.rawHeaders) || typeof env?.outgoing?.setHeader !== 'function') return undefined;
@@ -112,7 +159,7 @@ export function socketExchange(c: Pick<RelayContext, 'env' | 'req'>): NodeExchan
  * (undici's Headers: 2.8 % of a profile's busy time). Node keeps the first of a repeated Authorization, Content-Type
  * or Content-Length (as nginx does) and joins the others.
  */
-export function requestHeader(c: RelayContext, name: string): string | undefined {
+export function requestHeader(c: StepContext<unknown>, name: string): string | undefined {
   const node = socketExchange(c);
   if (!node) return c.req.header(name);
   const value = node.incoming.headers[name.toLowerCase()];
@@ -120,7 +167,7 @@ export function requestHeader(c: RelayContext, name: string): string | undefined
 }
 
 /** An answer header set before the route answers; on Node straight onto the response (no WHATWG Headers per answer). */
-export function answerHeader(c: RelayContext, name: string, value: string): void {
+export function answerHeader(c: StepContext<unknown>, name: string, value: string): void {
   const node = socketExchange(c);
   if (node) node.outgoing.setHeader(name, value);
   else c.header(name, value);
@@ -130,7 +177,7 @@ export function answerHeader(c: RelayContext, name: string, value: string): void
  * What says the client went away: the request's signal, or on Node the response closing before it was written
  * (the request's signal there is one more AbortController per request, built on first read).
  */
-export function clientGone(c: RelayContext): Cancellation {
+export function clientGone(c: StepContext<unknown>): Cancellation {
   const node = socketExchange(c);
   if (!node) return c.req.raw.signal;
   const { outgoing } = node;

@@ -3,21 +3,22 @@ import { cors } from 'hono/cors';
 import { ConfigError } from '../kit/errors.js';
 import { bodyRefusal, readJsonBody } from '../kit/http.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_IETF_HEADER, REQUEST_ID_HEADER } from '../protocol/index.js';
-import { answerHeader, requestHeader, type RelayContext, type RelayEnv } from './context.js';
+import { answerHeader, requestHeader, type RelayEnv, type StepContext, type StepMiddleware } from './context.js';
 import { isOwnOrigin, type ProxyTrust } from './origin.js';
 import type { Refusal } from './policy.js';
 import { fail } from './respond.js';
+import { earlyRefusal } from './validate.js';
 
 type Middleware = MiddlewareHandler<RelayEnv>;
 
 /** The CORS policy as the relay's guard middleware runs it (app.ts). */
 export interface OriginPolicy {
   /** 403 for a request whose Origin is outside the allowlist (preflights included). */
-  refusal(c: RelayContext): Refusal | undefined;
+  refusal(c: StepContext<unknown>): Refusal | undefined;
   /** An OPTIONS request: hono's cors answers a preflight, anything else goes on to `next`. */
   preflight: Middleware;
   /** The CORS headers of an actual request, set before the route answers. */
-  headers(c: RelayContext): void;
+  headers(c: StepContext<unknown>): void;
 }
 
 /**
@@ -28,13 +29,13 @@ export interface OriginPolicy {
  */
 export function originPolicy(allowlist: readonly string[], trust: ProxyTrust): OriginPolicy {
   const allowed = new Set(allowlist.map(normaliseOrigin));
-  const isAllowed = (origin: string, c: RelayContext) => allowed.has(origin) || isOwnOrigin(c, origin, trust);
+  const isAllowed = (origin: string, c: StepContext<unknown>) => allowed.has(origin) || isOwnOrigin(c, origin, trust);
   const exposed = ['Retry-After', REQUEST_ID_HEADER].join(',');
   return {
     refusal(c) {
       const origin = requestHeader(c, 'origin');
       if (origin === undefined || isAllowed(origin, c)) return undefined;
-      return { status: 403, message: `origin ${JSON.stringify(origin)} is not in the relay's CORS allowlist (corsOrigins)` };
+      return { status: 403, message: `origin ${JSON.stringify(origin)} is not in the relay's CORS allowlist (corsOrigins)`, code: 'origin' };
     },
     preflight: cors({
       origin: (origin, c) => (isAllowed(origin, c) ? origin : null),
@@ -94,13 +95,13 @@ export const SECURITY_HEADERS: readonly (readonly [string, string])[] = [
  * @hono/node-server build a whole WHATWG Request and web stream for every request.
  */
 export const jsonBody =
-  (maxBytes: number): Middleware =>
+  (maxBytes: number): StepMiddleware =>
   async (c, next) => {
     const length = requestHeader(c, 'content-length');
     const refused = bodyRefusal(requestHeader(c, 'content-type'), length, maxBytes);
-    if (refused) return fail(c, refused);
+    if (refused) return fail(c, earlyRefusal(refused));
     const read = await readJsonBody(c.req.raw, { maxBytes, contentLength: length ?? null });
-    if (!read.ok) return fail(c, read);
+    if (!read.ok) return fail(c, earlyRefusal(read));
     c.set('json', read.value);
     await next();
   };

@@ -21,8 +21,10 @@ export interface JwksOptions {
   /** Accepted `alg` values; default RS256, ES256, EdDSA. Asymmetric only. */
   algorithms?: JwksAlgorithm[];
   /**
-   * Maps a verified payload to the player, or null (401), for providers whose claims are named otherwise. Default:
-   * the payload as is (`sub`, `quests`, `role`, `email`, `wallet`), without `email` when `email_verified` is false.
+   * Maps a verified payload to the player, or null (401), for providers whose claims are named otherwise, and the only
+   * way a provider's token is an admin's (return `role: 'admin'`). Default (defaultClaims): `sub`, `quests`, `email`,
+   * `wallet` as they are; the provider's `role` is not read (every token is a player's), and `email` is dropped when
+   * `email_verified` is false.
    */
   claims?: (payload: JWTPayload) => PlayerClaims | null;
   /** A key set fetch gives up after this many ms; default 5000. */
@@ -38,9 +40,22 @@ export interface JwksVerifier {
   verify(token: string): Promise<TokenCheck>;
 }
 
-/** An unverified e-mail is not the player's: the relay would let them identify (and read) its owner's account. */
+/**
+ * The default mapping of a provider's verified payload: `sub`, `quests`, `email`, `wallet` as they are, and two
+ * things left out on purpose.
+ * - `role`: a provider's roles are its own (Firebase custom claims, Auth0 and Keycloak roles, Supabase's
+ *   "authenticated" on every token), not the relay's: a user someone made `admin` in the login system would award
+ *   any player unlimited. Every token is a player's; an admin comes only from an explicit `claims` mapping.
+ * - `email` when `email_verified` is false: an unverified address is not the player's (the relay would let them
+ *   identify, and read, its owner's account).
+ */
 export function defaultClaims(payload: JWTPayload): PlayerClaims {
-  const { email, email_verified: verified, ...rest } = payload as JWTPayload & { email?: unknown; email_verified?: unknown };
+  const {
+    email,
+    email_verified: verified,
+    role: _role,
+    ...rest
+  } = payload as JWTPayload & { email?: unknown; email_verified?: unknown; role?: unknown };
   return (verified === false || email === undefined ? rest : { ...rest, email }) as PlayerClaims;
 }
 

@@ -8,6 +8,10 @@ export interface LogRecord {
   path?: string;
   status?: number;
   ms?: number;
+  /** A refusal's code (protocol/refusal.ts), on the access line of a request the relay refused with one. */
+  code?: string;
+  /** Why the request was refused: the refusal's message, secrets masked (on the access line of every refusal). */
+  reason?: string;
   msg: string;
 }
 

@@ -5,7 +5,7 @@
 // browser says (Sec-Fetch-Site), else by what the operator's own proxies say (their forwarded scheme and host, read
 // only when `trustProxy` trusts them), else by the request as the relay received it; never a scheme assumed.
 import { forwardedChain, trustedHops, type ForwardedHeader } from './client-ip.js';
-import { requestHeader, type RelayContext } from './context.js';
+import { requestHeader, type StepContext } from './context.js';
 
 /** Which proxies the relay trusts (RelayOptions `trustProxy`, `forwardedHeader`): the same as for the client's address. */
 export interface ProxyTrust {
@@ -27,14 +27,14 @@ export interface ProxyTrust {
  * when `trustProxy` trusts them (a client's own X-Forwarded-Proto reaches no further than a missing Origin would),
  * else from the request as the relay received it (its URL: the socket's scheme, the Host header).
  */
-export function isOwnOrigin(c: RelayContext, origin: string, trust: ProxyTrust): boolean {
+export function isOwnOrigin(c: StepContext<unknown>, origin: string, trust: ProxyTrust): boolean {
   const site = requestHeader(c, 'sec-fetch-site');
   if (site !== undefined) return site.trim().toLowerCase() === 'same-origin';
   return origin === ownOrigin(c, trust);
 }
 
 /** The relay's origin as the client addressed it: scheme and host (forwarded when trusted), or undefined when unreadable. */
-export function ownOrigin(c: RelayContext, trust: ProxyTrust): string | undefined {
+export function ownOrigin(c: StepContext<unknown>, trust: ProxyTrust): string | undefined {
   const url = new URL(c.req.url);
   const hops = trustedHops(trust.trustProxy);
   const proto = hops > 0 ? trustedEntry(forwardedChain(c, trust.forwardedHeader, 'proto'), hops)?.toLowerCase() : undefined;

@@ -1,6 +1,7 @@
 // What an answer means: the one place the relay reads a service result (or one of its own refusals). The single
 // routes, the batch route, the metrics and /readyz all take their answer from here.
 import { retryAfterSeconds, statusVerdict, type BatchResult } from '../protocol/index.js';
+import type { RefusalCode } from '../protocol/refusal.js';
 import type { AwardLabel } from './metrics.js';
 import type { Refusal } from './policy.js';
 import type { UpstreamResult } from './upstream.js';
@@ -14,7 +15,7 @@ const SERVICE = 'Quest Points Service';
  */
 export type Meaning =
   | { verdict: 'ok'; status: number }
-  | { verdict: 'final'; status: number; message: string }
+  | { verdict: 'final'; status: number; message: string; code?: RefusalCode | undefined }
   | { verdict: 'retry'; reason: string; status?: number; retryAfter?: number; message: string }
   | { verdict: 'auth'; retryAfter?: number; message: string };
 
@@ -55,8 +56,9 @@ export function meaningOf(result: UpstreamResult): Meaning {
 
 /** What one of the relay's own refusals (access, policy, a limit, the record) means, by the same table. */
 export function meaningOfRefusal(refusal: Refusal): Meaning {
-  const { status, message, retryAfter, reason } = refusal;
-  if (statusVerdict(status) !== 'retry') return { verdict: 'final', status, message };
+  const { status, message, retryAfter, reason, code } = refusal;
+  if (statusVerdict(status) !== 'retry')
+    return code === undefined ? { verdict: 'final', status, message } : { verdict: 'final', status, message, code };
   return { verdict: 'retry', reason: reason ?? retryReason(status), status, message, ...(retryAfter !== undefined ? { retryAfter } : {}) };
 }
 
@@ -82,7 +84,9 @@ export function batchResultOf(idempotencyKey: string, meaning: Meaning): BatchRe
     case 'ok':
       return { idempotencyKey, outcome: 'ok' };
     case 'final':
-      return { idempotencyKey, outcome: 'rejected', status: meaning.status, message: meaning.message };
+      return meaning.code === undefined
+        ? { idempotencyKey, outcome: 'rejected', status: meaning.status, message: meaning.message }
+        : { idempotencyKey, outcome: 'rejected', status: meaning.status, message: meaning.message, code: meaning.code };
     case 'auth':
       return {
         idempotencyKey,

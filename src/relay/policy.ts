@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import type { ObjectInput, ObjectOutput } from '../protocol/infer.js';
 import { ConfigError } from '../kit/errors.js';
 import { BATCH_MAX_AWARDS, DEFAULT_EVENT_NAME, formatIssues, POINTS_DECIMALS, QuestIdSchema } from '../protocol/index.js';
+import type { RefusalCode } from '../protocol/refusal.js';
 
 const positive = v.pipe(v.number('must be a number'), v.finite('must be a finite number'), v.gtValue(0, 'must be greater than 0'));
 const positiveInteger = v.pipe(v.number('must be a number'), v.integer('must be an integer'), v.minValue(1, 'must be at least 1'));
@@ -125,10 +126,19 @@ function readPolicyFile(file: string): unknown {
   }
 }
 
-/** A refusal: the HTTP status and a message that names the rule. */
+/**
+ * A refusal: the HTTP status and a message that names the rule. The one carrier of every refusal the relay makes;
+ * respond.ts `fail()` is the one place that writes it (the error body, and the reason the access log names).
+ */
 export interface Refusal {
   status: number;
   message: string;
+  /**
+   * Whose refusal it is (protocol/refusal.ts REFUSAL_CODES), in the error body and a batch's rejected result: every
+   * final refusal of the relay's own carries one. Absent on what is not final (401, 429, 503) and on the service's
+   * refusals passed through.
+   */
+  code?: RefusalCode;
   retryAfter?: number;
   /** A batch's retry reason when a retryable status is the relay's own doing, not the service's. */
   reason?: string;
@@ -137,14 +147,14 @@ export interface Refusal {
 /** Is this quest served at all? (403: the caller may not act there.) */
 export function checkPolicyQuest(policy: ResolvedPolicy, questId: string): Refusal | null {
   if (policy.quests && !policy.quests.includes(questId)) {
-    return { status: 403, message: `questId ${JSON.stringify(questId)} is not in policy quests` };
+    return { status: 403, message: `questId ${JSON.stringify(questId)} is not in policy quests`, code: 'policy' };
   }
   return null;
 }
 
 /** The points rules, in order; 422 naming the rule. Amounts are never rewritten. */
 export function checkPolicyPoints(policy: ResolvedPolicy, award: { eventName?: string | undefined; eventPoints: number }): Refusal | null {
-  const refuse = (message: string): Refusal => ({ status: 422, message });
+  const refuse = (message: string): Refusal => ({ status: 422, message, code: 'policy' });
   const name = award.eventName ?? DEFAULT_EVENT_NAME;
   const points = award.eventPoints;
   const rule = Object.hasOwn(policy.events, name) ? policy.events[name] : undefined;

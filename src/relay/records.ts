@@ -85,7 +85,7 @@ export function readRecord(stored: string | undefined, fingerprint: string): Rec
     return undefined;
   }
   if (typeof value?.f !== 'string' || typeof value.s !== 'number') return undefined;
-  if (value.f !== fingerprint) return { kind: 'refused', refusal: { status: 422, message: KEY_REUSED_MESSAGE } };
+  if (value.f !== fingerprint) return { kind: 'refused', refusal: { status: 422, message: KEY_REUSED_MESSAGE, code: 'key_conflict' } };
   return { kind: 'replay', status: value.s };
 }
 

@@ -1,4 +1,4 @@
-import { Hono, type MiddlewareHandler } from 'hono';
+import { Hono } from 'hono';
 import {
   AwardBodySchema,
   BODY_LIMIT_BYTES,
@@ -10,7 +10,7 @@ import {
   routes,
 } from '../protocol/index.js';
 import { checkIdentifyAccess, checkListAccess, checkUserAccess } from './access.js';
-import { clientGone, type RelayContext, type RelayEnv, type RelayRuntime } from './context.js';
+import { clientGone, type RelayContext, type RelayEnv, type RelayRuntime, type StepContext, type StepMiddleware } from './context.js';
 import { jsonBody } from './hygiene.js';
 import { runAwards, type Settled } from './pipeline.js';
 import { checkPolicyQuest } from './policy.js';
@@ -20,8 +20,8 @@ import { check, readIdempotencyKey } from './validate.js';
 /** The spec's five routes, and the award route's two steps (its body, then the award) for the Node fast path. */
 export interface ServiceRoutes {
   app: Hono<RelayEnv>;
-  pointsBody: MiddlewareHandler<RelayEnv>;
-  points: (c: RelayContext) => Promise<Response>;
+  pointsBody: StepMiddleware;
+  points: <A>(c: StepContext<A>) => Promise<A>;
 }
 
 /** The spec's five routes, same paths, bodies and answers; the caller is already authenticated. */
@@ -30,7 +30,7 @@ export function serviceRoutes(runtime: RelayRuntime): ServiceRoutes {
   const body = jsonBody(BODY_LIMIT_BYTES);
   const get = (c: RelayContext, path: string) => runtime.upstream.send({ method: 'GET', path, requestId: c.get('requestId') });
 
-  const points = async (c: RelayContext): Promise<Response> => {
+  const points = async <A>(c: StepContext<A>): Promise<A> => {
     const params = check(QuestParamsSchema, c.req.param(), 'path ');
     if (!params.ok) return fail(c, params.refusal);
     const award = check(AwardBodySchema, c.get('json'));
@@ -90,7 +90,7 @@ export function serviceRoutes(runtime: RelayRuntime): ServiceRoutes {
 }
 
 /** A single award's answer: the service's (or the record's), the relay's refusal, or 503 / 504 when it was not sent. */
-function answerAward(runtime: RelayRuntime, c: RelayContext, settled: Settled | undefined): Response {
+function answerAward<A>(runtime: RelayRuntime, c: StepContext<A>, settled: Settled | undefined): A {
   if (!settled) return fail(c, { status: 504, message: `not sent within the relay's deadline (${runtime.deadlineMs} ms); retry with the same key` });
   const { step, meaning } = settled;
   switch (step.kind) {

@@ -1,11 +1,18 @@
 import type * as v from 'valibot';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_IETF_HEADER, IdempotencyKeySchema, parseWith } from '../protocol/index.js';
-import { requestHeader, type RelayContext } from './context.js';
+import { requestHeader, type StepContext } from './context.js';
 import type { Refusal } from './policy.js';
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; refusal: Refusal };
 
-const badRequest = (message: string): { ok: false; refusal: Refusal } => ({ ok: false, refusal: { status: 400, message } });
+const badRequest = (message: string): { ok: false; refusal: Refusal } => ({ ok: false, refusal: { status: 400, message, code: 'invalid' } });
+
+/** A refusal of the kit's body and path checks (kit/http.ts), with its code: 413 too large, any other invalid. */
+export const earlyRefusal = ({ status, message }: { status: number; message: string }): Refusal => ({
+  status,
+  message,
+  code: status === 413 ? 'too_large' : 'invalid',
+});
 
 /** Validate with a protocol schema: 400 naming the field and the rule. */
 export function check<S extends v.GenericSchema>(schema: S, input: unknown, prefix?: string): Checked<v.InferOutput<S>> {
@@ -17,7 +24,7 @@ export function check<S extends v.GenericSchema>(schema: S, input: unknown, pref
  * The client's idempotency key: IDEMPOTENCY_KEY (the service's spelling) or Idempotency-Key (the IETF draft's, which
  * proxies such as nginx pass by default where they drop underscore headers). Both with different keys: 400.
  */
-export function readIdempotencyKey(c: RelayContext): Checked<string | undefined> {
+export function readIdempotencyKey(c: StepContext<unknown>): Checked<string | undefined> {
   const spec = requestHeader(c, IDEMPOTENCY_KEY_HEADER);
   const ietf = requestHeader(c, IDEMPOTENCY_KEY_IETF_HEADER);
   if (spec !== undefined && ietf !== undefined && spec.toLowerCase() !== ietf.toLowerCase()) {

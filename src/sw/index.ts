@@ -87,6 +87,7 @@ export function registerQuestPointsSync(options: QuestPointsSyncOptions, scope: 
   const tabs = createTabs(layout.channel, true, (message) => applyTabMessage(outbox, message));
 
   let closed = false;
+  const closedError = () => new QuestPointsError(`closed with ${outbox.size()} award(s) queued`, 'closed');
   /** The last failure a drain waited on: the reason an event given up at the end of its budget gives. */
   let lastFault = '';
   const flusher = createFlusher({
@@ -103,6 +104,8 @@ export function registerQuestPointsSync(options: QuestPointsSyncOptions, scope: 
   /** How long until the next attempt after this run, or undefined when there is none to make (drained, or a page sends). */
   function retryAfter(result: FlushResult): number | undefined {
     if (result.outcome === 'error') throw result.error;
+    // Stopped by close() mid-drain: the awards left are not delivered, so the event must not say they were.
+    if (result.outcome === 'closed') throw closedError();
     if (outbox.degraded) throw storageError;
     // A token URL that got no answer or a status the policy retries (see getToken): retried within the budget like a
     // relay failure. Failing the event would leave the awards to the browser's next attempt, minutes later.
@@ -165,7 +168,9 @@ export function registerQuestPointsSync(options: QuestPointsSyncOptions, scope: 
         // This loop waits between attempts: the events' waitUntil must cover the wait.
         const retryMs = retryAfter(await flusher.run(true));
         // Drained, or a page holds the lock and sends them itself.
-        if (retryMs === undefined || closed) return answerWaiters();
+        if (retryMs === undefined) return answerWaiters();
+        // Closed with awards left: the events fail (the browser fires them again, for the next worker or page).
+        if (closed) throw closedError();
         const next = Date.now() + retryMs;
         for (const waiter of waiters) {
           if (next <= waiter.deadline) continue;

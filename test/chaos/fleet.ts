@@ -38,6 +38,8 @@ export interface FleetOptions {
   config: RelayConfig;
   /** More CLI flags for every relay (e.g. `--trust-proxy 1` behind a proxy). */
   args?: string[];
+  /** A Redis the fleet does not own (a Redis Cluster's `redis+cluster://` URL); default: its own redis-server. */
+  redisUrl?: string;
 }
 
 interface Member {
@@ -56,7 +58,8 @@ export interface GracefulExit {
 }
 
 export async function startFleet(options: FleetOptions) {
-  const redis: TestRedis = await startRedis();
+  const redis: TestRedis | undefined = options.redisUrl ? undefined : await startRedis();
+  const redisUrl = options.redisUrl ?? redis!.url;
   const dir = mkdtempSync(join(tmpdir(), 'qp-fleet-'));
   const policyFile = join(dir, 'policy.json');
   writeFileSync(policyFile, JSON.stringify(options.policy));
@@ -71,7 +74,7 @@ export async function startFleet(options: FleetOptions) {
     PATH: process.env.PATH,
     QP_API_KEY: options.apiKey,
     QP_UPSTREAM_URL: options.upstreamUrl,
-    QP_REDIS_URL: redis.url,
+    QP_REDIS_URL: redisUrl,
     QP_ON_STORE_ERROR: config.onStoreError,
     QP_RELAY_SECRET: config.secrets[0],
     ...(config.secrets[1] ? { QP_RELAY_SECRET_PREVIOUS: config.secrets[1] } : {}),
@@ -143,7 +146,9 @@ export async function startFleet(options: FleetOptions) {
   let closed = false;
 
   return {
+    /** The fleet's own redis-server (none when given redisUrl). */
     redis,
+    redisUrl,
     ports: () => members.map((m) => m.port),
     state: (port: number): RelayState => members.find((m) => m.port === port)?.state ?? 'down',
     config: () => config,
@@ -171,6 +176,7 @@ export async function startFleet(options: FleetOptions) {
     },
     /** SIGKILL redis-server (its counters are lost: nothing is persisted) and start it again after `downMs`. */
     crashRedis(downMs: number): Promise<void> {
+      if (!redis) throw new Error('crashRedis: the fleet does not own its Redis (redisUrl was given)');
       crashing = (async () => {
         const from = Date.now();
         await redis.stop('SIGKILL');
@@ -188,7 +194,7 @@ export async function startFleet(options: FleetOptions) {
       for (const member of members) {
         if (member.child && member.child.exitCode === null && member.child.signalCode === null) await kill(member);
       }
-      await redis.stop('SIGKILL');
+      await redis?.stop('SIGKILL');
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -60,7 +60,7 @@ export async function operatorStack(options: OperatorOptions & FrontParts): Prom
   });
   options.setRelays(fleet.ports, fleet.state);
   const windows = watchWindows(
-    fleet.redis.url,
+    fleet.redisUrl,
     SLOTS.map((s) => s.user),
     perPlayer.windowSeconds * 1000,
   );

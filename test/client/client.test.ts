@@ -195,7 +195,8 @@ describe('flushing', () => {
     const relay = fakeRelay((req) =>
       req.method === 'POST' && failures-- > 0 ? json(status, { success: false, message: 'later' }, { 'retry-after': '0.03' }) : undefined,
     );
-    const qp = client({ fetch: relay.fetch });
+    // Retry-After is honoured up to backoff.maxMs (protocol/retry.ts): a maximum above the 30 ms asked for.
+    const qp = client({ fetch: relay.fetch, backoff: { baseMs: 5, maxMs: 100 } });
     const retrying: { attempt: number; delayMs: number; status?: number }[] = [];
     qp.on('award:retrying', (e) => retrying.push(e));
     const { idempotencyKey, settled } = qp.award({ eventPoints: 1 });

@@ -25,7 +25,7 @@ function stack() {
     open.push(qp);
     return qp;
   };
-  return { admin, client, service, token };
+  return { admin, client, service, token, relay };
 }
 
 /**
@@ -54,6 +54,39 @@ describe('SDK + relay + emulator', () => {
     await expect(qp.getEnrollment('quest-1', 'player-a-other')).rejects.toMatchObject({ status: 403 });
     const counts = await ledgerCounts(admin, 'player-a');
     expect(handles.map((h) => counts.get(h.idempotencyKey))).toEqual([1, 1, 1, 1]);
+  });
+
+  it("the relay's own origin refusal (403, code origin) holds the queue; once the deployment is fixed every award is applied once, none dead-lettered", async () => {
+    const { admin, relay, token } = stack();
+    let fixed = false;
+    const refused: string[] = [];
+    const qp = createQuestPoints({
+      relayUrl: 'http://relay.test',
+      getToken: () => token('player-o'),
+      // Until the operator lists the site (or the proxy says the scheme), the page's Origin is foreign to the relay.
+      fetch: (input, init) => {
+        const request = new Request(String(input), init);
+        if (!fixed) request.headers.set('origin', 'https://game.example');
+        return Promise.resolve(relay.fetch(request));
+      },
+      questId: 'quest-1',
+      serviceUserId: 'player-o',
+      storage: 'memory',
+      flushDelayMs: 1,
+      backoff: { baseMs: 5, maxMs: 40 },
+    });
+    open.push(qp);
+    qp.on('deployment:refused', (e) => refused.push(`${e.status} ${e.code}`));
+    const handles = [1, 2, 3].map((eventPoints) => qp.award({ eventPoints }));
+    await until(() => refused.length >= 2);
+    expect(refused[0]).toBe('403 origin');
+    expect(qp.getSnapshot()).toMatchObject({ deploymentRefused: true, deadLetterCount: 0, queueSize: 3 });
+    fixed = true;
+    expect((await Promise.all(handles.map((h) => h.settled))).map((o) => o.outcome)).toEqual(['sent', 'sent', 'sent']);
+    const counts = await ledgerCounts(admin, 'player-o');
+    expect(handles.map((h) => counts.get(h.idempotencyKey))).toEqual([1, 1, 1]);
+    expect(await qp.deadLetters()).toEqual([]);
+    expect(qp.getSnapshot().deploymentRefused).toBe(false);
   });
 
   it('a policy refusal is dead-lettered, the rest are applied', async () => {

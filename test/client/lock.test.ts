@@ -1,4 +1,4 @@
-import { expect, it } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { leaseLock } from '../../src/client/lease.js';
 import { createFlushLock, type Lease } from '../../src/client/lock.js';
 import { memoryKV, type KV } from '../../src/client/store.js';
@@ -49,4 +49,37 @@ it('a lease module that cannot load (offline, not cached) excludes nobody: the d
   expect(loads).toBe(2);
   expect(ran).toEqual(['first', 'second, lease held: true']);
   expect((await store.get('lease'))!.until).toBe(0);
+});
+
+it('a lease lost while held (renewal late, as a throttled hidden tab runs its timers, and another tab took it) stops the drain: it does not send beside the new holder', async () => {
+  vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+  try {
+    const store = memoryKV<Lease>();
+    const lock = createFlushLock('qp-lock-test', leased(store));
+    let batches = 0;
+    let aborted = false;
+    let release!: () => void;
+    const ended = new Promise<void>((resolve) => (release = resolve));
+    const held = lock(async (lost) => {
+      // A drain: a batch at a time, until the lock is lost (or far longer than any test).
+      while (!lost?.aborted && batches < 1000) {
+        batches++;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+      aborted = lost?.aborted ?? false;
+      release();
+    });
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    // The lease expired under a throttled renewal: another tab took it.
+    await store.update('lease', () => ({ owner: 'another tab', until: Date.now() + 10_000 }));
+    await vi.advanceTimersByTimeAsync(4000);
+    await ended;
+    await held;
+    expect(aborted).toBe(true);
+    expect(batches).toBeLessThan(1000);
+    // The other tab's lease is left as it is.
+    expect((await store.get('lease'))!.owner).toBe('another tab');
+  } finally {
+    vi.useRealTimers();
+  }
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { backoffDelay, retryAfterMs } from '../../src/client/retry.js';
+import { answerHandling } from '../../src/protocol/index.js';
 import { sendAwards } from '../../src/client/send.js';
 import type { Transport } from '../../src/client/transport.js';
 import { tokenExpiry } from '../../src/client/token.js';
@@ -8,7 +9,8 @@ import { jwt } from './fake-relay.js';
 describe('what one award becomes for an answer (send.ts, the path every award takes)', () => {
   /** One award sent alone (no batch), the relay answering `status`. */
   const outcomeOf = async (status: number) => {
-    const transport = { batch: false, request: async () => ({ status, body: { success: status < 300, message: `HTTP ${status}` } }) };
+    const body = { success: status < 300, message: `HTTP ${status}` };
+    const transport = { batch: false, request: async () => ({ status, body, handling: answerHandling(status, body), rule: answerHandling }) };
     const award = { questId: 'q', serviceUserId: 'u', eventPoints: 1, idempotencyKey: crypto.randomUUID() };
     const [result] = await sendAwards(transport as unknown as Transport, [award]);
     return result!.outcome;
@@ -32,7 +34,8 @@ describe('backoffDelay (full jitter)', () => {
     expect(backoffDelay(3, 100, 10_000, 0, () => 0)).toBe(0);
   });
   it('is capped at maxMs', () => expect(backoffDelay(40, 100, 5000, 0, () => 0.5)).toBe(2500));
-  it('never comes before Retry-After', () => expect(backoffDelay(0, 100, 5000, 7000, () => 0.5)).toBe(7000));
+  it('never comes before Retry-After within maxMs', () => expect(backoffDelay(0, 100, 5000, 3000, () => 0.5)).toBe(3000));
+  it('a Retry-After past maxMs waits maxMs, then asks again', () => expect(backoffDelay(0, 100, 5000, 7000, () => 0.5)).toBe(5000));
 });
 
 describe('tokenExpiry', () => {

@@ -106,7 +106,6 @@ describe('pairs read only while watched', () => {
       deadLetterCount: 0,
       authRequired: false,
       deploymentRefused: false,
-      storage: 'memory',
       environment: initialEnvironment('memory', 'option'),
       closed: false,
       loaded: true,

@@ -47,8 +47,11 @@ const disabled = (features: string[]) => `--disable-features=${features.join(','
  * A browser that goes away without close() says why on stderr, with the end of Chromium's own log (a FATAL, a crashed
  * process; nothing there means it was killed from outside). A test then fails with "Target page, context or browser
  * has been closed", which names no cause. The log's folder goes with the browser.
+ *
+ * `args` adds switches, e.g. `--ignore-certificate-errors-spki-list` to trust a test's own certificate as a real one
+ * (service workers included, which a certificate error forbids).
  */
-export async function launchChromium(): Promise<Browser> {
+export async function launchChromium(args: string[] = []): Promise<Browser> {
   const logs = mkdtempSync(join(tmpdir(), 'qp-chromium-'));
   const logFile = join(logs, 'chrome.log');
   const browser = await chromium.launch({
@@ -66,6 +69,7 @@ export async function launchChromium(): Promise<Browser> {
       // Chromium's own log (errors and FATALs of every process), read only if the browser goes away unasked.
       '--enable-logging',
       `--log-file=${logFile}`,
+      ...args,
     ],
   });
   let closing = false;

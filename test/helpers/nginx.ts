@@ -2,6 +2,7 @@
 // daemon, listening on a free loopback port. Installs nothing (.ci/run installs nginx when it is missing). And a
 // self-signed certificate for 127.0.0.1 and localhost, made with openssl.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { createHash, X509Certificate } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { accepting } from './redis.js';
@@ -19,31 +20,19 @@ export function nginxPath(): string {
 export function selfSignedCertificate(dir: string): { certificate: string; key: string } {
   const certificate = join(dir, 'cert.pem');
   const key = join(dir, 'key.pem');
-  // prettier-ignore
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=localhost',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1,DNS:localhost',
-      '-keyout',
-      key,
-      '-out',
-      certificate,
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
+  const args = ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1'];
+  args.push('-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-keyout', key, '-out', certificate);
+  execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
   return { certificate, key };
+}
+
+/**
+ * Chromium's switch that trusts `certificate` (a PEM file) as if a real authority had signed it: the SHA-256 of its
+ * public key. A page served with it is a secure context without a certificate error, so its service worker registers.
+ */
+export function trustCertificateSwitch(certificate: string): string {
+  const key = new X509Certificate(readFileSync(certificate)).publicKey.export({ type: 'spki', format: 'der' });
+  return `--ignore-certificate-errors-spki-list=${createHash('sha256').update(key).digest('base64')}`;
 }
 
 export interface RunningNginx {

@@ -1,15 +1,16 @@
 // The production rehearsal's stack, as an operator deploys examples/operator-server: Debian's nginx terminating TLS
 // (a certificate made with openssl) with the example's own nginx.conf, two relay processes (the CLI: startRelay) behind
-// its upstream block with --trust-proxy 1, one Redis between them, the example's Express server (login, token route,
-// page, worker) for everything but /qp/, and the emulator as the service.
+// its upstream block with --trust-proxy 1, a Redis Cluster of 3 masters and 3 replicas between them, the example's
+// Express server (login, token route, page, worker) for everything but /qp/, and the emulator as the service.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startOperatorExample } from '../../examples/operator-server/server.js';
 import type { RelayPolicy } from '../../src/relay/index.js';
 import { startFleet, type Fleet } from '../chaos/fleet.js';
-import { selfSignedCertificate, startNginx, type RunningNginx } from '../helpers/nginx.js';
+import { startNginx, type RunningNginx } from '../helpers/nginx.js';
 import { freePort } from '../helpers/redis.js';
+import { startRedisCluster, type ClusterNode, type TestRedisCluster } from '../helpers/redis-cluster.js';
 
 const SITE = new URL('../../examples/operator-server/nginx.conf', import.meta.url);
 
@@ -21,6 +22,9 @@ export interface RehearsalStack {
   origin: string;
   fleet: Fleet;
   nginx: RunningNginx;
+  cluster: TestRedisCluster;
+  /** The master that holds `player`'s keys now (its limits and records: every key of a player carries its tag). */
+  masterOf(player: string): Promise<ClusterNode>;
   /** The service's ledger for the example's quest, per player: points and the upstream keys of the awards applied. */
   ledger(): Promise<Map<string, { points: number; keys: string[] }>>;
   close(): Promise<void>;
@@ -57,21 +61,31 @@ async function startGame(secrets: Record<string, string>) {
   }
 }
 
-/** Starts the whole stack in `dir`; `corsOrigins` lists the site's origin at the relays, or nothing (same origin). */
-export async function startRehearsal(options: { dir: string; corsOrigins: boolean }): Promise<RehearsalStack> {
+/**
+ * Starts the whole stack in `dir`, nginx serving `tls` (selfSignedCertificate's files); `corsOrigins` lists the site's
+ * origin at the relays, or nothing (same origin).
+ */
+export async function startRehearsal(options: {
+  dir: string;
+  corsOrigins: boolean;
+  tls: { certificate: string; key: string };
+}): Promise<RehearsalStack> {
   const secret = () => randomBytes(32).toString('base64url');
   const secrets = { QP_API_KEY: secret(), QP_RELAY_SECRET: secret(), QP_KEY_SECRET: secret(), SESSION_SECRET: secret() };
   const port = await freePort();
   const origin = `https://127.0.0.1:${port}`;
   const game = await startGame(secrets);
-  const parts: { fleet?: Fleet; nginx?: RunningNginx } = {};
+  const parts: { fleet?: Fleet; nginx?: RunningNginx; cluster?: TestRedisCluster } = {};
   const close = async () => {
     await parts.nginx?.stop();
     await parts.fleet?.close();
+    await parts.cluster?.stop();
     await game.close();
   };
   try {
+    parts.cluster = await startRedisCluster();
     parts.fleet = await startFleet({
+      redisUrl: parts.cluster.url,
       relays: 2,
       upstreamUrl: game.emulatorUrl,
       apiKey: secrets.QP_API_KEY,
@@ -81,7 +95,7 @@ export async function startRehearsal(options: { dir: string; corsOrigins: boolea
       config: { onStoreError: 'closed', secrets: [secrets.QP_RELAY_SECRET], keySecret: secrets.QP_KEY_SECRET },
       args: ['--trust-proxy', '1'],
     });
-    const { certificate, key } = selfSignedCertificate(options.dir);
+    const { certificate, key } = options.tls;
     const site = siteFor(readFileSync(SITE, 'utf8'), {
       port,
       relays: parts.fleet.ports(),
@@ -94,11 +108,25 @@ export async function startRehearsal(options: { dir: string; corsOrigins: boolea
     await close();
     throw error;
   }
-  const { fleet, nginx } = parts as Required<typeof parts>;
+  const { fleet, nginx, cluster } = parts as Required<typeof parts>;
   return {
     origin,
     fleet,
     nginx,
+    cluster,
+    async masterOf(player) {
+      // Only the master serving the tag's slot answers a key of it; the others answer MOVED.
+      for (const master of await cluster.masters()) {
+        if (
+          await cluster.command(master, `EXISTS qp:{${player}}`).then(
+            () => true,
+            () => false,
+          )
+        )
+          return master;
+      }
+      throw new Error(`no master serves {${player}}`);
+    },
     async ledger() {
       const response = await fetch(`${game.emulatorUrl}/__emulator/state`);
       const { data } = (await response.json()) as {

@@ -124,6 +124,7 @@ describe('attack suite: refused, and nothing reaches the service', () => {
     expect((await postAward(alice, awardBody('alice', 500))).json).toEqual({
       success: false,
       message: 'eventPoints 500 exceeds policy maxPointsPerAward 100',
+      code: 'policy',
     });
     expect((await postAward(alice, awardBody('alice', 11, { eventName: 'coin' }))).json.message).toBe(
       'eventPoints 11 exceeds policy events.coin.maxPoints 10',

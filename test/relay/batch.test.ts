@@ -40,10 +40,10 @@ describe('POST /batch/points (fake upstream)', () => {
       { outcome: 'ok' },
       { outcome: 'rejected', status: 422, message: 'IDEMPOTENCY_KEY reused with a different body' },
       { outcome: 'rejected', status: 404, message: 'User not found' },
-      { outcome: 'rejected', status: 403, message: 'serviceUserId "u2" is not the token\'s sub: a player acts only on itself' },
+      { outcome: 'rejected', status: 403, message: 'serviceUserId "u2" is not the token\'s sub: a player acts only on itself', code: 'player' },
       { outcome: 'ok' },
-      { outcome: 'rejected', status: 422, message: 'eventPoints 24 does not match policy events.bonus.points 25' },
-      { outcome: 'rejected', status: 400, message: 'eventPoints must be a number' },
+      { outcome: 'rejected', status: 422, message: 'eventPoints 24 does not match policy events.bonus.points 25', code: 'policy' },
+      { outcome: 'rejected', status: 400, message: 'eventPoints must be a number', code: 'invalid' },
       { outcome: 'retry', reason: 'upstream_error', status: 503, retryAfter: 4 },
       { outcome: 'retry', reason: 'earlier_award_pending' },
       { outcome: 'retry', reason: 'earlier_award_pending' },
@@ -123,7 +123,10 @@ describe('POST /batch/points (fake upstream)', () => {
     const batch = (body: unknown) => call('POST', '/batch/points', { token: t, body });
     const a = award('q', 'u1', 1);
     const dup = await batch({ awards: [a, award('q', 'u1', 2), { ...award('q', 'u1', 3), idempotencyKey: a.idempotencyKey.toUpperCase() }] });
-    expect([dup.status, dup.json]).toEqual([400, { success: false, message: 'awards.2.idempotencyKey duplicates awards.0.idempotencyKey' }]);
+    expect([dup.status, dup.json]).toEqual([
+      400,
+      { success: false, message: 'awards.2.idempotencyKey duplicates awards.0.idempotencyKey', code: 'invalid' },
+    ]);
     expect((await batch({ awards: [] })).json.message).toBe('awards must hold at least 1 award');
     expect((await batch({ awards: Array.from({ length: 101 }, () => award('q', 'u1', 1)) })).json.message).toBe(
       'awards must hold at most 100 awards',

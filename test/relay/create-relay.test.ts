@@ -25,7 +25,7 @@ describe('basePath', () => {
     const call = caller(app.fetch);
     expect((await call('GET', '/api/qp/healthz')).status).toBe(200);
     const outside = await call('GET', '/healthz');
-    expect([outside.status, outside.json]).toEqual([404, { success: false, message: 'no route GET /healthz' }]);
+    expect([outside.status, outside.json]).toEqual([404, { success: false, message: 'no route GET /healthz', code: 'route' }]);
   });
 
   it('refuses a basePath that is not a URL path', () => {

@@ -123,8 +123,8 @@ describe('batches against the emulator', () => {
     const expected = [
       { outcome: 'ok' },
       { outcome: 'ok' },
-      { outcome: 'rejected', status: 403, message: 'serviceUserId "erin" is not the token\'s sub: a player acts only on itself' },
-      { outcome: 'rejected', status: 422, message: 'eventPoints 5000 exceeds policy maxPointsPerAward 1000' },
+      { outcome: 'rejected', status: 403, message: 'serviceUserId "erin" is not the token\'s sub: a player acts only on itself', code: 'player' },
+      { outcome: 'rejected', status: 422, message: 'eventPoints 5000 exceeds policy maxPointsPerAward 1000', code: 'policy' },
       { outcome: 'rejected', status: 422, message: expect.stringContaining('IDEMPOTENCY_KEY') },
       { outcome: 'ok' },
     ];

@@ -45,9 +45,13 @@ describe('award policy', () => {
   });
 
   it('refuses each rule with 422 and a message naming it', () => {
-    expect(points(49, 'level_complete')).toEqual({ status: 422, message: 'eventPoints 49 does not match policy events.level_complete.points 50' });
-    expect(points(11, 'coin')).toEqual({ status: 422, message: 'eventPoints 11 exceeds policy events.coin.maxPoints 10' });
-    expect(points(-21, 'penalty')).toEqual({ status: 422, message: 'eventPoints -21 exceeds policy events.penalty.maxPoints 20' });
+    expect(points(49, 'level_complete')).toEqual({
+      status: 422,
+      message: 'eventPoints 49 does not match policy events.level_complete.points 50',
+      code: 'policy',
+    });
+    expect(points(11, 'coin')).toEqual({ status: 422, message: 'eventPoints 11 exceeds policy events.coin.maxPoints 10', code: 'policy' });
+    expect(points(-21, 'penalty')).toEqual({ status: 422, message: 'eventPoints -21 exceeds policy events.penalty.maxPoints 20', code: 'policy' });
     expect(points(-1, 'coin')?.message).toBe('eventPoints -1 is negative and policy events.coin.allowNegative does not allow negatives');
     expect(points(0, 'coin')?.message).toBe('eventPoints 0 is refused: an award must carry points');
     // Amounts the service would keep as 0 (6 decimal places) are zero too, negative ones included.
@@ -56,10 +60,14 @@ describe('award policy', () => {
     expect(points(5e-7, 'coin')).toBeNull();
     expect(points(Number.NaN, 'coin')?.message).toBe('eventPoints must be a finite number');
     expect(points(Number.POSITIVE_INFINITY, 'coin')?.message).toBe('eventPoints must be a finite number');
-    expect(points(5, 'jump')).toEqual({ status: 422, message: 'eventName "jump" is not in policy events (policy allowUnknownEvents is false)' });
+    expect(points(5, 'jump')).toEqual({
+      status: 422,
+      message: 'eventName "jump" is not in policy events (policy allowUnknownEvents is false)',
+      code: 'policy',
+    });
     // No eventName is the service's default event, which this policy does not list.
     expect(points(5)?.message).toContain('eventName "DefaultPointsEvent" is not in policy events');
-    expect(checkPolicyQuest(policy, 'q2')).toEqual({ status: 403, message: 'questId "q2" is not in policy quests' });
+    expect(checkPolicyQuest(policy, 'q2')).toEqual({ status: 403, message: 'questId "q2" is not in policy quests', code: 'policy' });
   });
 
   it('applies the per-award cap to unknown events when they are allowed', () => {

@@ -190,6 +190,7 @@ describe('Node adapters: the pino access log', () => {
         path: '/group-quests/q/points/u1',
         status: 401,
         ms: expect.any(Number),
+        reason: 'Authorization header is required: "Bearer <token>"',
         msg: 'request',
       },
     ]);

@@ -101,7 +101,7 @@ describe('relay routes (fake upstream)', () => {
   it('answers unknown routes 404 with the standard body', async () => {
     const { call } = fakeRelay();
     const res = await call('GET', '/nope', { token: await token({ sub: 'u1' }) });
-    expect([res.status, res.json]).toEqual([404, { success: false, message: 'no route GET /nope' }]);
+    expect([res.status, res.json]).toEqual([404, { success: false, message: 'no route GET /nope', code: 'route' }]);
   });
 });
 

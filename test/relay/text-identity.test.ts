@@ -11,9 +11,9 @@ describe('bad text is a 4xx, never a 500', () => {
     const res = await call('POST', '/batch/points', { token: t, body: { awards } });
     expect(res.status).toBe(200);
     expect(res.json.results.map(({ idempotencyKey, ...rest }: { idempotencyKey: string }) => rest)).toEqual([
-      { outcome: 'rejected', status: 400, message: `questId ${WELL_FORMED_MESSAGE}` },
+      { outcome: 'rejected', status: 400, message: `questId ${WELL_FORMED_MESSAGE}`, code: 'invalid' },
       { outcome: 'ok' },
-      { outcome: 'rejected', status: 400, message: `eventName ${WELL_FORMED_MESSAGE}` },
+      { outcome: 'rejected', status: 400, message: `eventName ${WELL_FORMED_MESSAGE}`, code: 'invalid' },
     ]);
     expect(await totalOf('q', 'u1')).toBe(2);
   });
@@ -43,7 +43,7 @@ describe('bad text is a 4xx, never a 500', () => {
         const service = await direct(method, path, options);
         expect([viaRelay.status, viaRelay.json, service.status, service.json]).toEqual([
           400,
-          { success: false, message },
+          { success: false, message, code: 'invalid' },
           400,
           { success: false, message },
         ]);

@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT, UnsecuredJWT, type JWK, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRelay } from '../../src/relay/index.js';
+import { createRelay, type JwksOptions } from '../../src/relay/index.js';
 import { API_KEY, KEY_SECRET, SECRET, token } from '../helpers/fixtures.js';
 import { until } from '../helpers/until.js';
 import { fakeRelay } from './helpers.js';
@@ -42,6 +42,24 @@ async function startJwksServer(keys: ProviderKey[]) {
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
+
+// The claims mappings docs/relay/secure.md shows: admin comes only from a mapping like these, never by default.
+// #region firebase-claims
+// Firebase Auth: an ID token carries the custom claims you set (admin.auth().setCustomUserClaims(uid, { admin: true })).
+const firebaseClaims: JwksOptions['claims'] = (payload) => ({
+  sub: String(payload.sub),
+  role: payload.admin === true ? 'admin' : 'player',
+  ...(payload.email_verified === true && typeof payload.email === 'string' ? { email: payload.email } : {}),
+});
+// #endregion firebase-claims
+// #region auth0-claims
+// Auth0: a post-login Action puts the user's roles in a namespaced claim of the access token:
+//   api.accessToken.setCustomClaim('https://game.example.com/roles', event.authorization?.roles ?? []);
+const auth0Claims: JwksOptions['claims'] = (payload) => {
+  const roles = payload['https://game.example.com/roles'];
+  return { sub: String(payload.sub), role: Array.isArray(roles) && roles.includes('quest-admin') ? 'admin' : 'player' };
+};
+// #endregion auth0-claims
 
 const now = () => Math.floor(Date.now() / 1000);
 /** A token as the provider issues it: 15 minutes, its issuer, the relay's audience, unless the test says otherwise. */
@@ -170,6 +188,32 @@ describe('tokens from a JWKS', () => {
     expect(relay.seen).toEqual([]);
   });
 
+  it("a provider's role is not the relay's: role admin (Firebase custom claims, Auth0 or Keycloak roles) makes no admin by default", async () => {
+    const relay = relayFor();
+    const jwt = await sign(es, { sub: 'alice', role: 'admin' });
+    const award = await relay.call('POST', '/group-quests/q/points', { token: jwt, body: { serviceUserId: 'bob', eventPoints: 1 } });
+    expect([award.status, award.json.code]).toEqual([403, 'player']);
+    expect((await read(relay, jwt, 'bob')).status).toBe(403);
+    // Still alice, a player: her own awards go.
+    expect((await relay.call('POST', '/group-quests/q/points', { token: jwt, body: { serviceUserId: 'alice', eventPoints: 1 } })).status).toBe(200);
+    // Supabase's role "authenticated" (on every token) is no obstacle either: a player.
+    expect((await read(relay, await sign(es, { sub: 'alice', role: 'authenticated' }))).status).toBe(200);
+    expect(relay.seen.map((request) => request.path)).toEqual(['/v1/group-quests/q/points', '/v1/group-quests/q/points/alice']);
+  });
+
+  it('admin only through an explicit claims mapping: Firebase custom claims, Auth0 roles', async () => {
+    const firebase = relayFor({ jwks: { url: provider.url, issuer: ISSUER, audience: AUDIENCE, claims: firebaseClaims } });
+    const admin = await sign(es, { sub: 'ops', admin: true });
+    const player = await sign(es, { sub: 'alice', admin: 'true', role: 'admin' });
+    const forBob = { serviceUserId: 'bob', eventPoints: 1 };
+    expect((await firebase.call('POST', '/group-quests/q/points', { token: admin, body: forBob })).status).toBe(200);
+    expect((await firebase.call('POST', '/group-quests/q/points', { token: player, body: forBob })).status).toBe(403);
+    const auth0 = relayFor({ jwks: { url: provider.url, issuer: ISSUER, audience: AUDIENCE, claims: auth0Claims } });
+    const roles = (list: string[]) => sign(rs, { sub: 'ops', 'https://game.example.com/roles': list });
+    expect((await auth0.call('POST', '/group-quests/q/points', { token: await roles(['quest-admin']), body: forBob })).status).toBe(200);
+    expect((await auth0.call('POST', '/group-quests/q/points', { token: await roles(['admin', 'editor']), body: forBob })).status).toBe(403);
+  });
+
   it("claims(payload) maps a provider's own claim names; null is a 401; an unverified e-mail is dropped", async () => {
     const relay = relayFor({
       jwks: {
@@ -184,8 +228,8 @@ describe('tokens from a JWKS', () => {
     expect((await relay.call('GET', '/group-quests/other/points/alice', { token: supabaseLike })).status).toBe(403);
     const banned = await read(relay, await sign(es, { sub: 'alice', banned: true }));
     expect([banned.status, banned.json.message]).toEqual([401, 'token not accepted: claims() returned no player']);
-    // Default mapping: role "authenticated" is not a relay role.
-    expect((await read(relayFor(), supabaseLike)).status).toBe(401);
+    // Default mapping: the provider's role is not read, so Supabase's "authenticated" is a player.
+    expect((await read(relayFor(), supabaseLike)).status).toBe(200);
     const unverified = await sign(es, { sub: 'mallory', email: 'alice@example.com', email_verified: false });
     const identify = await relayFor().call('POST', '/users/identify', { token: unverified, body: { email: 'alice@example.com' } });
     expect([identify.status, identify.json.message]).toEqual([403, expect.stringContaining('the token carries no email')]);

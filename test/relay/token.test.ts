@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { signPlayerToken } from '../../src/relay/index.js';
 import { verifyPlayerToken, secretKey } from '../../src/relay/token.js';
 import { OTHER_SECRET, SECRET, token } from '../helpers/fixtures.js';
+import { fakeRelay } from './helpers.js';
 
 const key = secretKey(SECRET);
 
@@ -98,5 +99,15 @@ describe('player tokens', () => {
     await expect(signPlayerToken({ sub: 'u' }, { secret: 'short' })).rejects.toThrow(/at least 32 characters/);
     await expect(signPlayerToken({ sub: '' }, { secret: SECRET })).rejects.toThrow(/sub must be at least 1 character/);
     await expect(signPlayerToken({ sub: 'u', role: 'root' as 'admin' }, { secret: SECRET })).rejects.toThrow(/role/);
+  });
+});
+
+describe('the Authorization scheme', () => {
+  it('Bearer is matched case-insensitively (RFC 7235: the scheme is a case-insensitive token); anything else is 401', async () => {
+    const { call } = fakeRelay();
+    const jwt = await token({ sub: 'u1' });
+    const read = (authorization: string) => call('GET', '/group-quests/q/points/u1', { headers: { authorization } });
+    for (const scheme of ['Bearer', 'bearer', 'BEARER', 'bEaReR']) expect((await read(`${scheme} ${jwt}`)).status, scheme).toBe(200);
+    for (const header of [`Basic ${jwt}`, `Bearer${jwt}`, `Bearerx ${jwt}`, jwt]) expect((await read(header)).status, header.slice(0, 8)).toBe(401);
   });
 });

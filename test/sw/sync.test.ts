@@ -222,12 +222,14 @@ describe('registerQuestPointsSync: the sync event', () => {
   ])('tokenUrl answering %i is retried within the event (Retry-After honoured); delivered once it answers', async (status, headers) => {
     const { awards, outbox, relay, fire, tokenCount, tokenTimes, messages } = await setup([5, 6], {
       token: (n) => (n <= 2 ? new Response('busy', { status, headers }) : tokenAnswer(jwt('player-1', Date.now() / 1000 + 3600))),
+      // Retry-After is honoured up to maxMs (protocol/retry.ts): a maximum above the 200 ms asked for.
+      options: { backoff: { baseMs: 5, maxMs: 1000 } },
     });
     await fire('sync', 'quest-points');
     expect(tokenCount()).toBe(3);
     expect(relay.sentKeys()).toEqual(keysOf(awards));
     expect(await outbox.all()).toEqual([]);
-    // The backoff here is 5-20 ms: a wait of 200 ms or more between fetches is the Retry-After.
+    // The backoff here starts at 5 ms (two attempts: at most 20 ms): a wait of 200 ms or more between fetches is the Retry-After.
     const gaps = tokenTimes.slice(1).map((t, i) => t - tokenTimes[i]!);
     for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(headers['retry-after'] ? 190 : 0);
     await vi.waitFor(() => expect(messages).toEqual([{ t: 'done', ok: keysOf(awards), dead: [] }]));
@@ -329,6 +331,32 @@ describe('registerQuestPointsSync: the sync event', () => {
     await expect(fire('sync', 'quest-points')).rejects.toThrow(/last: the deployment refused the queue: HTTP 403 origin https:\/\/game.test/);
     expect(await dead.all()).toEqual([]);
     expect(keysOf(await outbox.all())).toEqual(keysOf(awards));
+  });
+
+  it('a 429 with Retry-After: 3456000 (40 days): asked again every maxMs within the budget, then given up, the award kept', async () => {
+    vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const { awards, outbox, relay, fire } = await setup([1], {
+      relay: () => json(429, { success: false, message: 'monthly limit' }, { 'retry-after': '3456000' }),
+      options: { budgetMs: 300, backoff: { baseMs: 5, maxMs: 50 } },
+    });
+    await expect(fire('sync', 'quest-points')).rejects.toThrow(/awards still queued after 300 ms \(last: the relay: HTTP 429\)/);
+    expect(relay.sentKeys().length).toBeGreaterThanOrEqual(2);
+    expect(relay.sentKeys().length).toBeLessThanOrEqual(300 / 50 + 2);
+    expect(keysOf(await outbox.all())).toEqual(keysOf(awards));
+  });
+
+  it('close() mid-drain with awards left: the event fails (the browser fires it again), it never says delivered', async () => {
+    vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const { awards, outbox, relay, fire } = await setup([1, 2], { relay: () => json(503, { success: false, message: 'busy' }) });
+    const event = fire('sync', 'quest-points')!;
+    const outcome = event.then(
+      () => 'delivered',
+      (error: Error) => `failed: ${error.message}`,
+    );
+    await vi.waitFor(() => expect(relay.sentKeys().length).toBeGreaterThan(0));
+    running.pop()!.close();
+    expect(await outcome).toBe('failed: closed with 2 award(s) queued');
+    expect(keysOf(await outbox.all()).sort()).toEqual(keysOf(awards).sort());
   });
 
   it('two events at once make one drain', async () => {

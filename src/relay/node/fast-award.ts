@@ -7,7 +7,9 @@
 // (test/relay/fast-award.test.ts compares the two, byte for byte, for every kind of request).
 // Anything unusual (a chunked body, an encoded path, a query, an absolute URL, an odd Host) goes the Hono way.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { SOCKET_REQUEST, type RelayContext } from '../context.js';
+import { Readable } from 'node:stream';
+import type { AwardRoute } from '../app.js';
+import { SOCKET_REQUEST, type StepContext, type StepRaw, type Variables } from '../context.js';
 
 /** The spec's award path, a plain quest id: no escapes (Hono would decode them), no query, nothing after. */
 const AWARD_PATH = /^\/group-quests\/([^/?#%]+)\/points$/;
@@ -17,8 +19,6 @@ const PLAIN_HOST = /^[a-z0-9._-]+(?::(?:[1-5]\d{3,4}|[6-9]\d{3}))?$/;
 const PLAIN_TARGET = /^\/[!#$&-;=?-[\]_a-z~]*$/;
 const DOT_SEGMENT = /\/\.\.?(?:[/?#]|$)/;
 const decoder = new TextDecoder();
-
-type Award = (c: RelayContext) => Promise<Response>;
 
 /** An answer as the context's json() builds it: what @hono/node-server would have written for Hono's Response. */
 interface Answer {
@@ -32,7 +32,7 @@ interface Answer {
  * A Node request listener's first look (kit/server.ts `handle`): true when it took the request (an award POST to
  * the plain award path with a declared length), false to let @hono/node-server have it.
  */
-export function fastAwardHandler(award: Award): (request: IncomingMessage, response: ServerResponse) => boolean {
+export function fastAwardHandler(award: AwardRoute): (request: IncomingMessage, response: ServerResponse) => boolean {
   return (request, response) => {
     if (request.method !== 'POST') return false;
     const target = request.url ?? '';
@@ -46,8 +46,8 @@ export function fastAwardHandler(award: Award): (request: IncomingMessage, respo
     // The scheme as @hono/node-server builds it: the socket's (https on a TLS socket), never assumed.
     const scheme = (request.socket as { encrypted?: boolean } | null)?.encrypted ? 'https' : 'http';
     const c = new AwardContext(request, response, `${scheme}://${host}${target}`, target, match[1] as string);
-    award(c as unknown as RelayContext)
-      .then((answer) => write(response, answer as unknown as Answer))
+    award(c)
+      .then((answer) => write(response, answer))
       // award() answers its own errors (as the app's onError); what is left is a failure to write.
       .catch(() => response.destroy());
     return true;
@@ -72,22 +72,22 @@ function write(response: ServerResponse, answer: Answer): void {
  * What the app's steps read of Hono's context (context.ts, hygiene.ts, authenticate.ts, routes.ts, respond.ts), on
  * Node's objects. Classes, not closures: one object per request and its methods shared (garbage is the cost here).
  */
-class AwardContext {
+class AwardContext implements StepContext<Answer> {
   readonly env: { incoming: IncomingMessage; outgoing: ServerResponse };
   readonly req: AwardRequest;
-  readonly #vars: Record<string, unknown> = {};
+  readonly #vars: Partial<Variables> = {};
   #headers: Map<string, string> | undefined;
 
   constructor(incoming: IncomingMessage, outgoing: ServerResponse, url: string, path: string, questId: string) {
     this.env = { incoming, outgoing };
-    this.req = new AwardRequest(incoming, url, path, questId);
+    this.req = new AwardRequest(incoming, outgoing, url, path, questId);
   }
 
-  get(name: string): unknown {
-    return this.#vars[name];
+  get<K extends keyof Variables>(name: K): Variables[K] {
+    return this.#vars[name] as Variables[K];
   }
 
-  set(name: string, value: unknown): void {
+  set<K extends keyof Variables>(name: K, value: Variables[K]): void {
     this.#vars[name] = value;
   }
 
@@ -97,16 +97,21 @@ class AwardContext {
     this.#headers.set(name.toLowerCase(), value);
   }
 
-  json(object: unknown, status = 200): Answer {
+  json(object: object, status = 200): Answer {
     return { status, body: JSON.stringify(object), headers: this.#headers };
   }
 }
 
-/** c.req, and c.req.raw as far as readJsonBody reads it (text(), with a declared length). */
-class AwardRequest {
+/**
+ * c.req, and c.req.raw (StepRaw). The steps read its body with text() (a declared length) and its headers off the
+ * socket (context.ts socketExchange); `headers`, `signal` and `body` are made only if something else asks for them.
+ */
+class AwardRequest implements StepRaw {
   readonly method = 'POST';
+  #signal: AbortSignal | undefined;
   constructor(
     readonly incoming: IncomingMessage,
+    readonly outgoing: ServerResponse,
     readonly url: string,
     readonly path: string,
     readonly questId: string,
@@ -114,6 +119,31 @@ class AwardRequest {
 
   get raw(): this {
     return this;
+  }
+
+  /** The request's headers as a Headers (repeated ones joined, as Headers.get joins them). */
+  get headers(): Headers {
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(this.incoming.headers)) {
+      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+    }
+    return headers;
+  }
+
+  /** Aborted when the client goes away before the answer is written. */
+  get signal(): AbortSignal {
+    if (!this.#signal) {
+      const controller = new AbortController();
+      this.outgoing.once('close', () => {
+        if (!this.outgoing.writableFinished) controller.abort();
+      });
+      this.#signal = controller.signal;
+    }
+    return this.#signal;
+  }
+
+  get body(): Request['body'] {
+    return Readable.toWeb(this.incoming) as Request['body'];
   }
 
   /** Built from the socket's request: the app's steps read its headers off it (context.ts socketExchange). */
@@ -127,7 +157,7 @@ class AwardRequest {
     return Array.isArray(value) ? value.join(', ') : value;
   }
 
-  param(): { questId: string } {
+  param(): Record<string, string> {
     return { questId: this.questId };
   }
 
