@@ -187,6 +187,11 @@ export function createOutbox({ queue, dead, degraded: onDegraded, committed, dur
       } else mirror.settledElsewhere(keys);
       return removed;
     },
+    /**
+     * Acknowledged awards leave every rescue (rescue.ts): a later visit must not queue them again. (A dead letter's
+     * award stays there: the merge skips it once its letter is stored, and queues it again if the store failed.)
+     */
+    acknowledged: (keys: string[]) => rescue?.forget(keys),
     /** The dead letter is stored before the award leaves the queue: it is never in neither. */
     kill(letters: DeadLetter[]) {
       const entries = letters.map((d): [string, DeadLetter] => [d.idempotencyKey, d]);

@@ -44,6 +44,7 @@ export function applyTabMessage(outbox: Outbox, message: TabMessage): Settled | 
 /** Acknowledged (`ok`) and refused awards leave the outbox; `local`: this outbox deletes them from the store. */
 function leave(outbox: Outbox, ok: string[], dead: DeadLetter[], local: boolean): Settled {
   const sent = outbox.remove(ok, local);
+  outbox.acknowledged(ok);
   outbox.remove(
     dead.map((d) => d.idempotencyKey),
     local,
