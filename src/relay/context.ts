@@ -40,6 +40,7 @@ export interface StepRaw {
   readonly headers: Headers;
   readonly signal: AbortSignal;
   readonly body: Request['body'];
+  /** The body as text (read once). */
   text(): Promise<string>;
 }
 

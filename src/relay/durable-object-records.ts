@@ -85,12 +85,14 @@ function shardOf(key: string, shards: number): number {
 type Stored = { record: string; expiresAt: number };
 const SWEEP_EVERY_MS = 60 * 60 * 1000;
 const SWEEP_BATCH = 1000;
+/** Workers storage takes at most 128 keys in one get, put or delete call. */
+const MAX_KEYS_PER_CALL = 128;
 
 /**
  * The Durable Object class behind createDurableObjectRecordStore: export it from the Worker and bind it (wrangler:
  * `durable_objects.bindings = [{ name = "IDEMPOTENCY", class_name = "IdempotencyRecords" }]`, plus a migration with
  * `new_sqlite_classes = ["IdempotencyRecords"]`). Records are in the object's storage; an expired one reads as none,
- * and an hourly alarm deletes expired ones, a thousand keys per pass.
+ * and an hourly alarm deletes expired ones, a thousand keys per pass (deleted 128 at a time, the storage's limit).
  */
 export class IdempotencyRecords {
   readonly #storage: DurableObjectStorageLike;
@@ -106,7 +108,9 @@ export class IdempotencyRecords {
     const body = (await request.json().catch(() => null)) as { op?: unknown; keys?: unknown; entries?: unknown; ttlMs?: unknown } | null;
     const now = Date.now();
     if (body?.op === 'get' && Array.isArray(body.keys) && body.keys.every((key) => typeof key === 'string')) {
-      const stored = await this.#storage.get(body.keys as string[]);
+      const keys = body.keys as string[];
+      const stored = new Map<string, unknown>();
+      for (const chunk of chunks(keys)) for (const [key, value] of await this.#storage.get(chunk)) stored.set(key, value);
       return Response.json(
         (body.keys as string[]).map((key) => {
           const value = stored.get(key) as Stored | undefined;
@@ -122,7 +126,7 @@ export class IdempotencyRecords {
         if (!Array.isArray(entry) || typeof entry[0] !== 'string' || typeof entry[1] !== 'string') return badRequest();
         values[entry[0]] = { record: entry[1], expiresAt: now + ttlMs };
       }
-      await this.#storage.put(values);
+      for (const chunk of chunks(Object.keys(values))) await this.#storage.put(Object.fromEntries(chunk.map((key) => [key, values[key]])));
       if ((await this.#storage.getAlarm()) === null) await this.#storage.setAlarm(now + SWEEP_EVERY_MS);
       return Response.json(null);
     }
@@ -134,10 +138,17 @@ export class IdempotencyRecords {
     const now = Date.now();
     const page = await this.#storage.list({ limit: SWEEP_BATCH, ...(this.#cursor ? { startAfter: this.#cursor } : {}) });
     const expired = [...page].filter(([, value]) => !((value as Stored).expiresAt > now)).map(([key]) => key);
-    if (expired.length) await this.#storage.delete(expired);
+    for (const chunk of chunks(expired)) await this.#storage.delete(chunk);
     this.#cursor = page.size === SWEEP_BATCH ? [...page.keys()].at(-1) : undefined;
     await this.#storage.setAlarm(now + (this.#cursor ? 1_000 : SWEEP_EVERY_MS));
   }
+}
+
+/** At most MAX_KEYS_PER_CALL at a time. */
+function chunks<T>(items: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let at = 0; at < items.length; at += MAX_KEYS_PER_CALL) out.push(items.slice(at, at + MAX_KEYS_PER_CALL));
+  return out;
 }
 
 const badRequest = () =>

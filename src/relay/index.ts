@@ -2,7 +2,7 @@
 // any runtime (Node, Bun, Deno, Cloudflare Workers, a framework's route). Imports nothing from Node: Node's server,
 // Prometheus and Redis are in quest-points/relay/node (src/relay/node/).
 export { createRelay, type RelayOptions } from './app.js';
-export type { RelayEnv } from './context.js';
+export type { RelayEnv, StepRaw } from './context.js';
 export {
   signPlayerToken,
   DEFAULT_MAX_TOKEN_AGE_SECONDS,
@@ -23,6 +23,7 @@ export {
   type EventRule,
   type RateLimitRule,
   type RateLimits,
+  type Refusal,
   type RelayPolicy,
   type ResolvedPolicy,
 } from './policy.js';

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import type { ObjectInput, ObjectOutput } from '../protocol/infer.js';
 import { ConfigError } from '../kit/errors.js';
-import { DEFAULT_EVENT_NAME, formatIssues, POINTS_DECIMALS, QuestIdSchema } from '../protocol/index.js';
+import { BATCH_MAX_AWARDS, DEFAULT_EVENT_NAME, formatIssues, POINTS_DECIMALS, QuestIdSchema } from '../protocol/index.js';
 import type { RefusalCode } from '../protocol/refusal.js';
 
 const positive = v.pipe(v.number('must be a number'), v.finite('must be a finite number'), v.gtValue(0, 'must be greater than 0'));
@@ -84,14 +84,18 @@ export interface ResolvedPolicy extends Omit<ObjectOutput<typeof RelayPolicySche
 
 /**
  * The policy when the operator gives none: bounded and closed. Only the service's default event, 1 to 100
- * points per award, no negatives, 60 awards a minute per player, 600 requests a minute per IP.
+ * points per award, no negatives, 200 awards a minute per player, 600 requests a minute per IP.
+ *
+ * The per-player limit counts awards (a batch of 100 is 100 hits, resends answered from the record included): it is
+ * two of the SDK's full batches (BATCH_MAX_AWARDS), so a player back from a long offline spell sends a full batch and,
+ * should its acknowledgement be lost, the same batch again, without a 429; a third full batch in the minute waits.
  */
 export const DEFAULT_POLICY: RelayPolicy = {
   events: { [DEFAULT_EVENT_NAME]: { maxPoints: 100 } },
   allowUnknownEvents: false,
   maxPointsPerAward: 100,
   rateLimits: {
-    perPlayer: { limit: 60, windowSeconds: 60 },
+    perPlayer: { limit: 2 * BATCH_MAX_AWARDS, windowSeconds: 60 },
     perIp: { limit: 600, windowSeconds: 60 },
   },
 };

@@ -193,7 +193,11 @@ describe('the fast path and the Hono path: the same log records and metrics', { 
         [fast, fastFrom],
         [plain, plainFrom],
       ] as const) {
-        await until(() => seen.logs.slice(from.logs).some((record) => record.msg === 'request'), `${c.name}: the access line`, 10_000);
+        await until(
+          () => seen.logs.slice(from.logs).some((record) => record.msg === 'request'),
+          `${c.name}: the access line (${seen === fast ? 'fast' : 'hono'})`,
+          10_000,
+        );
         await until(() => seen.metrics.slice(from.metrics).includes('inFlight -1'), `${c.name}: the request closed in the metrics`, 10_000);
       }
       const fastLines = fast.logs.slice(fastFrom.logs).map(comparable);
@@ -216,5 +220,29 @@ describe('the fast path and the Hono path: the same log records and metrics', { 
       'the client leaves mid-body: 400 invalid',
       'the client leaves while the service works: 504',
     ]);
+  });
+  it('at once: the same records and metrics for a burst of concurrent awards (one player, and many)', async () => {
+    const burst = async (relay: RunningServer, seen: Seen) => {
+      const from = { logs: seen.logs.length, metrics: seen.metrics.length };
+      const one = await token({ sub: 'burst' });
+      const cases = await Promise.all(
+        Array.from({ length: 16 }, async (_, i): Promise<Case> => {
+          const sub = i % 2 ? 'burst' : `burst-${i}`;
+          return {
+            name: `burst ${i}`,
+            headers: { authorization: `Bearer ${i % 2 ? one : await token({ sub })}`, idempotency_key: crypto.randomUUID() },
+            body: JSON.stringify({ serviceUserId: sub, eventPoints: 1 }),
+          };
+        }),
+      );
+      await Promise.all(cases.map((c) => request(relay.port, c)));
+      await until(() => seen.logs.slice(from.logs).filter((record) => record.msg === 'request').length === 16, 'every access line', 10_000);
+      const lines = seen.logs.slice(from.logs).map((record) => JSON.stringify(comparable(record)));
+      return { lines: lines.sort(), metrics: seen.metrics.slice(from.metrics).sort() };
+    };
+    const viaFast = await burst(fastRelay, fast);
+    const viaHono = await burst(plainRelay, plain);
+    expect(viaFast).toEqual(viaHono);
+    expect(viaHono.metrics.filter((metric) => metric === 'award ok')).toHaveLength(16);
   });
 });

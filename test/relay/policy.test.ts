@@ -91,7 +91,7 @@ describe('award policy', () => {
     expect(checkPolicyPoints(safe, { eventPoints: 101 })?.status).toBe(422);
     expect(checkPolicyPoints(safe, { eventPoints: 1, eventName: 'anything' })?.status).toBe(422);
     expect(checkPolicyPoints(safe, { eventPoints: -1 })?.status).toBe(422);
-    expect(safe.rateLimits.perPlayer).toEqual({ limit: 60, windowSeconds: 60 });
+    expect(safe.rateLimits.perPlayer).toEqual({ limit: 200, windowSeconds: 60 });
   });
 
   it('refuses invalid policies naming the field, typos included', () => {

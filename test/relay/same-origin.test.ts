@@ -1,10 +1,10 @@
 // Same-origin behind a TLS-terminating proxy, over real sockets, on the fast path (single award) and through Hono
 // (batch). The page at https://host sends `Origin: https://host`; the relay's socket is plain http. The relay once
 // rebuilt its own origin as http://host and refused every award 403: every award of every player dead-lettered.
-import { request as httpRequest } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LogRecord, RelayPolicy } from '../../src/relay/index.js';
-import { startRelay, type RunningServer, type StartRelayOptions } from '../../src/relay/node/index.js';
+import { createRelay, type LogRecord, type RelayPolicy } from '../../src/relay/index.js';
+import { startRelay, toNodeListener, type RunningServer, type StartRelayOptions } from '../../src/relay/node/index.js';
 import { API_KEY, KEY_SECRET, SECRET, token } from '../helpers/fixtures.js';
 
 const POLICY: RelayPolicy = { allowUnknownEvents: true, maxPointsPerAward: 100 };
@@ -107,5 +107,47 @@ describe.each([true, false])('same-origin behind a TLS proxy (fastPath %s)', (fa
     expect(await statuses(behindProxy, { host: behind, origin: `https://${behind}`, 'x-forwarded-proto': 'https, http' })).toEqual([403, 403]);
     // Plain http to the relay itself still is its own origin.
     expect(await statuses(direct, { host, origin: `http://${host}` })).toEqual([200, 200]);
+  });
+});
+
+describe("the README's production shape behind TLS: createRelay mounted at /qp on the game's server, no corsOrigins", () => {
+  it('the page at https://host passes in every current browser; an older one needs trustProxy', async () => {
+    const options = {
+      secret: SECRET,
+      keySecret: KEY_SECRET,
+      policy: POLICY,
+      logger: () => {},
+      upstream: { url: 'http://service.test', apiKey: API_KEY, fetch: service },
+    };
+    const listen = async (relay: ReturnType<typeof createRelay>) => {
+      const listener = toNodeListener(relay);
+      // As Express's app.use('/qp', listener) hands it over: the mount path taken off the URL.
+      const server = createServer((req, res) => {
+        req.url = req.url?.slice('/qp'.length) || '/';
+        void listener(req, res);
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return { server, port: (server.address() as { port: number }).port };
+    };
+    const plain = await listen(createRelay(options));
+    const trusting = await listen(createRelay({ ...options, trustProxy: 1 }));
+    try {
+      // What nginx passes on (docs/relay/deploy.md): Host as the browser asked, the scheme it terminated.
+      const nginx = { host: 'game.example.com', 'x-forwarded-proto': 'https', 'x-forwarded-for': '198.51.100.7', origin: 'https://game.example.com' };
+      const award = async (port: number, headers: Record<string, string>) => {
+        const sub = `p-${crypto.randomUUID().slice(0, 8)}`;
+        return post(
+          port,
+          '/qp/group-quests/q/points',
+          { ...headers, authorization: `Bearer ${await token({ sub })}` },
+          { serviceUserId: sub, eventPoints: 1 },
+        );
+      };
+      expect(await award(plain.port, { ...nginx, 'sec-fetch-site': 'same-origin' })).toBe(200);
+      expect(await award(plain.port, nginx)).toBe(403);
+      expect(await award(trusting.port, nginx)).toBe(200);
+    } finally {
+      for (const { server } of [plain, trusting]) await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

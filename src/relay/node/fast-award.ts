@@ -166,22 +166,38 @@ class AwardRequest implements StepRaw {
   }
 }
 
-/** The body as @hono/node-server's text() reads it (UTF-8, a leading BOM dropped); rejected when the client went away first. */
+/**
+ * The body as @hono/node-server's text() reads it (UTF-8, a leading BOM dropped); rejected when the client went away
+ * first, unless the whole declared body had arrived by then (read, as the adapter reads it).
+ */
 function readText(incoming: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    const onData = (chunk: Buffer) => chunks.push(chunk);
-    const onEnd = () => {
-      done();
-      resolve(decoder.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
-    };
-    const onGone = () => {
-      done();
-      reject(new Error('Client connection prematurely closed.'));
-    };
-    const done = () => {
+    let settled = false;
+    const finish = (then: () => void) => {
+      if (settled) return;
+      settled = true;
       incoming.off('data', onData).off('end', onEnd).off('error', onGone).off('close', onGone);
+      then();
+    };
+    const onData = (chunk: Buffer) => chunks.push(chunk);
+    const whole = () => (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
+    const onEnd = () => finish(() => resolve(decoder.decode(whole())));
+    const onGone = () => {
+      const reset = (incoming.errored as { code?: string } | null)?.code;
+      if (incoming.complete && incoming.readableAborted && (reset === undefined || reset === 'ECONNRESET')) {
+        const rest: Buffer | null = incoming.read();
+        if (rest !== null) chunks.push(rest);
+        const body = whole();
+        if (body.length === Number(incoming.headers['content-length'])) return finish(() => resolve(decoder.decode(body)));
+      }
+      finish(() => reject(new Error('Client connection prematurely closed.')));
     };
     incoming.on('data', onData).once('end', onEnd).once('error', onGone).once('close', onGone);
+    // The steps before the body are asynchronous (a token's first check): a client gone by now sends no event any more.
+    queueMicrotask(() => {
+      if (incoming.readableEnded) onEnd();
+      else if (incoming.errored || incoming.destroyed) onGone();
+    });
   });
 }

@@ -54,11 +54,13 @@ export interface RedisConnection {
   connected(): Promise<void>;
   /** For /readyz: rejects when Redis cannot answer. */
   ready(): Promise<void>;
+  /** Lets the connection go (waits for answers still due) and stops a first connection still being tried. */
   close(): Promise<void>;
 }
 
 /** Options of connectRedis. */
 export interface ConnectOptions {
+  /** A command not answered within this fails; also the longest a first command waits for the first connection. */
   commandTimeoutMs: number;
   /** One line per change of connection state, never the URL. */
   report: (message: string) => void;

@@ -45,6 +45,9 @@ return answer`,
   transformReply: undefined as unknown as () => (number | string | null)[],
 };
 
+/** The store's Lua scripts' text, for a benchmark of what Redis does per award (bench/redis-capacity.bench.ts). */
+export const REDIS_SCRIPTS = { hit: HIT_SCRIPT.SCRIPT, hitAndGet: HIT_AND_GET_SCRIPT.SCRIPT } as const;
+
 /** Options of createRedisCounterStore. */
 export interface RedisCounterStoreOptions {
   /**
