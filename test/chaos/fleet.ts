@@ -11,6 +11,8 @@ import type { RelayPolicy } from '../../src/relay/index.js';
 import { freePort, startRedis, type TestRedis } from '../helpers/redis.js';
 
 const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
+/** The package's bin as built (`npm run build`): what `npx quest-points relay` runs. */
+const BUILT_CLI = new URL('../../dist/cli.js', import.meta.url).pathname;
 
 const DRAIN_DELAY_MS = 1_000;
 
@@ -38,6 +40,11 @@ export interface FleetOptions {
   config: RelayConfig;
   /** More CLI flags for every relay (e.g. `--trust-proxy 1` behind a proxy). */
   args?: string[];
+  /**
+   * Run the built bin (dist/cli.js, as `npx quest-points relay` does) rather than src/cli.ts through tsx: no
+   * transpiling at each start, so a relay (re)starts in a fraction of the time on a loaded machine. Needs a build.
+   */
+  built?: boolean;
   /** A Redis the fleet does not own (a Redis Cluster's `redis+cluster://` URL); default: its own redis-server. */
   redisUrl?: string;
 }
@@ -87,7 +94,8 @@ export async function startFleet(options: FleetOptions) {
 
   async function start(member: Member): Promise<void> {
     member.state = 'starting';
-    const args = ['--import', 'tsx', CLI, 'relay', '--host', '127.0.0.1', '--port', String(member.port), '--policy', policyFile];
+    const entry = options.built ? [BUILT_CLI] : ['--import', 'tsx', CLI];
+    const args = [...entry, 'relay', '--host', '127.0.0.1', '--port', String(member.port), '--policy', policyFile];
     for (const origin of options.corsOrigins) args.push('--cors-origin', origin);
     args.push(...(options.args ?? []));
     const child = spawn(process.execPath, args, { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });

@@ -89,14 +89,15 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
     const launch = async (s: (typeof started)[number]) => {
       s.child = await launchNode(s.node.port, s.busPort, s.dir, nodeTimeoutMs);
     };
-    // A free port can be taken by another process before redis-server binds it: that node tries fresh ports (twice
-    // more). Every launch is settled before a failure stops the others, so none is left running unowned.
+    // A free port may be taken by another process between freePort() and the node's bind (a loaded machine running
+    // other suites): before the cluster is created, such a node simply starts again on other ports (twice more).
+    // Every launch is settled before a failure stops the others, so none is left running unowned.
     const first = async (s: (typeof started)[number]) => {
       for (let attempt = 1; ; attempt++) {
         try {
           return await launch(s);
         } catch (error) {
-          if (attempt >= 3) throw error;
+          if (attempt >= 3 || !/Address already in use/.test(String(error))) throw error;
           s.node.port = await freePort();
           s.busPort = await freePort();
         }

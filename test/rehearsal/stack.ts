@@ -10,7 +10,7 @@ import type { RelayPolicy } from '../../src/relay/index.js';
 import { startFleet, type Fleet } from '../chaos/fleet.js';
 import { startNginx, type RunningNginx } from '../helpers/nginx.js';
 import { freePort } from '../helpers/redis.js';
-import { startRedisCluster, type ClusterNode, type TestRedisCluster } from '../helpers/redis-cluster.js';
+import type { ClusterNode, TestRedisCluster } from '../helpers/redis-cluster.js';
 
 const SITE = new URL('../../examples/operator-server/nginx.conf', import.meta.url);
 
@@ -62,32 +62,36 @@ async function startGame(secrets: Record<string, string>) {
 }
 
 /**
- * Starts the whole stack in `dir`, nginx serving `tls` (selfSignedCertificate's files); `corsOrigins` lists the site's
+ * Starts the whole stack in `dir`, nginx serving `tls` (selfSignedCertificate's files), the relays on `cluster` (the
+ * caller's: it takes seconds to form, so one serves a file's runs; emptied here first); `corsOrigins` lists the site's
  * origin at the relays, or nothing (same origin).
  */
 export async function startRehearsal(options: {
   dir: string;
   corsOrigins: boolean;
   tls: { certificate: string; key: string };
+  cluster: TestRedisCluster;
 }): Promise<RehearsalStack> {
   const secret = () => randomBytes(32).toString('base64url');
   const secrets = { QP_API_KEY: secret(), QP_RELAY_SECRET: secret(), QP_KEY_SECRET: secret(), SESSION_SECRET: secret() };
   const port = await freePort();
   const origin = `https://127.0.0.1:${port}`;
-  const game = await startGame(secrets);
-  const parts: { fleet?: Fleet; nginx?: RunningNginx; cluster?: TestRedisCluster } = {};
+  const { cluster } = options;
+  // A run before this one left its limits and records: every player starts afresh.
+  for (const master of await cluster.masters()) await cluster.command(master, 'FLUSHALL');
+  const running = await startGame(secrets);
+  const parts: { fleet?: Fleet; nginx?: RunningNginx } = {};
   const close = async () => {
     await parts.nginx?.stop();
     await parts.fleet?.close();
-    await parts.cluster?.stop();
-    await game.close();
+    await running.close();
   };
   try {
-    parts.cluster = await startRedisCluster();
     parts.fleet = await startFleet({
-      redisUrl: parts.cluster.url,
+      redisUrl: cluster.url,
+      built: true, // the examples import the build too
       relays: 2,
-      upstreamUrl: game.emulatorUrl,
+      upstreamUrl: running.emulatorUrl,
       apiKey: secrets.QP_API_KEY,
       policy: POLICY,
       corsOrigins: options.corsOrigins ? [origin] : [],
@@ -99,7 +103,7 @@ export async function startRehearsal(options: {
     const site = siteFor(readFileSync(SITE, 'utf8'), {
       port,
       relays: parts.fleet.ports(),
-      game: Number(new URL(game.url).port),
+      game: Number(new URL(running.url).port),
       certificate,
       key,
     });
@@ -108,7 +112,8 @@ export async function startRehearsal(options: {
     await close();
     throw error;
   }
-  const { fleet, nginx, cluster } = parts as Required<typeof parts>;
+  const { fleet, nginx } = parts as Required<typeof parts>;
+  const game = running;
   return {
     origin,
     fleet,
