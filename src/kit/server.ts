@@ -225,10 +225,13 @@ function closeGracefully(server: Server, graceMs: number, connections: Connectio
     // A request still arriving on an open connection is served, and told the connection ends with it: a client that
     // pools connections (a balancer) does not send its next request on a socket about to be closed.
     server.on('request', (_request: IncomingMessage, response: ServerResponse) => response.setHeader('connection', 'close'));
+    // Only after a poll: a loop held past the timer (a loaded machine) runs timers before it reads the sockets, and a
+    // request head that had arrived meanwhile would be cut unread.
     const silent = setTimeout(
-      () => {
-        for (const socket of connections.open) if (!connections.busy.has(socket)) socket.destroy();
-      },
+      () =>
+        afterNextPoll(() => {
+          for (const socket of connections.open) if (!connections.busy.has(socket)) socket.destroy();
+        }),
       Math.min(SILENT_CONNECTION_MS, graceMs),
     );
     // The listener closes after the event loop has polled once more, not now: a connection the kernel completed
