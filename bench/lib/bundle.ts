@@ -76,7 +76,10 @@ export async function measureBundle(
     ...('file' in entry ? { entryPoints: [entry.file] } : { stdin: { contents: entry.contents, resolveDir: repoRoot, loader: 'ts' } }),
   });
   const outputs = result.metafile!.outputs;
-  const start = Object.keys(outputs).find((file) => outputs[file]!.entryPoint !== undefined)!;
+  // The entry's own output: with splitting, each import()ed chunk names an entryPoint too (the first one found was a
+  // lazy chunk once retry-dead.ts came: the SDK measured 747 B).
+  const wanted = 'file' in entry ? entry.file : '<stdin>';
+  const start = Object.keys(outputs).find((file) => outputs[file]!.entryPoint === wanted)!;
   // The up-front part: the entry and, transitively, its static imports (chunks it shares with a lazy chunk).
   const upFront = new Set<string>();
   const visit = (file: string) => {

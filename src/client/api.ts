@@ -15,7 +15,7 @@ import type { Tabs } from './tabs.js';
 import type { Tracked } from './tracked.js';
 import type { QuestPoints } from './client-types.js';
 import type { QuestPointsOptions } from './options.js';
-import type { PendingAward } from './types.js';
+import type { AwardHandle, AwardInput, PendingAward } from './types.js';
 import { parseAward, parseIds } from './validate.js';
 
 /** What the public methods work on. */
@@ -72,22 +72,24 @@ export function createApi(deps: ApiDeps): QuestPoints {
     })();
   }
 
+  /** award(), under a key of the caller's (a new one, or a retried dead letter's derived one). */
+  function enqueue(input: AwardInput, idempotencyKey: string): AwardHandle {
+    if (store.get().closed) throw new QuestPointsError('the client is closed', 'closed');
+    const parsed = parseAward(input, options);
+    if (outbox.size() >= maxQueue) throw new QuestPointsError(`outbox full (maxQueue ${maxQueue}): award not queued`, 'queue-full');
+    const award: PendingAward = { ...parsed, idempotencyKey, queuedAt: Date.now(), seq: outbox.nextSeq() };
+    // The outbox writes it in a microtask, with every other award of this tick.
+    const persisted = outbox.add(award);
+    const settled = announcer.settled(idempotencyKey, persisted);
+    events.emit('award:queued', { award, queueSize: outbox.size(), persisted });
+    notifier.changed(pairOf(award));
+    notifier.queueChanged();
+    flush.schedule(flushDelayMs, false);
+    return { idempotencyKey, persisted, settled };
+  }
+
   const api: QuestPoints = {
-    award(input) {
-      if (store.get().closed) throw new QuestPointsError('the client is closed', 'closed');
-      const parsed = parseAward(input, options);
-      if (outbox.size() >= maxQueue) throw new QuestPointsError(`outbox full (maxQueue ${maxQueue}): award not queued`, 'queue-full');
-      const award: PendingAward = { ...parsed, idempotencyKey: uuid(), queuedAt: Date.now(), seq: outbox.nextSeq() };
-      const { idempotencyKey } = award;
-      // The outbox writes it in a microtask, with every other award of this tick.
-      const persisted = outbox.add(award);
-      const settled = announcer.settled(idempotencyKey, persisted);
-      events.emit('award:queued', { award, queueSize: outbox.size(), persisted });
-      notifier.changed(pairOf(award));
-      notifier.queueChanged();
-      flush.schedule(flushDelayMs, false);
-      return { idempotencyKey, persisted, settled };
-    },
+    award: (input) => enqueue(input, uuid()),
     flush: () => flush.flush(true),
     identify: (input) => requests.identify(input),
     fetchPoints,
@@ -111,15 +113,10 @@ export function createApi(deps: ApiDeps): QuestPoints {
     getSnapshot: notifier.getSnapshot,
     pending: () => outbox.reload(),
     deadLetters: () => outbox.deadLetters(),
-    async retryDeadLetter(key) {
-      const letter = (await outbox.deadLetters()).find((d) => d.idempotencyKey === key);
-      if (!letter) throw new QuestPointsError(`idempotencyKey ${key} is not a dead letter`, 'invalid', undefined, 'idempotencyKey');
-      // A refused award was never applied, and the service may remember the refusal under the old key: new key.
-      // award() keeps only the award's own fields (the schema drops status, message and the old key).
-      const { idempotencyKey } = api.award(letter);
-      await api.discardDeadLetter(key);
-      return idempotencyKey;
-    },
+    // A refused award was never applied, and the service may remember the refusal under the old key: a new key, derived
+    // from the old one so every retry of this letter, here or in another tab, is one award (retry-dead.ts). award()'s
+    // path keeps only the award's own fields (the schema drops status, message and the old key).
+    retryDeadLetter: (key) => import('./retry-dead.js').then(({ retryDead }) => retryDead(key, { outbox, enqueue, discard: api.discardDeadLetter })),
     async discardDeadLetter(key) {
       if (!(await outbox.dropDead(key))) return;
       tabs.post({ t: 'dead' });

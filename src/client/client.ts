@@ -125,10 +125,13 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
     backoff: { ...DEFAULTS.backoff, ...options.backoff },
     authPauseMs: pollIntervalMs,
     requestSync,
+    // Awards belong to their player: a client made for one sends only that player's (players.ts).
+    player: options.serviceUserId,
+    invalidateToken: transport.invalidate,
   });
   // IndexedDB works again (the poll's recovery): awards are kept there from now on.
   const recovered = () => env.storage('indexeddb');
-  const stop = startClient({ store, outbox, notifier, reads, announcer, flush, transport, own, pollIntervalMs, recovered });
+  const stop = startClient({ store, outbox, notifier, reads, announcer, flush, transport, own, player: options.serviceUserId, pollIntervalMs, recovered });
   if (missing) queueMicrotask(() => degrade(missing));
   detect(options, env);
   return createApi({ options, store, events, outbox, live, tracked, notifier, requests, reads, tabs, announcer, flush, stop });

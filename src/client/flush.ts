@@ -22,7 +22,17 @@ export interface FlushDeps {
   authPauseMs: number;
   /** The option backgroundSync: hands the outbox to the service worker for when the network is back. */
   requestSync(): void;
+  /** The session's player (the client's serviceUserId option): only its awards are sent (players.ts). */
+  player?: string;
+  /** The token was refused as another player's: the next request asks getToken() again (resolves once it will). */
+  invalidateToken?(): Promise<unknown> | undefined;
 }
+
+/**
+ * How long a tab that found another sender draining (`busy`) waits before it looks again, while it holds awards: the
+ * sender may be another player's tab, which leaves this player's awards in the store (players.ts).
+ */
+const BUSY_RECHECK_MS = 1000;
 
 /**
  * Flush scheduling and what each result means for the page: the flush timer, the drain's batches told (online, the
@@ -58,6 +68,8 @@ export function createFlush(deps: FlushDeps) {
       store.dispatch({ type: 'drain', outcome: 'drained' });
       events.emit('queue:drained', { queueSize: 0 });
     }
+    // Another sender holds the lock: it sends its own player's awards only, so this tab looks again after it.
+    if (result.outcome === 'busy' && deps.outbox.size() > 0) schedule(BUSY_RECHECK_MS, false);
     if (result.outcome === 'error') events.emit('error', { error: result.error, during: 'flush' });
     if (result.outcome === 'auth') {
       store.dispatch({ type: 'drain', outcome: 'auth' });

@@ -1,6 +1,8 @@
 import { BATCH_MAX_AWARDS } from '../protocol/limits.js';
+import { QuestPointsError } from './errors.js';
 import type { Lock } from './lock.js';
 import type { Outbox } from './outbox.js';
+import { createPlayers, isPlayerRefusal } from './players.js';
 import { backoffDelay } from '../protocol/retry.js';
 import { sendAwards, type DeploymentRefusal, type SendResult } from './send.js';
 import type { Transport } from './transport.js';
@@ -18,6 +20,10 @@ export interface FlusherDeps {
   authPauseMs: number;
   /** Applies one batch's results (settleBatch, and whatever the owner tells of them). */
   settle(head: PendingAward[], results: SendResult[]): Promise<unknown>;
+  /** The session's player (the client's serviceUserId option): only its awards are sent (players.ts). */
+  player?: string;
+  /** The token was refused as another player's: the next request asks getToken() again (resolves once it will). */
+  invalidateToken?(): Promise<unknown> | undefined;
 }
 
 /** One award that must wait, with why. */
@@ -55,22 +61,42 @@ export function createFlusher(deps: FlusherDeps) {
   let stopped = false;
 
   async function drain(lost?: AbortSignal): Promise<FlushResult> {
+    // Only this session's player's awards: the others wait in the store for theirs (players.ts).
+    const players = createPlayers(deps.player);
+    let refreshed = false;
     // The store is read once per drain (other tabs' awards and acknowledgements); after that the mirror, which
     // BroadcastChannel keeps current, gives each next batch. Reading the store per batch made a drain quadratic.
     for (let fromStore = true; !stopped; fromStore = false) {
       // The lock was lost (lease.ts): another tab drains now; this one stops between batches.
       if (lost?.aborted) return { outcome: 'busy' };
-      const head = (fromStore ? await outbox.reload() : outbox.queued()).slice(0, BATCH_MAX_AWARDS);
+      const head = (fromStore ? await outbox.reload() : outbox.queued()).filter(players.mine).slice(0, BATCH_MAX_AWARDS);
+      // 'drained': nothing left that this session sends (another player's awards may still wait for theirs).
       if (!head.length) return { outcome: 'drained' };
       const results = await sendAwards(deps.transport, head);
       await deps.settle(head, results);
+      // An award refused as another player's: the token may be stale (a switch of player), so it is asked for again.
+      // The client's own player refused so: its token is another player's (signed out and in without a new client):
+      // once more with a fresh one, as after a 401, then paused until a token works.
+      if (players.refused(head, results)) {
+        await deps.invalidateToken?.();
+        if (deps.player !== undefined) {
+          if (!refreshed) {
+            refreshed = true;
+            players.forgive();
+            continue;
+          }
+          wait.at = Date.now() + deps.authPauseMs;
+          return { outcome: 'auth', error: new QuestPointsError(`the token is not ${deps.player}'s`, 'auth', 403) };
+        }
+      }
       const auth = results.find((r) => r.outcome === 'auth');
       if (auth) {
         // Paused: the poll, `online`, a visible tab or flush() try getToken again.
         wait.at = Date.now() + deps.authPauseMs;
         return { outcome: 'auth', error: auth.error };
       }
-      if (results.some((r) => r.outcome === 'retry')) return backOff(head, results);
+      // Another player's awards (set aside above) hold nothing back: only a retry of this session's own backs off.
+      if (results.some((r) => r.outcome === 'retry' && !isPlayerRefusal(r))) return backOff(head, results);
       wait.at = 0;
       wait.attempt = 0;
     }
@@ -86,7 +112,7 @@ export function createFlusher(deps: FlusherDeps) {
     let refused: DeploymentRefusal | undefined;
     head.forEach((award, i) => {
       const r = results[i];
-      if (r?.outcome !== 'retry') return;
+      if (r?.outcome !== 'retry' || isPlayerRefusal(r)) return;
       afterMs = Math.max(afterMs, r.retryAfterMs ?? 0);
       refused ??= r.refused;
       retrying.push({ award, reason: r.reason, status: r.status });

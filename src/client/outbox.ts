@@ -187,11 +187,19 @@ export function createOutbox({ queue, dead, degraded: onDegraded, committed, dur
       } else mirror.settledElsewhere(keys);
       return removed;
     },
-    /** The dead letter is stored before the award leaves the queue: it is never in neither. */
-    kill(letters: DeadLetter[]) {
+    /**
+     * Acknowledged awards leave every rescue (rescue.ts): a later visit must not queue them again. (A dead letter's
+     * award stays there: the merge skips it once its letter is stored, and queues it again if the store failed.)
+     */
+    acknowledged: (keys: string[]) => rescue?.forget(keys),
+    /** The dead letter is stored before the award leaves the queue: it is never in neither. True once stored. */
+    kill(letters: DeadLetter[]): Promise<boolean> {
       const entries = letters.map((d): [string, DeadLetter] => [d.idempotencyKey, d]);
       return chain(async () => {
-        if (!(await attempt(() => dead.setMany(entries)))) journal.keepDead(entries);
+        // Not stored: kept in this tab's journal (recover() writes it), and the award stays in the queue's store.
+        if (await attempt(() => dead.setMany(entries))) return true;
+        journal.keepDead(entries);
+        return false;
       });
     },
     /** Stored and journalled dead letters, oldest first. Rejects when the store cannot be read (then degraded). */

@@ -23,6 +23,8 @@ const withStorage = <R>(fn: (ls: Storage) => R): R | undefined => {
  */
 export function createRescue(prefix: string) {
   const own = prefix + uuid();
+  /** The rescues of this storage name in localStorage (every tab's), none where it is missing or throws. */
+  const found = () => withStorage((ls) => Object.keys(ls).filter((k) => k.startsWith(prefix))) ?? [];
   const drop = (keys: string[]) =>
     withStorage((ls) => {
       for (const k of keys) ls.removeItem(k);
@@ -36,7 +38,7 @@ export function createRescue(prefix: string) {
      * writes nothing and leaves the rescues for a later page (a failure of the store's own is the write's).
      */
     merge(queue: KV<PendingAward>, dead: KV<DeadLetter>) {
-      const keys = withStorage((ls) => Object.keys(ls).filter((k) => k.startsWith(prefix))) ?? [];
+      const keys = found();
       if (!keys.length) return undefined;
       let wrote = false;
       return {
@@ -47,6 +49,19 @@ export function createRescue(prefix: string) {
         },
         merged: () => wrote && drop(keys),
       };
+    },
+    /**
+     * Awards settled (acknowledged or dead-lettered, here or in another tab or the worker) leave every rescue of this
+     * storage name: a rescue outlives its page, and the next visit would queue them again from it, under their old
+     * keys, after the service may have forgotten them. rescue-merge.ts rewrites them (most pages have no rescue).
+     */
+    forget(keys: string[]) {
+      const rescues = found();
+      if (rescues.length && keys.length)
+        void import('./rescue-merge.js').then(
+          ({ forgetRescued }) => forgetRescued(rescues, keys),
+          () => {},
+        );
     },
   };
 }

@@ -22,11 +22,15 @@ export async function settleBatch(
   results: SendResult[],
 ): Promise<Settled & { told: Promise<void> }> {
   const { ok, dead } = settlement(head, results);
-  if (dead.length) await outbox.kill(dead);
+  // A dead letter the store refused is only in this tab's memory, and its award stays in the store (the outbox is
+  // degraded: it deletes nothing): the other tabs are not told, so one of them sends it again and stores the letter
+  // if this tab goes away first (the model found it lost: a letter refused by a full disk, then the tab crashed).
+  const stored = !dead.length || (await outbox.kill(dead));
   const settled = leave(outbox, ok, dead, true);
+  const heard = stored ? dead : [];
   // Chained after the deletes leave() issued.
   const told = outbox.landed().then(() => {
-    if (ok.length || dead.length) post({ t: 'done', ok, dead });
+    if (ok.length || heard.length) post({ t: 'done', ok, dead: heard });
   });
   return { ...settled, told };
 }
@@ -44,6 +48,7 @@ export function applyTabMessage(outbox: Outbox, message: TabMessage): Settled | 
 /** Acknowledged (`ok`) and refused awards leave the outbox; `local`: this outbox deletes them from the store. */
 function leave(outbox: Outbox, ok: string[], dead: DeadLetter[], local: boolean): Settled {
   const sent = outbox.remove(ok, local);
+  outbox.acknowledged(ok);
   outbox.remove(
     dead.map((d) => d.idempotencyKey),
     local,

@@ -20,6 +20,8 @@ export interface StartDeps {
   transport: Transport;
   /** The client's own pair, read from start-up on. */
   own: string | undefined;
+  /** The client's player (its serviceUserId option): the pagehide beacon carries only its awards (players.ts). */
+  player?: string;
   pollIntervalMs: number;
   /** IndexedDB works again after a degraded spell (the poll's recovery). */
   recovered(): void;
@@ -53,7 +55,8 @@ export function startClient(deps: StartDeps): () => void {
         void outbox.commit();
         outbox.rescue();
         // Sent before the start-up read, it would put this tab's new awards ahead of what earlier pages left.
-        const head = store.get().loaded ? outbox.queued().slice(0, PAGEHIDE_AWARDS) : [];
+        const queued = store.get().loaded ? outbox.queued() : [];
+        const head = (deps.player === undefined ? queued : queued.filter((a) => a.serviceUserId === deps.player)).slice(0, PAGEHIDE_AWARDS);
         if (head.length && transport.batch) transport.beacon(paths.batch(), { awards: head.map(toWire) });
       },
       async poll() {

@@ -71,6 +71,8 @@ export function createTransport(options: QuestPointsOptions, load: LoadHttp) {
       if (again.status === 401) layer.invalidate();
       return again;
     },
+    /** The token was refused (as another player's): the next request asks getToken() again (resolves once it will). */
+    invalidate: () => loading?.then((layer) => layer.invalidate()),
     /** pagehide: fire and forget; the page may be gone before any answer. */
     beacon: (path: string, body: unknown) => void once('POST', path, body, undefined, true).catch(() => {}),
   };

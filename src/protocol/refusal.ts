@@ -47,7 +47,7 @@ export const scopeOfCode = (code: string): RefusalScope => (Object.hasOwn(REFUSA
  * Who a final refusal is about, from its body as read (parsed JSON, or text when it was not JSON).
  * - the standard error body with a `code`: that code's scope;
  * - the standard error body without one: the service's refusal (or an older relay's) is about the award, except an
- *   older relay's own origin refusal, recognised by its message;
+ *   older relay's own origin refusal and its refusal of another player's award, recognised by their messages;
  * - anything else (an HTML page, an empty body, another JSON shape): a proxy, WAF or CDN answered, not the relay or
  *   the service: about the deployment.
  */
@@ -56,6 +56,7 @@ export function refusalScope(body: unknown): RefusalScope {
   const { success, message, code } = body as { success?: unknown; message?: unknown; code?: unknown };
   if (success !== false || typeof message !== 'string') return 'deployment';
   if (typeof code === 'string') return scopeOfCode(code);
+  if (isLegacyPlayerMessage(message)) return 'player';
   return isLegacyDeploymentMessage(message) ? 'deployment' : 'award';
 }
 
@@ -65,6 +66,12 @@ export function refusalScope(body: unknown): RefusalScope {
  */
 export const isLegacyDeploymentMessage = (message: string): boolean =>
   /is not in the relay's CORS allowlist|^no route (GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) /.test(message);
+
+/**
+ * An earlier relay's refusal of an award named for another player than the token's subject (access.ts), by its
+ * message: such an award waits for its player, even when the relay is older than the SDK (no `code`).
+ */
+export const isLegacyPlayerMessage = (message: string): boolean => /is not the token's sub\b/.test(message);
 
 /**
  * A dead letter an earlier SDK kept for a refusal about the deployment, by what it recorded (status and message):

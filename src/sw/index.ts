@@ -97,6 +97,9 @@ export function registerQuestPointsSync(options: QuestPointsSyncOptions, scope: 
     lock: createFlushLock(layout.channel, { store: idbKV<Lease>(layout.cache), load: async () => ({ leaseLock }) }, budgetMs),
     backoff,
     authPauseMs: budgetMs,
+    // The worker serves whoever is signed in (its tokenUrl): another player's awards, refused as such, wait for
+    // theirs, and the token is asked for again (the player may have switched).
+    invalidateToken: transport.invalidate,
     // The pages hear of it once it is out of the store: a page's reload() cannot bring it back meanwhile.
     settle: async (head, results) => (await settleBatch(outbox, tabs.post, head, results)).told,
   });

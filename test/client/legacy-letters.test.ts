@@ -7,7 +7,7 @@ import 'fake-indexeddb/auto';
 import { createStore, setMany } from 'idb-keyval';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isLegacyDeploymentLetter } from '../../src/protocol/index.js';
-import { fakeRelay, testClients, uniqueName, until } from './fake-relay.js';
+import { fakeRelay, jwt, testClients, uniqueName, until } from './fake-relay.js';
 
 const { client, closeAll } = testClients();
 afterEach(closeAll);
@@ -30,7 +30,7 @@ const letter = (eventPoints: number, status: number, message: string) => ({
 const ORIGIN_403 = `origin "https://game.example" is not in the relay's CORS allowlist (corsOrigins)`;
 
 describe('dead letters an earlier version kept for a deployment refusal', () => {
-  it('go back to the queue once, under their own keys, and are delivered; the award refusals stay dead', async () => {
+  it("go back to the queue once, under their own keys, and are delivered; another player's award goes back and waits for that player; the award refusals stay dead", async () => {
     const storageName = uniqueName('legacy');
     const deployment = [
       letter(1, 403, ORIGIN_403),
@@ -38,30 +38,36 @@ describe('dead letters an earlier version kept for a deployment refusal', () => 
       letter(3, 403, 'HTTP 403'),
       letter(4, 404, 'no route POST /qp/batch/points'),
     ];
-    const award = [
-      letter(5, 422, 'eventName is not allowed'),
-      letter(6, 403, `serviceUserId "player-2" is not the token's sub: a player acts only on itself`),
-    ];
+    const award = [letter(5, 422, 'eventName is not allowed')];
+    // player-1's session sent player-2's award and dead-lettered the refusal (c6b8ff8): back in the queue, for player-2.
+    const other = { ...letter(6, 403, `serviceUserId "player-2" is not the token's sub: a player acts only on itself`), serviceUserId: 'player-2' };
     await setMany(
-      [...deployment, ...award].map((d) => [d.idempotencyKey, d]),
+      [...deployment, ...award, other].map((d) => [d.idempotencyKey, d]),
       createStore(`${storageName}:dead`, 'kv'),
     );
 
     const relay = fakeRelay();
     const qp = client({ fetch: relay.fetch, storageName });
-    await until(async () => relay.sentKeys().length >= deployment.length && (await qp.pending()).length === 0);
+    await until(async () => relay.sentKeys().length >= deployment.length && (await qp.pending()).length === 1);
     expect(relay.sentKeys().sort()).toEqual(deployment.map((d) => d.idempotencyKey).sort());
-    expect((await qp.deadLetters()).map((d) => d.eventPoints)).toEqual([5, 6]);
-    await until(() => qp.getSnapshot().deadLetterCount === 2);
+    expect((await qp.pending()).map((a) => [a.idempotencyKey, a.serviceUserId])).toEqual([[other.idempotencyKey, 'player-2']]);
+    expect((await qp.deadLetters()).map((d) => d.eventPoints)).toEqual([5]);
+    await until(() => qp.getSnapshot().deadLetterCount === 1);
     // What was sent is the award, not the letter's status and message.
     expect(relay.seen.find((r) => r.method === 'POST')!.body).not.toHaveProperty('status');
     await qp.close();
 
     // The next start finds nothing more to give back.
     const again = client({ fetch: relay.fetch, storageName });
-    await until(async () => (await again.deadLetters()).length === 2);
+    await until(async () => (await again.deadLetters()).length === 1);
     await again.flush();
     expect(relay.sentKeys()).toHaveLength(deployment.length);
+    await again.close();
+    // player-2 is back: the award goes, with player-2's token.
+    const theirs = client({ fetch: relay.fetch, storageName, serviceUserId: 'player-2', getToken: () => jwt('player-2', Date.now() / 1000 + 3600) });
+    await until(async () => (await theirs.pending()).length === 0);
+    expect(relay.sentKeys()).toEqual(expect.arrayContaining([other.idempotencyKey]));
+    expect(await theirs.deadLetters()).toHaveLength(1);
   });
 
   it.each([

@@ -169,3 +169,84 @@ describe('pagehide rescue', () => {
     expect(rescueKeys(name)).toEqual([]);
   });
 });
+
+describe('a rescue never re-sends an acknowledged award on a later visit', () => {
+  /** A relay that answers or not, and counts each key it saw. */
+  function countingRelay() {
+    const state = { up: false };
+    const relay = fakeRelay(() => (state.up ? undefined : json(503, { success: false, message: 'down' })));
+    const sends = (key: string) => relay.sentKeys().filter((k) => k === key).length;
+    return { relay, state, sends };
+  }
+
+  it("an award rescued while storage failed, then acknowledged by this page, leaves the page's rescue", async () => {
+    const name = uniqueName();
+    const { relay, state, sends } = countingRelay();
+    // IndexedDB refuses every write for this storage name (a full disk): the award is kept in memory only.
+    const put = IDBObjectStore.prototype.put;
+    IDBObjectStore.prototype.put = function (this: IDBObjectStore, ...args: Parameters<IDBObjectStore['put']>) {
+      if (this.transaction.db.name.startsWith(`${name}:`)) throw new DOMException('quota exceeded', 'QuotaExceededError');
+      return put.apply(this, args);
+    };
+    try {
+      const qp = client(name, relay);
+      const { idempotencyKey, persisted, settled } = qp.award({ eventPoints: 4 });
+      expect(await persisted).toBe(false);
+      // The page hides and comes back (back/forward cache): the award only this page holds is rescued.
+      window.dispatchEvent(new Event('pagehide'));
+      expect(rescueKeys(name).flatMap((k) => rescued(k).map((r) => r.idempotencyKey))).toEqual([idempotencyKey]);
+      state.up = true;
+      await qp.flush();
+      expect((await settled).outcome).toBe('sent');
+      // The rescue forgets it once its chunk has loaded (the proof is the count of sends below, on the next visit).
+      await until(() => rescueKeys(name).flatMap((k) => rescued(k)).length === 0, 1000).catch(() => {});
+      await qp.close();
+    } finally {
+      IDBObjectStore.prototype.put = put;
+    }
+    // A later visit merges what rescues are left: the acknowledged award is not sent again.
+    const key = relay.sentKeys()[0]!;
+    const before = sends(key);
+    const next = client(name, relay);
+    await next.pending();
+    await next.flush();
+    expect(await next.pending()).toEqual([]);
+    expect(sends(key) - before).toBe(0);
+    expect(rescueKeys(name)).toEqual([]);
+  });
+
+  it('an award another page rescued and this page acknowledged leaves that rescue: the next visit does not send it again', async () => {
+    const name = uniqueName();
+    const { relay, state, sends } = countingRelay();
+    // This page is open (its start-up merge is done) when another page dies with an award it rescued, whose commit
+    // did land: this page sends it from the store.
+    const open = client(name, relay);
+    await open.pending();
+    const award = record(crypto.randomUUID(), 6, 1);
+    const other = createQuestPoints({
+      relayUrl: '/api',
+      getToken: () => jwt('player-1', Date.now() / 1000 + 3600),
+      questId: 'quest-1',
+      serviceUserId: 'player-1',
+      storageName: name,
+      fetch: down().fetch,
+    });
+    await other.pending();
+    await other.close();
+    localStorage.setItem(`quest-points:${name}:rescue:dead-tab`, JSON.stringify([award]));
+    const { idbKV } = await import('../../src/client/store.js');
+    await idbKV<PendingAward>(`${name}:outbox`).setMany([[award.idempotencyKey, award]]);
+    state.up = true;
+    await open.flush();
+    expect(await open.pending()).toEqual([]);
+    expect(sends(award.idempotencyKey)).toBe(1);
+    await until(() => rescueKeys(name).length === 0, 1000).catch(() => {});
+    await open.close();
+    // The next visit: nothing to merge, nothing sent again.
+    const next = client(name, relay);
+    await next.pending();
+    await next.flush();
+    expect(await next.pending()).toEqual([]);
+    expect(sends(award.idempotencyKey)).toBe(1);
+  });
+});

@@ -72,20 +72,26 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
   const started: { node: ClusterNode; busPort: number; dir: string; child?: ChildProcess }[] = [];
   const stop = async () => {
     await Promise.all(started.map((s) => kill(s.child)));
-    for (const s of started) rmSync(s.dir, { recursive: true, force: true });
+    for (const s of started) {
+      rmSync(s.dir, { recursive: true, force: true });
+      dirs.delete(s.dir);
+    }
   };
   try {
     for (let i = 0; i < count; i++) {
       // Redis 7 takes the bus port explicitly (cluster-port), so both are free ports rather than port + 10,000.
       const port = await freePort();
       const busPort = await freePort();
-      started.push({ node: { host: HOST, port }, busPort, dir: mkdtempSync(join(tmpdir(), 'qp-redis-cluster-')) });
+      const dir = mkdtempSync(join(tmpdir(), 'qp-redis-cluster-'));
+      dirs.add(dir);
+      started.push({ node: { host: HOST, port }, busPort, dir });
     }
     const launch = async (s: (typeof started)[number]) => {
       s.child = await launchNode(s.node.port, s.busPort, s.dir, nodeTimeoutMs);
     };
     // A free port may be taken by another process between freePort() and the node's bind (a loaded machine running
-    // other suites): before the cluster is created, such a node simply starts again on other ports.
+    // other suites): before the cluster is created, such a node simply starts again on other ports (twice more).
+    // Every launch is settled before a failure stops the others, so none is left running unowned.
     const first = async (s: (typeof started)[number]) => {
       for (let attempt = 1; ; attempt++) {
         try {
@@ -97,7 +103,9 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
         }
       }
     };
-    await Promise.all(started.map(first));
+    const launched = await Promise.allSettled(started.map(first));
+    const failed = launched.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
     await run(redisCliPath(), [
       '--cluster',
       'create',
@@ -185,6 +193,15 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
   }
 }
 
+// Every node still running when the test process exits (a failed run, a timeout) is killed with it: a cluster node
+// must never outlive the process that started it.
+const live = new Set<ChildProcess>();
+const dirs = new Set<string>();
+process.once('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
 /** Start one cluster node; resolves once it accepts connections. */
 function launchNode(port: number, busPort: number, dir: string, nodeTimeoutMs: number): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
@@ -192,11 +209,14 @@ function launchNode(port: number, busPort: number, dir: string, nodeTimeoutMs: n
     args.push('--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', String(nodeTimeoutMs));
     args.push('--save', '', '--appendonly', 'no');
     const child = spawn(redisServerPath(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    live.add(child);
+    child.once('exit', () => live.delete(child));
     let output = '';
+    // Generous: on a loaded machine (two cores, load 18 seen) a start can take seconds.
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`redis-server (cluster node ${port}) did not start within 10 s: ${output}`));
-    }, 10_000);
+      reject(new Error(`redis-server (cluster node ${port}) did not start within 30 s: ${output}`));
+    }, 30_000);
     child.stdout!.on('data', (chunk) => {
       output += chunk;
       if (output.includes('Ready to accept connections')) {

@@ -44,14 +44,16 @@ interface Setup {
   /** Answers the token URL (n: the how-manieth fetch); default: a fresh JWT as JSON { token }. */
   token?: (n: number, init?: RequestInit) => Response | Promise<Response>;
   options?: Partial<QuestPointsSyncOptions>;
+  /** Each award's player (default player-1 for all). */
+  users?: string[];
 }
 
 /** An outbox holding `points` awards (as the pages write it), a worker on it, and what it sends and says. */
-async function setup(points: number[], { relay: handler, token, options }: Setup = {}) {
+async function setup(points: number[], { relay: handler, token, options, users }: Setup = {}) {
   const storageName = uniqueName('sw');
   const awards: PendingAward[] = points.map((eventPoints, i) => ({
     questId: 'quest-1',
-    serviceUserId: 'player-1',
+    serviceUserId: users?.[i] ?? 'player-1',
     eventPoints,
     idempotencyKey: crypto.randomUUID(),
     queuedAt: Date.now(),
@@ -386,5 +388,59 @@ describe('registerQuestPointsSync: the sync event', () => {
     const sends = relay.seen.filter((r) => r.path === '/api/batch/points').map((r) => keysOf(batchOf(r)));
     expect(sends.length).toBeGreaterThan(2);
     for (const sent of sends) expect(sent).toEqual(keysOf(awards));
+  });
+});
+
+describe('registerQuestPointsSync: awards belong to their player', () => {
+  /** The token's subject, as the relay reads it (the test's JWTs are unsigned). */
+  const subOf = (authorization = '') =>
+    JSON.parse(
+      atob(
+        authorization
+          .replace(/^Bearer /, '')
+          .split('.')[1]!
+          .replace(/-/g, '+')
+          .replace(/_/g, '/'),
+      ),
+    ).sub;
+
+  it("a switch of player while the worker drains: the other player's awards are never dead-lettered, and go with their player's token", async () => {
+    let signedIn = 'bob';
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let batches = 0;
+    /** What each award went with: [user, the token's sub]. */
+    const carried: [string, string][] = [];
+    const { awards, outbox, dead, fire } = await setup([1, 2, 3, 4], {
+      users: ['alice', 'bob', 'alice', 'bob'],
+      token: () => tokenAnswer(jwt(signedIn, Date.now() / 1000 + 3600)),
+      relay: async (req) => {
+        if (req.path !== '/api/batch/points') return undefined;
+        if (batches++ === 0) await gate;
+        const sub = subOf(req.headers.authorization);
+        const results = batchOf(req).map((a) => {
+          carried.push([a.serviceUserId, sub]);
+          return a.serviceUserId === sub
+            ? { idempotencyKey: a.idempotencyKey, outcome: 'ok' }
+            : { idempotencyKey: a.idempotencyKey, outcome: 'rejected', status: 403, message: "serviceUserId is not the token's sub", code: 'player' };
+        });
+        return json(200, { success: true, results });
+      },
+    });
+    const first = fire('sync', 'quest-points');
+    await vi.waitFor(() => expect(batches).toBe(1));
+    // bob signs out and alice in while the worker's batch (bob's token) is in flight.
+    signedIn = 'alice';
+    release();
+    await first;
+    expect(await dead.all()).toEqual([]);
+    const aliceKeys = keysOf(awards.filter((a) => a.serviceUserId === 'alice'));
+    expect(keysOf(await outbox.all()).sort()).toEqual([...aliceKeys].sort());
+    // The next event (alice's page registered it) carries hers with her token.
+    await fire('sync', 'quest-points');
+    expect(await outbox.all()).toEqual([]);
+    expect(await dead.all()).toEqual([]);
+    const delivered = carried.filter(([user, sub]) => user === sub).map(([user]) => user);
+    expect(delivered.sort()).toEqual(['alice', 'alice', 'bob', 'bob']);
   });
 });

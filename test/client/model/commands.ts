@@ -1,7 +1,6 @@
-// The commands of the client's model test, and what must hold once a run has drained. See client.model.test.ts.
+// The commands of the client's model test: what happens to a profile's pages, its storage, its network, its players
+// and the deployment in front of the relay, in any order. What must hold after is check.ts. See client.model.test.ts.
 import fc from 'fast-check';
-import { pointsKey } from '../../../src/client/pair.js';
-import { VANISHED_MS } from '../../../src/client/mirror.js';
 import { QUEST, USERS, type RelayMode, type System, type Tab, type User } from './system.js';
 
 type Cmd = fc.AsyncCommand<System, System>;
@@ -39,15 +38,60 @@ function unwatch(tab: Tab, user: User) {
 const user = fc.constantFrom(...USERS);
 const pick = fc.nat(5);
 
-const awards = fc.tuple(pick, user, fc.integer({ min: 1, max: 9 }), fc.integer({ min: 1, max: 3 })).map(([p, u, points, times]) =>
-  command(`award(${p}, ${u}, ${points} x${times})`, hasTab, (sys) => {
-    const tab = pickAlive(sys, p);
-    for (let i = 0; tab && i < times; i++) award(tab, u, points);
+/** Awards of the tab's own player (`other`: of the other player, which wait for a session of theirs). */
+const awards = (other: boolean) =>
+  fc.tuple(pick, fc.integer({ min: 1, max: 9 }), fc.integer({ min: 1, max: 3 })).map(([p, points, times]) =>
+    command(`award(${p}${other ? ', for the other player' : ''}, ${points} x${times})`, hasTab, (sys) => {
+      const tab = pickAlive(sys, p);
+      const u = tab && (other ? USERS.find((x) => x !== tab.player)! : tab.player);
+      for (let i = 0; tab && u && i < times; i++) award(tab, u, points);
+    }),
+  );
+
+/** A dead letter (the `i`th) retried from two tabs at once (or twice in one: `p` = `q`); the keys answered are kept. */
+const retryDeadLetters = fc.tuple(fc.nat(5), fc.nat(5), fc.nat(9)).map(([p, q, i]) =>
+  command(`retryDeadLetter(${p} and ${q} at once, letter ${i})`, hasTab, async (sys) => {
+    const [a, b] = [pickAlive(sys, p), pickAlive(sys, q)];
+    const letters = (await a?.qp.deadLetters().catch(() => [])) ?? [];
+    const key = letters[i % Math.max(1, letters.length)]?.idempotencyKey;
+    if (!a || !b || !key) return;
+    const answers = await Promise.allSettled([a.qp.retryDeadLetter(key), b.qp.retryDeadLetter(key)]);
+    const keys = sys.retries.get(key) ?? new Set<string>();
+    for (const answer of answers) if (answer.status === 'fulfilled') keys.add(answer.value);
+    if (keys.size) sys.retries.set(key, keys);
   }),
 );
 
+const relayMode = (mode: RelayMode) =>
+  command(
+    `relay(${mode})`,
+    () => true,
+    (sys) => {
+      sys.relayState.mode = mode;
+    },
+  );
+
+/** Time passes: awards go, answers come, timers fire. */
+const waiting = fc.integer({ min: 0, max: 30 }).map((ms) =>
+  command(
+    `wait(${ms})`,
+    () => true,
+    () => sleep(ms),
+  ),
+);
+
+/** A tab reloads, as its player or (`as`) another (signed out and in). */
+const reload = (p: number, as?: User) =>
+  command(`reloadTab(${p}${as ? `, as ${as}` : ''})`, hasTab, async (sys) => {
+    const tab = pickAlive(sys, p);
+    if (!tab) return;
+    tab.closed = true;
+    await tab.qp.close();
+    sys.openTab(as ?? tab.player);
+  });
+
 /** Things that happen to a client's pages, its storage, its network and its relay, in any order. */
-export const commands: fc.Arbitrary<Cmd>[] = [
+const base: fc.Arbitrary<Cmd>[] = [
   fc.constant(
     command(
       'openTab',
@@ -63,15 +107,7 @@ export const commands: fc.Arbitrary<Cmd>[] = [
       await tab.qp.close();
     }),
   ),
-  pick.map((p) =>
-    command(`reloadTab(${p})`, hasTab, async (sys) => {
-      const tab = pickAlive(sys, p);
-      if (!tab) return;
-      tab.closed = true;
-      await tab.qp.close();
-      sys.openTab();
-    }),
-  ),
+  pick.map((p) => reload(p)),
   // A crash: the tab's requests fail from now on and it stops without waiting for anything it began.
   pick.map((p) =>
     command(`crashTab(${p})`, hasTab, (sys) => {
@@ -82,8 +118,8 @@ export const commands: fc.Arbitrary<Cmd>[] = [
       void tab.qp.close();
     }),
   ),
-  awards,
-  awards,
+  awards(false),
+  awards(false),
   pick.map((p) =>
     command(`flush(${p})`, hasTab, (sys) => {
       const tab = pickAlive(sys, p);
@@ -119,15 +155,7 @@ export const commands: fc.Arbitrary<Cmd>[] = [
       (sys) => sys.storage.recover(),
     ),
   ),
-  fc.constantFrom<RelayMode>('ok', 'lost', 'retry', 'reject', 'auth').map((mode) =>
-    command(
-      `relay(${mode})`,
-      () => true,
-      (sys) => {
-        sys.relayState.mode = mode;
-      },
-    ),
-  ),
+  fc.constantFrom<RelayMode>('ok', 'lost', 'retry', 'reject', 'auth').map(relayMode),
   fc.boolean().map((offline) =>
     command(
       offline ? 'offline' : 'online',
@@ -155,91 +183,73 @@ export const commands: fc.Arbitrary<Cmd>[] = [
       },
     ),
   ),
-  fc.integer({ min: 0, max: 30 }).map((ms) =>
-    command(
-      `wait(${ms})`,
-      () => true,
-      () => sleep(ms),
-    ),
-  ),
+  waiting,
 ];
 
-/** The clock the client reads (Date.now), which a run may move forward at once, as if the page had waited. */
-const realNow = Date.now.bind(Date);
-const clock = { offset: 0 };
-Date.now = () => realNow() + clock.offset;
+/** Seconds of Retry-After a rate limit asks for: 0 s to 60 days, the edges and the setTimeout limit (24.8 days) among them. */
+const retryAfter = fc.oneof(
+  fc.constantFrom(0, 1, 60, 3600, 86_400, 2_147_483, 2_147_484, 40 * 86_400, 60 * 86_400),
+  fc.integer({ min: 0, max: 60 * 86_400 }),
+);
 
 /**
- * The network, the relay and the storage work again; the tabs (or a new one, if none is left) flush until the queue is
- * empty and every award of an open tab has settled. Then what must hold, whatever happened before.
+ * The worlds a run may meet beyond the base (tabs, awards, storage, network, the relay's usual answers, the worker):
+ * - players: two players on one profile: tabs of either (opened, or a reload as the other), awards for the other
+ *   player, the site's session switching player (the worker's token);
+ * - retries: dead letters retried from two tabs (or twice in one) at once;
+ * - limits: a rate limit with a Retry-After from 0 s to 60 days;
+ * - deployment: a proxy's HTML 404, a WAF's bare 403, the relay's origin refusal, each until it heals.
  */
-export async function drainAndCheck(sys: System): Promise<void> {
-  sys.storage.recover();
-  sys.relayState.mode = 'ok';
-  sys.relayState.offline = false;
-  if (!sys.alive().length) sys.openTab();
-  const started = Date.now();
-  let jumped = false;
-  for (;;) {
-    const alive = sys.alive();
-    await Promise.all(alive.map((t) => t.qp.flush()));
-    const queued = await alive[0]!.qp.pending();
-    const waiting = alive.flatMap((t) => [...t.awards].filter(([, a]) => !a.outcome).map(([k]) => k));
-    // A degraded tab's pending() holds its own awards only: the store is read once every tab has recovered (its poll).
-    const recovered = alive.every((t) => t.qp.getSnapshot().storage !== 'degraded');
-    if (recovered && !queued.length && !waiting.length && alive.every((t) => t.qp.getSnapshot().queueSize === 0)) break;
-    // A crashed tab may hold the lease, or have settled awards without telling: that resolves with time.
-    if (!jumped && Date.now() - started > 500) {
-      clock.offset += VANISHED_MS + 10_000;
-      jumped = true;
-    }
-    if (Date.now() - started > 20_000 + (jumped ? VANISHED_MS + 10_000 : 0))
-      throw new Error(`not drained: ${queued.length} queued, ${waiting.length} awards of open tabs unsettled (${waiting.join(', ')})`);
-    await sleep(20);
-  }
-  await check(sys);
-}
+export const WORLDS = {
+  players: [
+    user.map((u) =>
+      command(
+        `openTab(${u})`,
+        (sys) => sys.alive().length < 3,
+        (sys) => void sys.openTab(u),
+      ),
+    ),
+    fc.tuple(pick, user).map(([p, u]) => reload(p, u)),
+    awards(true),
+    user.map((u) =>
+      command(
+        `signIn(${u})`,
+        () => true,
+        (sys) => {
+          sys.session.player = u;
+        },
+      ),
+    ),
+  ],
+  // The service refuses awards for a while (so there are letters), and letters are retried: weighted so a run of ~10
+  // commands meets all three.
+  retries: [retryDeadLetters, retryDeadLetters, fc.constant(relayMode('reject')), waiting],
+  limits: [
+    retryAfter.map((seconds) =>
+      command(
+        `relay(ratelimit, Retry-After ${seconds} s)`,
+        () => true,
+        (sys) => {
+          sys.relayState.mode = 'ratelimit';
+          sys.relayState.retryAfterS = seconds;
+        },
+      ),
+    ),
+  ],
+  deployment: [
+    fc.constantFrom<RelayMode>('proxy404', 'waf403', 'origin').map((mode) =>
+      command(
+        `deployment(${mode})`,
+        () => true,
+        (sys) => {
+          sys.relayState.mode = mode;
+        },
+      ),
+    ),
+  ],
+} satisfies Record<string, fc.Arbitrary<Cmd>[]>;
 
-async function check(sys: System) {
-  const alive = sys.alive();
-  const dead = new Set((await alive[0]!.qp.deadLetters()).map((d) => d.idempotencyKey));
-  const { ledger } = sys.service;
-  const fail = (message: string) => {
-    throw new Error(message);
-  };
-  for (const tab of sys.tabs)
-    for (const [key, a] of tab.awards) {
-      // Nothing persisted is lost: applied (once: the ledger is by key) or refused for good, never both.
-      if (a.persisted === true && ledger.has(key) === dead.has(key))
-        fail(`award ${key} persisted: in the ledger ${ledger.has(key)}, dead-lettered ${dead.has(key)}`);
-      if (a.resolutions > 1) fail(`award ${key}: settled resolved ${a.resolutions} times`);
-      if ((tab.sentEvents.get(key) ?? 0) > 1) fail(`award ${key}: award:sent ${tab.sentEvents.get(key)} times`);
-      if (a.outcome?.outcome === 'sent' && !ledger.has(key)) fail(`award ${key} settled as sent, not in the ledger`);
-      if (a.outcome?.outcome === 'rejected' && ledger.has(key)) fail(`award ${key} settled as rejected, in the ledger`);
-      // Its dead letter is stored unless storage failed for the whole life of a tab that closed before it could write
-      // (then `persisted` told the game false, and nothing of the award could be kept).
-      if (a.outcome?.outcome === 'rejected' && !dead.has(key) && (a.persisted || !tab.closed))
-        fail(`award ${key} settled as rejected, no dead letter`);
-      if (tab.closed) continue;
-      // An open tab: every award settled (sent or refused), told once.
-      if (!a.outcome || a.outcome.outcome === 'closed') fail(`award ${key} of an open tab: settled ${a.outcome?.outcome}`);
-      if (a.outcome?.outcome === 'sent' && tab.sentEvents.get(key) !== 1) fail(`award ${key} sent without its award:sent`);
-    }
-  for (const tab of alive) {
-    // Tracked pairs are the own pair and the watched ones.
-    const watched = [pointsKey(QUEST, 'p1'), ...[...tab.watches.keys()].map((u) => pointsKey(QUEST, u))];
-    const shown = Object.keys(tab.qp.getSnapshot().points).sort();
-    if (shown.join() !== [...new Set(watched)].sort().join()) fail(`snapshot pairs ${shown} but watched ${watched}`);
-    // The totals equal the ledger.
-    for (const u of new Set<User>(['p1', ...tab.watches.keys()])) {
-      const view = await tab.qp.fetchPoints(QUEST, u);
-      if (view.totalPoints !== sys.service.total(u))
-        fail(
-          `${u}: tab ${sys.tabs.indexOf(tab)} of ${sys.tabs.length} shows ${view.totalPoints} (confirmed ${view.confirmedPoints}, sent ${view.sentPoints}, pending ${view.pendingPoints}), the ledger holds ${sys.service.total(u)}`,
-        );
-    }
-    // A drain that threw is a bug (a lease the store cannot write is told as 'lock', and may happen here).
-    const thrown = tab.errors.filter((e) => e.during === 'flush');
-    if (thrown.length) fail(`a drain threw: ${thrown.map((e) => String(e.error)).join('; ')}`);
-  }
-}
+export type World = keyof typeof WORLDS;
+
+/** The commands of a run: the base and the worlds asked for (all by default). */
+export const commandsOf = (worlds: World[] = Object.keys(WORLDS) as World[]): fc.Arbitrary<Cmd>[] => [...base, ...worlds.flatMap((w) => WORLDS[w])];

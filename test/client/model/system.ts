@@ -1,110 +1,18 @@
 // The system a model run drives: one storage name (fake-indexeddb: the origin's IndexedDB, shared by every tab),
-// tabs made with createQuestPoints on it, a scripted relay over a model service (an idempotent ledger), IndexedDB
+// tabs made with createQuestPoints on it for either of two players, a scripted relay over a model service (relay.ts), IndexedDB
 // failing on demand, and a service worker (quest-points/sw) draining the same outbox. Everything runs in one process:
 // a tab's BroadcastChannel reaches the others as in a browser; there are no Web Locks in Node, so the lease in
 // IndexedDB excludes the senders.
 import { createQuestPoints, type AwardOutcome, type QuestPoints } from '../../../src/client/index.js';
 import { registerQuestPointsSync, type QuestPointsSync, type WorkerScope } from '../../../src/sw/index.js';
-import { DEFAULT_EVENT_NAME } from '../../../src/protocol/limits.js';
 import { jwt } from '../fake-relay.js';
+import { json, modelRelay, modelService, noAnswer, QUEST, type RelayMode, type RelayState } from './relay.js';
 
-export const QUEST = 'q';
-/** The tabs' own player, and another one they award and watch. */
+/** Two players on one profile: a tab is either's, and awards either. */
 export const USERS = ['p1', 'p2'] as const;
 export type User = (typeof USERS)[number];
 
-/** How the relay answers a send: 'lost' applies the awards, then the answer is lost (a 503 or no answer). */
-export type RelayMode = 'ok' | 'lost' | 'retry' | 'reject' | 'auth';
-
-const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
-const noAnswer = () => Promise.reject(new TypeError('fetch failed'));
-
-/** The service: awards applied once per key (what the relay forwards), and how often each key was applied. */
-export function modelService() {
-  const ledger = new Map<string, { user: string; points: number; at: number }>();
-  const applied = new Map<string, number>();
-  /** Keys refused once: refused again. */
-  const refused = new Set<string>();
-  return {
-    ledger,
-    applied,
-    refused,
-    apply(key: string, user: string, points: number) {
-      applied.set(key, (applied.get(key) ?? 0) + 1);
-      if (!ledger.has(key)) ledger.set(key, { user, points, at: ledger.size });
-    },
-    total: (user: string) => [...ledger.values()].filter((e) => e.user === user).reduce((s, e) => s + e.points, 0),
-    summary(user: string) {
-      const entries = [...ledger.values()].filter((e) => e.user === user).reverse();
-      return {
-        totalPoints: entries.reduce((s, e) => s + e.points, 0),
-        history: entries.map((e) => ({
-          createdAt: new Date(1_700_000_000_000 + e.at).toISOString(),
-          eventPoints: e.points,
-          eventName: DEFAULT_EVENT_NAME,
-          eventDescription: '',
-        })),
-      };
-    },
-  };
-}
-
-interface AwardSent {
-  questId: string;
-  serviceUserId: string;
-  eventPoints: number;
-  idempotencyKey: string;
-}
-
-/** The relay as the SDK sees it, over the model service, answering as `state.mode` says (or not at all, offline). */
-export function modelRelay(service: ReturnType<typeof modelService>, state: { mode: RelayMode; offline: boolean }) {
-  /** One award's fate: applied and acknowledged, refused (unless applied before: an idempotent replay), or not applied. */
-  const decide = (a: AwardSent): 'ok' | 'rejected' | 'retry' | 'lost' => {
-    if (state.mode === 'retry') return 'retry';
-    // A refusal is final: the same award sent again is refused again (the service's rules do not change).
-    if (service.refused.has(a.idempotencyKey)) return 'rejected';
-    if (state.mode === 'reject' && !service.ledger.has(a.idempotencyKey)) {
-      service.refused.add(a.idempotencyKey);
-      return 'rejected';
-    }
-    service.apply(a.idempotencyKey, a.serviceUserId, a.eventPoints);
-    return state.mode === 'lost' ? 'lost' : 'ok';
-  };
-  const lose = { n: 0 };
-  return async (input: RequestInfo | URL, init: RequestInit = {}): Promise<Response> => {
-    // Answers come in a task of their own, as over a network.
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    if (state.offline) return noAnswer();
-    const url = new URL(String(input), 'https://game.test');
-    const method = init.method ?? 'GET';
-    if (state.mode === 'auth') return json(401, { success: false, message: 'token refused' });
-    if (method === 'GET') {
-      const user = decodeURIComponent(url.pathname.split('/').at(-1) ?? '');
-      return json(200, { success: true, data: service.summary(user) });
-    }
-    const body = JSON.parse(String(init.body));
-    if (url.pathname.endsWith('/batch/points')) {
-      const fates = (body.awards as AwardSent[]).map((a) => [a, decide(a)] as const);
-      if (fates.some(([, f]) => f === 'lost')) return lose.n++ % 2 ? noAnswer() : json(503, { success: false, message: 'lost' });
-      if (state.mode === 'retry') return json(503, { success: false, message: 'busy' });
-      return json(200, {
-        success: true,
-        results: fates.map(([a, f]) =>
-          f === 'ok'
-            ? { idempotencyKey: a.idempotencyKey, outcome: 'ok' }
-            : { idempotencyKey: a.idempotencyKey, outcome: 'rejected', status: 400, message: 'refused' },
-        ),
-      });
-    }
-    // One award: POST /group-quests/:quest/points, its key in a header.
-    const key = new Headers(init.headers).get('idempotency-key') ?? '';
-    const fate = decide({ ...body, questId: QUEST, idempotencyKey: key });
-    if (fate === 'lost') return lose.n++ % 2 ? noAnswer() : json(503, { success: false, message: 'lost' });
-    if (fate === 'retry') return json(503, { success: false, message: 'busy' });
-    if (fate === 'rejected') return json(400, { success: false, message: 'refused' });
-    return json(200, { success: true });
-  };
-}
+export { QUEST, type RelayMode };
 
 /** IndexedDB failing as a full disk (writes) or a closed connection (every transaction) for one storage name, and working again. */
 export function storageSwitch(storageName: string) {
@@ -140,6 +48,8 @@ export function storageSwitch(storageName: string) {
 /** One tab: its client, what each of its awards became, and what it watches. */
 export interface Tab {
   qp: QuestPoints;
+  /** Its player: the client's serviceUserId, and its token's subject. */
+  player: User;
   /** Its requests fail from now on (a crashed tab sends nothing more). */
   dead: boolean;
   closed: boolean;
@@ -156,15 +66,20 @@ let names = 0;
 export function createSystem() {
   const storageName = `model-${process.pid}-${++names}`;
   const service = modelService();
-  const relayState = { mode: 'ok' as RelayMode, offline: false };
+  const relayState: RelayState = { mode: 'ok', offline: false, retryAfterS: 0 };
+  /** Dead letters retried: the letter's key -> the keys retryDeadLetter() answered (one award: at most one applied). */
+  const retries = new Map<string, Set<string>>();
   const relay = modelRelay(service, relayState);
   const storage = storageSwitch(storageName);
   const tabs: Tab[] = [];
   const worker: { sync?: QuestPointsSync } = {};
+  /** Who is signed in on the site: the player whose token the worker's tokenUrl answers. */
+  const session = { player: 'p1' as User };
 
-  function openTab(): Tab {
+  function openTab(player: User = 'p1'): Tab {
     const tab: Tab = {
       qp: undefined as unknown as QuestPoints,
+      player,
       dead: false,
       closed: false,
       awards: new Map(),
@@ -174,9 +89,9 @@ export function createSystem() {
     };
     tab.qp = createQuestPoints({
       relayUrl: '/api',
-      getToken: () => jwt('p1', Date.now() / 1000 + 3600),
+      getToken: () => jwt(player, Date.now() / 1000 + 3600),
       questId: QUEST,
-      serviceUserId: 'p1',
+      serviceUserId: player,
       storageName,
       storage: 'indexeddb',
       flushDelayMs: 1,
@@ -205,13 +120,15 @@ export function createSystem() {
   /** The worker's fetch: the token URL answers; the rest is the relay. */
   const workerFetch = async (input: RequestInfo | URL, init?: RequestInit) =>
     new URL(String(input), 'https://game.test').pathname === '/token'
-      ? json(200, { token: jwt('p1', Date.now() / 1000 + 3600) })
+      ? json(200, { token: jwt(session.player, Date.now() / 1000 + 3600) })
       : relay(input, init);
 
   return {
     storageName,
     service,
     relayState,
+    retries,
+    session,
     storage,
     tabs,
     openTab,
