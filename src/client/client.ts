@@ -131,7 +131,19 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
   });
   // IndexedDB works again (the poll's recovery): awards are kept there from now on.
   const recovered = () => env.storage('indexeddb');
-  const stop = startClient({ store, outbox, notifier, reads, announcer, flush, transport, own, player: options.serviceUserId, pollIntervalMs, recovered });
+  const stop = startClient({
+    store,
+    outbox,
+    notifier,
+    reads,
+    announcer,
+    flush,
+    transport,
+    own,
+    player: options.serviceUserId,
+    pollIntervalMs,
+    recovered,
+  });
   if (missing) queueMicrotask(() => degrade(missing));
   detect(options, env);
   return createApi({ options, store, events, outbox, live, tracked, notifier, requests, reads, tabs, announcer, flush, stop });
