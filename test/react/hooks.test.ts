@@ -190,8 +190,9 @@ describe('usePoints and useQuestPointsStatus', () => {
 
     const views = seen.views.length;
     const statuses = seen.status.length;
-    // An award of another pair changes the snapshot (its queue size too) but not this view.
-    await act(async () => void (await client.award({ eventPoints: 1, serviceUserId: 'player-2' }).settled));
+    // An award of another pair changes the snapshot (its queue size too) but not this view. Another quest of this
+    // player's: an award of another player's would wait for that player's session (players.ts).
+    await act(async () => void (await client.award({ eventPoints: 1, questId: 'quest-2' }).settled));
     await settle(() => client.getSnapshot().queueSize === 0);
     expect(seen.views.length).toBe(views);
     // The status went 1 and back to 0: rendered for those, twice each under StrictMode.
@@ -201,17 +202,26 @@ describe('usePoints and useQuestPointsStatus', () => {
   it('another pair is watched while mounted: its own view, and the watch ends on unmount', async () => {
     const relay = ledgerRelay();
     const { seen, Other } = probes();
-    const root = await render(
-      createElement(QuestPointsProvider, { options: options(relay) }, createElement(Other, { quest: 'quest-1', user: 'player-9' })),
-    );
+    const mine = options(relay);
+    const root = await render(createElement(QuestPointsProvider, { options: mine }, createElement(Other, { quest: 'quest-1', user: 'player-9' })));
     const client = made[0]!;
     const key = pointsKey('quest-1', 'player-9');
     expect(client.getSnapshot().points[key]).toMatchObject({ questId: 'quest-1', serviceUserId: 'player-9' });
-    await act(async () => void client.award({ eventPoints: 4, serviceUserId: 'player-9' }));
+    // player-9 awards in a session of theirs (player-1's client sends only player-1's awards: players.ts); the
+    // watching client reads the pair again.
+    const theirs = createQuestPoints({
+      ...mine,
+      storageName: uniqueName(),
+      serviceUserId: 'player-9',
+      getToken: () => jwt('player-9', Date.now() / 1000 + 3600),
+    });
+    await act(async () => void (await theirs.award({ eventPoints: 4 }).settled));
+    await theirs.close();
+    await act(async () => void (await client.fetchPoints('quest-1', 'player-9')));
     await settle(() => seen.others.at(-1)!.confirmedPoints === 4);
     expect(seen.others.at(-1)).toMatchObject({ questId: 'quest-1', serviceUserId: 'player-9', totalPoints: 4 });
     await act(async () => root.render(createElement(StrictMode, null, createElement(QuestPointsProvider, { options: options(relay) }))));
-    expect(made).toHaveLength(1);
+    expect(made).toHaveLength(2); // the provider's one client through the remount, and player-9's session
     expect(client.getSnapshot().points[key]).toBeUndefined();
   });
 
