@@ -89,7 +89,12 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
     env.storage('memory', reason);
     events.emit('storage:degraded', { reason, error });
   };
-  const transport = createTransport(options, () => import('./http.js'));
+  // The sending chunk is fetched with the HTTP layer (the first read, at start, usually online), not at the first
+  // send, which may come offline: a chunk the browser could not fetch then is a console error on the game's page.
+  const transport = createTransport(options, () => {
+    import('./send-awards.js').catch(() => undefined);
+    return import('./http.js');
+  });
   const cache = kv<CacheRecord>(layout.cache);
   const tabs = createTabs(layout.channel, idb);
   const outbox = createOutbox({
