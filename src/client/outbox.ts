@@ -137,7 +137,7 @@ export function createOutbox({ queue, dead, degraded: onDegraded, committed, dur
     const read = missing.length * 4 <= stored.length ? await queue.getMany(missing) : await queue.all();
     for (const rec of read) {
       if (!rec || leaving(rec.idempotencyKey)) continue;
-      if (!mirror.has(rec.idempotencyKey)) mirror.keep(rec);
+      if (!mirror.has(rec.idempotencyKey)) mirror.found(rec);
       mirror.stored(rec.idempotencyKey);
     }
   }
