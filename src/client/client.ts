@@ -104,6 +104,11 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
     durable: idb,
     rescue: idb ? createRescue(layout.rescue) : undefined,
     legacy: idb ? () => import('./legacy.js') : undefined,
+    // Called from a store read, after the notifier below exists.
+    reconciled(pairs) {
+      for (const pair of pairs) notifier.changed(pair);
+      notifier.queueChanged();
+    },
   });
   const live = createLive(outbox.pendingOf, historyLimit);
   const tracked = createTracked({ own, release: live.release });
@@ -131,7 +136,19 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
   });
   // IndexedDB works again (the poll's recovery): awards are kept there from now on.
   const recovered = () => env.storage('indexeddb');
-  const stop = startClient({ store, outbox, notifier, reads, announcer, flush, transport, own, player: options.serviceUserId, pollIntervalMs, recovered });
+  const stop = startClient({
+    store,
+    outbox,
+    notifier,
+    reads,
+    announcer,
+    flush,
+    transport,
+    own,
+    player: options.serviceUserId,
+    pollIntervalMs,
+    recovered,
+  });
   if (missing) queueMicrotask(() => degrade(missing));
   detect(options, env);
   return createApi({ options, store, events, outbox, live, tracked, notifier, requests, reads, tabs, announcer, flush, stop });

@@ -106,3 +106,30 @@ it("another tab's award already in an accepted read when its 'add' comes is not 
   await adopted;
   expect(qp.viewPoints().totalPoints).toBe(7);
 });
+
+it("the snapshot and the views follow the store when a reload finds an award gone or another tab's award there (not only when a message comes)", async () => {
+  const storageName = uniqueName();
+  const layout = storageLayout(storageName);
+  const award: PendingAward = {
+    questId: 'quest-1',
+    serviceUserId: 'player-1',
+    eventPoints: 7,
+    idempotencyKey: crypto.randomUUID(),
+    queuedAt: Date.now(),
+    seq: 1,
+  };
+  const relay = fakeRelay((req) => (req.method === 'GET' ? json(200, { success: true, data: { totalPoints: 0, history: [] } }) : json(503, {})));
+  const qp = client({ fetch: relay.fetch, storageName });
+  await qp.pending();
+  const queue = idbKV<PendingAward>(layout.outbox);
+  // Another tab's award, found in the store by a reload (its 'add' never came: that tab crashed first).
+  await queue.setMany([[award.idempotencyKey, award]]);
+  expect(await qp.pending()).toHaveLength(1);
+  await until(() => qp.getSnapshot().queueSize === 1);
+  expect(qp.viewPoints().pendingPoints).toBe(7);
+  // Gone from the store (sent by a tab that died before telling): the reload takes it out of the queue.
+  await queue.delMany([award.idempotencyKey]);
+  expect(await qp.pending()).toEqual([]);
+  await until(() => qp.getSnapshot().queueSize === 0, 1000);
+  expect(qp.viewPoints().pendingPoints).toBe(0);
+});
