@@ -225,19 +225,34 @@ function closeGracefully(server: Server, graceMs: number, connections: Connectio
     // A request still arriving on an open connection is served, and told the connection ends with it: a client that
     // pools connections (a balancer) does not send its next request on a socket about to be closed.
     server.on('request', (_request: IncomingMessage, response: ServerResponse) => response.setHeader('connection', 'close'));
+    // Only after a poll: a loop held past the timer (a loaded machine) runs timers before it reads the sockets, and a
+    // request head that had arrived meanwhile would be cut unread.
     const silent = setTimeout(
-      () => {
-        for (const socket of connections.open) if (!connections.busy.has(socket)) socket.destroy();
-      },
+      () =>
+        afterNextPoll(() => {
+          for (const socket of connections.open) if (!connections.busy.has(socket)) socket.destroy();
+        }),
       Math.min(SILENT_CONNECTION_MS, graceMs),
     );
-    server.close((error) => {
-      clearInterval(sweep);
-      clearTimeout(cut);
-      clearTimeout(silent);
-      if (error && (error as NodeJS.ErrnoException).code !== 'ERR_SERVER_NOT_RUNNING') reject(error);
-      else resolve();
-    });
+    // The listener closes after the event loop has polled once more, not now: a connection the kernel completed
+    // while the loop was busy (a loaded machine; the drain delay's timer runs before the poll that would accept it)
+    // waits in the listener's queue with the client's request already sent, and closing the listener resets it (a
+    // balancer answers 502 and does not resend a POST). A poll accepts every queued one, served like the rest. Two
+    // immediates: called from the poll phase, the first runs in this very iteration's check phase, before any poll.
+    afterNextPoll(() =>
+      server.close((error) => {
+        clearInterval(sweep);
+        clearTimeout(cut);
+        clearTimeout(silent);
+        if (error && (error as NodeJS.ErrnoException).code !== 'ERR_SERVER_NOT_RUNNING') reject(error);
+        else resolve();
+      }),
+    );
     server.closeIdleConnections();
   });
+}
+
+/** Runs `then` once the event loop has been through a poll phase (its I/O seen) since the call. */
+function afterNextPoll(then: () => void): void {
+  setImmediate(() => setImmediate(then));
 }

@@ -61,7 +61,9 @@ export function createBalancer(ports: () => number[], state: (port: number) => R
   const pause = () => new Promise((resolve) => setTimeout(resolve, HEALTH_CHECK_MS));
   // Each relay probed on its own loop: with one loop over all of them, a slow probe (a relay starting, a loaded
   // machine: up to its timeout) held every other relay's next check, and a terminating relay stayed in rotation
-  // past its drain delay; a connection it then took was reset by its closing listener (counted as cut-terminating).
+  // past its drain delay. Even so, a probe answered 200 just before the SIGTERM can arrive late on a loaded machine: a
+  // relay may stay in rotation a little past its drain delay. A connection it takes then is served (the relay accepts
+  // what the kernel queued before its listener closes: kit/server.ts) or refused (tried on the next relay), never cut.
   const probing = new Map<number, Promise<void>>();
   const probe = async (port: number) => {
     while (!stopped && ports().includes(port)) {

@@ -126,9 +126,11 @@ describe('the published package', { timeout: 60_000 }, () => {
     // 199 KB packed and 618 KB unpacked with the relay's runtimes, auth and the HUD (2026-11-24); 750 KB unpacked with
     // the script-tag build (65 KB) and the PixiJS, Babylon.js and PlayCanvas plugins (37 KB) (2026-11-25); 277 KB packed
     // and 858 KB unpacked with those beside the relay's idempotency record and pipeline and the client's one-writer
-    // restructure and environment report (2026-11-25, issues 26, 28, 29 and 30 merged).
-    expect(packed.size).toBeLessThan(300_000);
-    expect(packed.unpackedSize).toBeLessThan(950_000);
+    // restructure and environment report (2026-11-25, issues 26, 28, 29 and 30 merged); 323 KB packed and 994 KB
+    // unpacked with issue 34's origin rules, refusal codes, Redis Cluster connection, player rule, idempotent dead-letter
+    // retry and legacy-letter migration (2026-11-27).
+    expect(packed.size).toBeLessThan(350_000);
+    expect(packed.unpackedSize).toBeLessThan(1_100_000);
   });
 
   // The declarations as a consumer's strict project checks them with skipLibCheck false: each d.ts we ship must
@@ -161,6 +163,8 @@ describe('the published package', { timeout: 60_000 }, () => {
       );
       expect(stdout).toBe('');
     },
+    // A whole tsc run over every declaration: 25-29 s beside other work, 55-60 s in a suite at load 20.
+    120_000,
   );
 
   it('package.json names the license, repository, homepage, bugs and keywords', () => {
