@@ -58,17 +58,15 @@ export function createAnnouncer({ store, events, outbox, notifier, reads, tabs }
 
   /**
    * What left the outbox, told: `settled` promises, events, views. `local`: this tab's drain (it reads after).
-   * An award that may be in a read accepted already (outbox.isLate: it vanished from the store before the word came,
-   * or it is another tab's, heard of only after a read that may hold it) is not counted as sent (that would count it
-   * twice, and no later read absorbs it); its pair is read again instead.
+   * An award that had vanished from the store before the word came (outbox.isLate) may be in a read accepted since:
+   * it is not counted as sent (that would count it twice); its pair is read again instead.
    */
   function announce({ sent, dead }: Settled, local: boolean) {
-    const late = (award: PendingAward) => outbox.isLate(award, reads.baseAt(pairOf(award)));
     reads.acknowledged(
-      sent.filter((a) => !late(a)),
+      sent.filter((a) => !outbox.isLate(a)),
       local,
     );
-    reads.refresh(sent.filter(late).map(pairOf));
+    reads.refresh(sent.filter(outbox.isLate).map(pairOf));
     for (const award of sent) {
       const pair = pairOf(award);
       if (local) acked.add(pair);

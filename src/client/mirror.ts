@@ -25,11 +25,6 @@ export function createMirror(now: () => number) {
   const vanished = new Map<string, { award: PendingAward; at: number }>();
   /** Awards that left through `vanished`: out of this tab's view for a while, so a read since may hold them. */
   const late = new WeakSet<PendingAward>();
-  /**
-   * When this tab first heard of an award it did not make (another tab's message, or found in the store): the service
-   * may have applied it before that, so a read begun earlier may hold it.
-   */
-  const foundAt = new WeakMap<PendingAward, number>();
   let lastSeq = 0;
 
   function keep(rec: PendingAward) {
@@ -63,7 +58,6 @@ export function createMirror(now: () => number) {
     heard(rec: PendingAward) {
       if (awards.has(rec.idempotencyKey) || settledElsewhere.has(rec.idempotencyKey)) return;
       keep(rec);
-      foundAt.set(rec, now());
       remote.add(rec.idempotencyKey);
     },
     /** Seen in the store: written by some tab, so no longer only heard of. */
@@ -75,19 +69,8 @@ export function createMirror(now: () => number) {
       if (gone) late.add(gone);
       return forget(key) ?? gone;
     },
-    /** Found in the store, not made by this tab (see `foundAt`). */
-    found(rec: PendingAward) {
-      keep(rec);
-      foundAt.set(rec, now());
-    },
-    /**
-     * A read may already count this award: it left the queue through `vanished` (take() or unheard()); or it is
-     * another tab's, queued before this tab accepted the pair's base (at `baseAt`) and heard of only after: the
-     * service may have applied it before that read answered, and the read's ambiguity rule (live.ts) never saw it.
-     * (Heard before: it was pending then, and the rule weighed it. Queued after: no read before could hold it.)
-     */
-    isLate: (award: PendingAward, baseAt?: number) =>
-      late.has(award) || (baseAt !== undefined && award.queuedAt <= baseAt && (foundAt.get(award) ?? Number.NEGATIVE_INFINITY) >= baseAt),
+    /** Left the queue through `vanished` (take() or unheard()): a read since it vanished may already count it. */
+    isLate: (award: PendingAward) => late.has(award),
     settledElsewhere: (keys: string[]) => {
       for (const k of keys) settledElsewhere.add(k);
     },

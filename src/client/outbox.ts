@@ -156,7 +156,7 @@ export function createOutbox({
     for (const rec of read) {
       if (!rec || leaving(rec.idempotencyKey)) continue;
       if (!mirror.has(rec.idempotencyKey)) {
-        mirror.found(rec);
+        mirror.keep(rec);
         changed.add(pairOf(rec));
       }
       mirror.stored(rec.idempotencyKey);

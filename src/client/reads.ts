@@ -106,8 +106,6 @@ export function createReads(deps: ReadsDeps) {
       for (const award of kept) live.acknowledged(award);
       if (local && kept.length) quietly(cache.setMany(kept.map((award): [string, Cached] => [sentKey(award.idempotencyKey), { sent: award }])));
     },
-    /** When this tab accepted the pair's base (a read of its own, or one adopted); undefined: none yet. */
-    baseAt: (pair: string) => live.base(pair)?.at,
     /** Another tab's accepted read. */
     adopt(pair: string, summary: PointsSummary, absorbed: string[]) {
       if (!tracked.has(pair)) return;
