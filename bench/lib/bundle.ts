@@ -24,6 +24,8 @@ export const SDK_TARGET_BYTES = 14 * 1024;
  * itself (protocol/status.ts answerHandling, refusal.ts) loads with the HTTP layer, not up front (it was +490 B there).
  * Then 13.8 KB (14,089 B with main merged on 2026-11-27): the client's state as typed actions into one reducer, which
  * decides `online` alone and derives `storage` from the environment (+204 B), and a drain that stops on a lost lease.
+ * Main then grew to 14,428 B (awards of their player, the rescue's forget...); back to 14,031 B when the sending and its
+ * reading of the answers (client/send-awards.ts) moved to a chunk loaded with the first send (-397 B).
  */
 export const SDK_BUDGET_BYTES = 13.8 * 1024;
 

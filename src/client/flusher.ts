@@ -4,11 +4,22 @@ import type { Lock } from './lock.js';
 import type { Outbox } from './outbox.js';
 import { createPlayers, isPlayerRefusal } from './players.js';
 import { backoffDelay } from '../protocol/retry.js';
-import { sendAwards, type DeploymentRefusal, type SendResult } from './send.js';
+import type { DeploymentRefusal, SendResult } from './send.js';
 import type { Transport } from './transport.js';
 import type { PendingAward, RetryReason } from './types.js';
 
 export type Flusher = ReturnType<typeof createFlusher>;
+
+/**
+ * One attempt for these awards (send-awards.ts: the batch endpoint, the singles, how answers are read), loaded with
+ * the first send, not with the page. A chunk that could not be fetched (offline before it was cached) is an attempt
+ * without an answer, as a request whose HTTP layer could not load (transport.ts).
+ */
+const sendAwards = (transport: Transport, awards: PendingAward[]): Promise<SendResult[]> =>
+  import('./send-awards.js').then(
+    (lazy) => lazy.sendAwards(transport, awards),
+    () => awards.map((): SendResult => ({ outcome: 'retry', reason: 'network', noAnswer: true })),
+  );
 
 export interface FlusherDeps {
   outbox: Outbox;

@@ -71,6 +71,9 @@ describe('a refusal about the deployment holds the queue; nothing is dead-letter
   });
 
   it("a batch's results carry code: origin holds, player waits for its player, policy and no code dead-letter", async () => {
+    // Award 2 is the client's own player's, refused as another player's: the token is someone else's, so the client
+    // asks for a fresh one and pauses (auth:required, players.ts) before it reports the held queue of award 1; the
+    // single-route tests above assert deploymentRefused itself.
     const relay = fakeRelay((req) => {
       if (req.path !== '/api/batch/points') return undefined;
       const results = batchOf(req).map((a) => {
@@ -89,7 +92,7 @@ describe('a refusal about the deployment holds the queue; nothing is dead-letter
     expect((await policy!.settled).outcome).toBe('rejected');
     expect((await plain!.settled).outcome).toBe('rejected');
     expect((await fine!.settled).outcome).toBe('sent');
-    await until(() => qp.getSnapshot().deploymentRefused);
+    await until(() => qp.getSnapshot().authRequired);
     expect((await qp.deadLetters()).map((d) => d.eventPoints)).toEqual([3, 4]);
     expect((await qp.pending()).map((a) => a.idempotencyKey)).toEqual([origin!.idempotencyKey, player!.idempotencyKey]);
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { backoffDelay, retryAfterMs } from '../../src/client/retry.js';
 import { answerHandling } from '../../src/protocol/index.js';
-import { sendAwards } from '../../src/client/send.js';
+import { sendAwards } from '../../src/client/send-awards.js';
 import type { Transport } from '../../src/client/transport.js';
 import { tokenExpiry } from '../../src/client/token.js';
 import { jwt } from './fake-relay.js';

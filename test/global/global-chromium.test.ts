@@ -18,9 +18,12 @@ const repo = resolve(import.meta.dirname, '../..');
  * The script-tag build's budget, min+gzip (the SDK, tokenFrom and the HUD; ES2017 without destructuring, for emscripten).
  * It carries the SDK's lazy chunks inline (an IIFE cannot split): 24,083 B at first; 27,540 B once issue 30's one-writer
  * client and issue 28's environment report and token rule were merged (2026-11-25); about 27.1 KB since the SDK's own
- * import()s are static imports in this build and its dead constants dropped before emscripten (2026-11-26).
+ * import()s are static imports in this build and its dead constants dropped before emscripten (2026-11-26); 30,316 B
+ * with issue 34 (2026-11-27): every lazy chunk it added is inline here — the idempotent dead-letter retry (uuid's v5
+ * and SHA-1, 1.2 KB minified), the held queue and whose-refusal rule, the player rule, the legacy-letter migration,
+ * the typed reducer. The SDK's own up-front entry stayed within its 14 KB (test/client/size.test.ts).
  */
-const GLOBAL_BUDGET_BYTES = 28_000;
+const GLOBAL_BUDGET_BYTES = 30_500;
 
 const PAGE =
   '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>script tag</title>' +
