@@ -109,6 +109,11 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
     durable: idb,
     rescue: idb ? createRescue(layout.rescue) : undefined,
     legacy: idb ? () => import('./legacy.js') : undefined,
+    // Called from a store read, after the notifier below exists.
+    reconciled(pairs) {
+      for (const pair of pairs) notifier.changed(pair);
+      notifier.queueChanged();
+    },
   });
   const live = createLive(outbox.pendingOf, historyLimit);
   const tracked = createTracked({ own, release: live.release });

@@ -79,13 +79,16 @@ export function createMirror(now: () => number) {
     landedElsewhere(stillStored: Set<string>) {
       for (const key of [...settledElsewhere]) if (!stillStored.has(key)) settledElsewhere.delete(key);
     },
-    /** Gone from the store (not `kept`), no word yet: out of the queue, kept aside for take(). */
-    vanishUnless(kept: (key: string) => boolean) {
+    /** Gone from the store (not `kept`), no word yet: out of the queue, kept aside for take(); returns them. */
+    vanishUnless(kept: (key: string) => boolean): PendingAward[] {
+      const gone: PendingAward[] = [];
       for (const [key, award] of awards)
         if (!kept(key)) {
           forget(key);
           vanished.set(key, { award, at: now() });
+          gone.push(award);
         }
+      return gone;
     },
     /** The vanished awards whose word did not come within VANISHED_MS: they leave, for the caller to settle. */
     unheard(): PendingAward[] {

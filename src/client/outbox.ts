@@ -1,6 +1,7 @@
 import { createJournal, type Journal } from './journal.js';
 import type { requeueDeploymentLetters } from './legacy.js';
 import { createMirror } from './mirror.js';
+import { pairOf } from './pair.js';
 import type { Rescue } from './rescue.js';
 import { storageFailure, type KV } from './store.js';
 import type { DeadLetter, PendingAward, StorageDegradedReason } from './types.js';
@@ -24,6 +25,8 @@ export interface OutboxDeps {
    */
   legacy?: () => Promise<{ requeueDeploymentLetters: typeof requeueDeploymentLetters }>;
   now?: () => number;
+  /** reload() found awards gone from the store, or new in it: the queue of these pairs changed without a message. */
+  reconciled?(pairs: string[]): void;
 }
 
 /**
@@ -34,7 +37,17 @@ export interface OutboxDeps {
  * transaction), issued in a microtask after the first of them. While the store fails, the journal keeps everything
  * and recover() replays it.
  */
-export function createOutbox({ queue, dead, degraded: onDegraded, committed, durable = true, rescue, legacy, now = () => Date.now() }: OutboxDeps) {
+export function createOutbox({
+  queue,
+  dead,
+  degraded: onDegraded,
+  committed,
+  durable = true,
+  rescue,
+  legacy,
+  now = () => Date.now(),
+  reconciled,
+}: OutboxDeps) {
   const mirror = createMirror(now);
   const journal: Journal = createJournal();
   let degraded = false;
@@ -128,16 +141,24 @@ export function createOutbox({ queue, dead, degraded: onDegraded, committed, dur
       if (!mirror.has(key)) missing.push(key);
       mirror.stored(key);
     }
-    mirror.vanishUnless((key) => seen.has(key) || journal.has(key));
+    const changed = new Set(mirror.vanishUnless((key) => seen.has(key) || journal.has(key)).map(pairOf));
     mirror.landedElsewhere(stillStored);
-    if (!missing.length) return;
+    if (missing.length) await readMissing(missing, stored.length, changed);
+    if (changed.size) reconciled?.([...changed]);
+  }
+
+  /** The records of `missing` keys, into the mirror; their pairs into `changed`. */
+  async function readMissing(missing: string[], storedCount: number, changed: Set<string>) {
     // Read apart from the keys: meanwhile a record may have been deleted (none), settled elsewhere or heard of.
     // A few by key; many (an earlier page's outbox at start-up) in one getAll: in Chromium a get costs about
     // 25 µs and getAll about 7 µs a record, so past a quarter of the store one read of it all is cheaper.
-    const read = missing.length * 4 <= stored.length ? await queue.getMany(missing) : await queue.all();
+    const read = missing.length * 4 <= storedCount ? await queue.getMany(missing) : await queue.all();
     for (const rec of read) {
       if (!rec || leaving(rec.idempotencyKey)) continue;
-      if (!mirror.has(rec.idempotencyKey)) mirror.keep(rec);
+      if (!mirror.has(rec.idempotencyKey)) {
+        mirror.keep(rec);
+        changed.add(pairOf(rec));
+      }
       mirror.stored(rec.idempotencyKey);
     }
   }

@@ -59,7 +59,11 @@ export async function drainAndCheck(sys: System): Promise<void> {
       jumped = true;
     }
     if (Date.now() - started > 20_000 + (jumped ? VANISHED_MS + 10_000 : 0))
-      throw new Error(`not drained: ${queued.length} queued, ${waiting.length} awards of open tabs unsettled (${waiting.join(', ')})`);
+      throw new Error(
+        `not drained: ${queued.length} queued, ${waiting.length} awards of open tabs unsettled (${waiting.join(', ')}); tabs (storage, queueSize): ${alive
+          .map((t) => `${sys.tabs.indexOf(t)} ${t.qp.getSnapshot().storage} ${t.qp.getSnapshot().queueSize}`)
+          .join('; ')}`,
+      );
     await sleep(20);
   }
   await check(sys);
