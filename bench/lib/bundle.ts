@@ -25,9 +25,11 @@ export const SDK_TARGET_BYTES = 14 * 1024;
  * Then 13.8 KB (14,089 B with main merged on 2026-11-27): the client's state as typed actions into one reducer, which
  * decides `online` alone and derives `storage` from the environment (+204 B), and a drain that stops on a lost lease.
  * Main then grew to 14,428 B (awards of their player, the rescue's forget...); back to 14,031 B when the sending and its
- * reading of the answers (client/send-awards.ts) moved to a chunk loaded with the first send (-397 B).
+ * reading of the answers (client/send-awards.ts) moved to a chunk loaded with the first send (-397 B). Then 13.9 KB
+ * (14,135 B): the sending chunk fetched with the HTTP layer (an offline first send was a failed fetch) and the outbox
+ * telling the page when a reload finds awards gone (found by the model, +90 B). Still under the 14 KB target.
  */
-export const SDK_BUDGET_BYTES = 13.8 * 1024;
+export const SDK_BUDGET_BYTES = 13.9 * 1024;
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 

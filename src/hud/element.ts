@@ -241,8 +241,8 @@ export class QuestPointsHud extends Base {
    * the awards wait), before online or offline.
    */
   #connectionState(): 'sign-in' | 'unreachable' | 'online' | 'offline' {
-    const { signIn, unreachable, online } = this.#status;
-    return signIn ? 'sign-in' : unreachable ? 'unreachable' : online ? 'online' : 'offline';
+    const s = this.#status;
+    return s.signIn ? 'sign-in' : s.unreachable ? 'unreachable' : s.online ? 'online' : 'offline';
   }
 
   /** The connection's word, as the strings name it. */
