@@ -24,8 +24,9 @@ export const sdkBundleSize = (split = true) => measureBundle({ file: 'src/client
  * of saying delivered, and a drain stops when its lease was lost. Then 12.85 KB (13,129 B): awards belong to their
  * player (players.ts): the worker sets aside another player's awards that the relay refuses as such (and an older
  * relay's "not the token's sub"), and asks its token URL again, since the signed-in player may have switched.
+ * Then 12.95 KB (13,201 B): the outbox tells its owner which pairs a reload found changed (found by the model).
  */
-export const SW_BUDGET_BYTES = 12.85 * 1024;
+export const SW_BUDGET_BYTES = 12.95 * 1024;
 /** One file, as scripts/build-sw.mjs builds it (a service worker cannot import() a chunk), its import()s inlined. */
 export const swBundleSize = () => measureBundle({ file: 'src/sw/worker.ts' }, [], false, [inlineLazy]);
 
