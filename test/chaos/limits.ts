@@ -98,6 +98,8 @@ const RECONNECT_MS = 3_000;
  * shared 2-core machine under a load average of 20, seen over 150 ms).
  */
 const SEND_SLACK_MS = 1_000;
+/** How late a counted award may reach the service: a batch's calls run on to twice the relay's deadline (8 s). */
+const LATE_MS = 16_000;
 
 export function judgeLimits(input: {
   limit: number;
@@ -127,9 +129,17 @@ export function judgeLimits(input: {
     outages: outages.map((o) => ({ mode: o.mode, ms: o.to - o.from, uncounted: 0, overLimitAfter: 0 })),
   };
   for (const arrival of input.arrivals) {
-    const mine = windows.filter((w) => w.sub === arrival.sub && w.start <= arrival.at);
-    const window = mine.length ? mine.reduce((a, b) => (b.start > a.start ? b : a)) : undefined;
-    if (window && arrival.at < window.end + SEND_SLACK_MS) {
+    // The windows this arrival may have been counted in. Since issue 34 a batch's call to the service runs on past the
+    // relay's deadline (up to twice it), so that a late acknowledgement is still recorded: an award counted in one
+    // window can reach the service windows later. It belongs to the earliest such window whose counter counted more
+    // sends than arrivals were read into it (never past the limit: attribution alone never makes a window over it),
+    // else the latest one it arrived in.
+    const candidates = windows
+      .filter((w) => w.sub === arrival.sub && w.start <= arrival.at && arrival.at < w.end + LATE_MS)
+      .sort((a, b) => a.start - b.start);
+    const latest = candidates.filter((w) => arrival.at < w.end + SEND_SLACK_MS).at(-1);
+    const window = candidates.find((w) => w !== latest && w.arrivals < Math.min(w.hits, limit)) ?? latest;
+    if (window) {
       window.arrivals++;
       continue;
     }
