@@ -35,6 +35,17 @@ export const REFUSAL_CODES = {
   route: 'deployment',
   // the award names another player than the token's subject (403)
   player: 'player',
+  // economy rules (src/relay/economy): final, never retried, counted nowhere
+  // the player's points budget for this event or quest is spent for the window (422)
+  budget: 'award',
+  // a once-only achievement this player already earned in this quest (422)
+  once: 'award',
+  // the same event again before its cooldown ended (422)
+  cooldown: 'award',
+  // the quest's campaign has not started or has ended (422)
+  campaign: 'award',
+  // the player is banned (403)
+  banned: 'award',
 } as const satisfies Record<string, RefusalScope>;
 
 /** A code the relay puts on its own refusals (`{ success: false, message, code }`). */
