@@ -122,7 +122,7 @@ try {
   console.log(`
 What a real release of ${version} would publish (nothing was published):
   npm      npm publish --provenance --access public   ${packed.filename} (from CI's trusted publisher, with a provenance statement)
-  git      git tag ${tag} && git push origin ${tag}      OpenUPM publishes ${unityPkg.name}@${unity.version} from this tag${tags.trim() ? `\n           (${tag} exists already: raise the version before releasing)` : ''}
+  git      git tag ${tag} && git push origin ${tag}      OpenUPM publishes ${unityPkg.name}@${unity.version} from this tag (unsigned: docs/releases.md)${tags.trim() ? `\n           (${tag} exists already: raise the version before releasing)` : ''}
   GitHub   release ${tag} with ${unity.filename} and ${godotZip} (the Godot Asset Library's download)
   CDN      https://cdn.jsdelivr.net/npm/quest-points@${version}/dist/global/index.js  integrity="${integrity}"
   files    ${out}${outIndex > 0 ? '' : ' (removed; keep them with --out <dir>)'}`);
