@@ -1,13 +1,15 @@
 // The API report: what each entry of package.json's `exports` declares, as API Extractor reports it, committed
-// under etc/ (etc/quest-points.api.md for `.`, etc/quest-points.relay.api.md for `./relay`, ...). The report is the
+// under etc/ (etc/quest-points.api.md for `.`, etc/quest-points.relay.api.md for `./relay`, ...; an entry's global
+// declarations, such as window.QuestPoints, in etc/<name>.globals.d.ts). The report is the
 // public API as docs/releases.md defines it, so a change to it is visible in review. Reads the declarations of the
 // build (dist/**/*.d.ts: `npm run api:check` and `npm run api:update` build first, as `npm run release:dry` does). Usage:
 //   node scripts/release/api-report.mjs            check: exit 1 naming each entry whose types differ from its report
 //   node scripts/release/api-report.mjs --update   rewrite the reports from the build (`npm run api:update`)
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { CompilerState, Extractor, ExtractorConfig, ExtractorLogLevel } from '@microsoft/api-extractor';
+import ts from 'typescript';
 
 const repo = resolve(import.meta.dirname, '../..');
 export const REPORT_FOLDER = 'etc';
@@ -91,6 +93,18 @@ export function apiReports({ update = false } = {}) {
       });
       if (result.apiReportChanged) changed.push(list[index].subpath);
       else if (!result.succeeded) throw new Error(`API Extractor failed on ${list[index].subpath}`);
+    }
+    // An entry that only declares globals (`window.QuestPoints`) exports nothing API Extractor reports: its
+    // declaration file itself is the snapshot, etc/<name>.globals.d.ts.
+    for (const entry of list.filter((e) => readFileSync(e.types, 'utf8').includes('declare global'))) {
+      const snapshot = join(repo, REPORT_FOLDER, `${entry.report}.globals.d.ts`);
+      // Printed without comments, as the reports are: a reworded doc comment is no change to the types.
+      const source = ts.createSourceFile(entry.types, readFileSync(entry.types, 'utf8'), ts.ScriptTarget.Latest);
+      const declared = ts.createPrinter({ removeComments: true }).printFile(source);
+      if (existsSync(snapshot) && readFileSync(snapshot, 'utf8') === declared) continue;
+      changed.push(entry.subpath);
+      if (update) writeFileSync(snapshot, declared);
+      else console.warn(`${relative(repo, snapshot)} differs from ${relative(repo, entry.types)}, which declares:\n${declared}`);
     }
   } finally {
     rmSync(temp, { recursive: true, force: true });
