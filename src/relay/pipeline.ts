@@ -264,7 +264,7 @@ async function runOne(job: Job, index: number, award: AwardInput, lookup: Lookup
     if (recorded) return [recorded.kind === 'replay' ? { kind: 'replayed', status: recorded.status } : recorded];
   }
   if (plan) {
-    const refused = await reserve(economy as NonNullable<typeof economy>, runtime.policy, plan, award, folded);
+    const refused = await reserve(economy as NonNullable<typeof economy>, runtime.policy, plan, award, folded, runtime.onStoreError);
     if (refused) return [{ kind: 'refused', refusal: refused }];
   }
   const result = await runtime.upstream.send(

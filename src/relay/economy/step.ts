@@ -8,6 +8,7 @@
 import { ABORTED, type AnySignal, orAbort } from '../../kit/signal.js';
 import { statusVerdict } from '../../protocol/index.js';
 import type { VerifiedClaims } from '../claims.js';
+import { createLru, type Lru } from '../lru.js';
 import type { Refusal, ResolvedPolicy } from '../policy.js';
 import type { UpstreamResult } from '../upstream.js';
 import type { BanList } from './contract.js';
@@ -47,13 +48,22 @@ export interface RelayEconomy {
   /** The policy holds once, cooldown or budget rules (otherwise only the runtime ban is asked of the store). */
   storeRules: boolean;
   windows: WindowCache;
+  /** Recent "is this player banned" answers for awards with nothing to reserve (banCheck), bounded. */
+  banChecks: Lru<string, { at: number; answer: Promise<ReserveAnswer> }>;
   validate?: ValidateHook | undefined;
   now: () => number;
 }
 
 /** The runtime's economy from the policy and options (app.ts). */
 export function createEconomy(policy: ResolvedPolicy, store: EconomyStore, validate?: ValidateHook, now: () => number = Date.now): RelayEconomy {
-  return { store, bans: store.bans, storeRules: hasStoreRules(policy), windows: new Map(), validate, now };
+  const banChecks: RelayEconomy['banChecks'] = createLru(10_000);
+  // A ban made through this relay holds here at once; other relays' reused answers are at most BAN_CHECK_MS old.
+  const bans: BanList = {
+    ban: (player, reason) => store.bans.ban(player, reason).finally(() => banChecks.delete(player)),
+    unban: (player) => store.bans.unban(player).finally(() => banChecks.delete(player)),
+    list: () => store.bans.list(),
+  };
+  return { store, bans, storeRules: hasStoreRules(policy), windows: new Map(), banChecks, validate, now };
 }
 
 /** The validate() hook's failure: held and retried, never accepted unchecked. */
@@ -115,15 +125,42 @@ export async function reserve(
   plan: Planned,
   award: EconomyAward,
   folded: { answer: ReserveAnswer | undefined } | undefined,
+  onStoreError: 'open' | 'closed',
 ): Promise<Refusal | null> {
+  const banOnly = isBanOnly(plan);
   let answer: ReserveAnswer | undefined;
   try {
     // The script skips the economy when it found a record; one that then did not answer the award reserves here.
-    answer = folded?.answer ?? (await economy.store.reserve(plan.reservation));
+    answer = folded?.answer ?? (await (banOnly ? banCheck(economy, plan) : economy.store.reserve(plan.reservation)));
   } catch {
     answer = undefined;
   }
-  return answer ? refusalOfAnswer(policy, plan, answer, award) : ECONOMY_UNAVAILABLE;
+  if (answer) return refusalOfAnswer(policy, plan, answer, award);
+  // A store outage: onStoreError 'open' lets an award with nothing to reserve through (only a runtime ban goes
+  // unchecked, as the per-player limit does); a budget, once or cooldown never fails open: the award is held (503).
+  return banOnly && onStoreError === 'open' ? null : ECONOMY_UNAVAILABLE;
+}
+
+/** Nothing to reserve (no once, cooldown or budget applies to this award): only the runtime ban is asked. */
+const isBanOnly = ({ reservation: r }: Planned) => r.once === undefined && !r.cooldown && r.budgets.length === 0;
+
+/**
+ * How long a player's "not banned" is reused for awards with nothing to reserve (a batch's, or with the rules off):
+ * a batch of 100 asks the store once, not 100 times, and a runtime ban still reaches every relay within a second.
+ */
+const BAN_CHECK_MS = 500;
+
+/** The runtime ban of a ban-only award, asked of the store at most once per BAN_CHECK_MS per player. */
+function banCheck(economy: RelayEconomy, plan: Planned): Promise<ReserveAnswer> {
+  const { owner } = plan.reservation;
+  const now = economy.now();
+  const cached = economy.banChecks.get(owner);
+  if (cached && now - cached.at < BAN_CHECK_MS) return cached.answer;
+  const answer = economy.store.reserve(plan.reservation);
+  economy.banChecks.set(owner, { at: now, answer });
+  // A failed check is not reused.
+  answer.catch(() => economy.banChecks.delete(owner));
+  return answer;
 }
 
 /** After the service's answer: a final refusal releases what the award reserved; anything unknown keeps it. */
