@@ -71,3 +71,9 @@ export {
 } from './economy/store.js';
 export type { RelayEconomy, ValidateAward, ValidateContext, ValidateHook } from './economy/step.js';
 export type { BudgetRule, CalendarWindow, CampaignRule } from './economy/rules.js';
+export {
+  createDurableObjectEconomyStore,
+  EconomyRules,
+  type DurableObjectEconomyStoreOptions,
+  type EconomyStorageLike,
+} from './economy/durable-object.js';

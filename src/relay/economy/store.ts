@@ -71,23 +71,24 @@ export interface MemoryEconomyStoreOptions {
   maxKeys?: number;
 }
 
-interface Held {
+/** One key's value in a store that runs the rules in JS (memory, Durable Object), with its expiry. */
+export interface Held {
   expiresAt: number;
   /** A once or cooldown key's reservation id, a calendar budget's micro-points, a rolling budget's entries, a marker's charges. */
   value: string | number | [id: string, points: number, at: number][] | BudgetCharge[];
 }
 
-/**
- * The economy in this process's memory: right for one relay instance (and tests). Bounded (lru.ts): past `maxKeys`
- * the least used keys go, so on a busy instance an old once marker can be forgotten; several instances, or once-only
- * achievements that must hold for good, use Redis or Durable Objects.
- */
-export function createMemoryEconomyStore(options: MemoryEconomyStoreOptions = {}): EconomyStore {
-  const max = options.maxKeys ?? 200_000;
-  if (!Number.isInteger(max) || max < 1) throw new ConfigError('maxKeys', 'invalid', `maxKeys must be a positive integer, got ${max}`);
-  const keys = createLru<string, Held>(max);
-  const banned = new Map<string, { at: number; reason?: string }>();
-  const read = (key: string, now: number): Held | undefined => {
+/** The keys a JS store reads and writes for one reservation: synchronous, so one reservation never interleaves another. */
+export interface HeldKeys {
+  get(key: string): Held | undefined;
+  set(key: string, held: Held): void;
+  delete(key: string): void;
+}
+
+/** Check and reserve over `keys` (what Redis's script does, in JS); `banned`: the player's runtime ban. */
+export function reserveIn(keys: HeldKeys, r: Reservation, banned: boolean): ReserveAnswer {
+  const { now, id } = r;
+  const read = (key: string): Held | undefined => {
     const held = keys.get(key);
     if (held && held.expiresAt <= now) {
       keys.delete(key);
@@ -95,59 +96,79 @@ export function createMemoryEconomyStore(options: MemoryEconomyStoreOptions = {}
     }
     return held;
   };
-  const rollingUsed = (charge: BudgetCharge, now: number): number => {
-    const held = read(charge.key, now);
-    if (!held) return 0;
-    const entries = (held.value as [string, number, number][]).filter(([, , at]) => at > now - (charge.rollingMs as number));
-    held.value = entries;
-    return entries.reduce((sum, [, points]) => sum + points, 0);
+  if (banned) return { ok: false, refused: 'banned' };
+  // Nothing to reserve (no once, cooldown or budget applies): the runtime ban was all there was to check.
+  if (r.once === undefined && !r.cooldown && r.budgets.length === 0) return { ok: true };
+  if (read(r.marker)) return { ok: true };
+  const once = r.once === undefined ? undefined : read(r.once);
+  if (once) return once.value === id ? { ok: true } : { ok: false, refused: 'once' };
+  const cooling = r.cooldown && read(r.cooldown.key);
+  if (cooling && cooling.value !== id) return { ok: false, refused: 'cooldown', waitMs: cooling.expiresAt - now };
+  const rolling = (charge: BudgetCharge): [string, number, number][] => {
+    const held = read(charge.key);
+    return held ? (held.value as [string, number, number][]).filter(([, , at]) => at > now - (charge.rollingMs as number)) : [];
   };
+  for (const [index, charge] of r.budgets.entries()) {
+    const used =
+      charge.rollingMs === undefined
+        ? ((read(charge.key)?.value as number | undefined) ?? 0)
+        : rolling(charge).reduce((sum, [, points]) => sum + points, 0);
+    if (used + charge.points > charge.limit) return { ok: false, refused: 'budget', index, used };
+  }
+  // Every rule passed: reserve all of it.
+  if (r.once !== undefined) keys.set(r.once, { value: id, expiresAt: Number.POSITIVE_INFINITY });
+  if (r.cooldown) keys.set(r.cooldown.key, { value: id, expiresAt: now + r.cooldown.ms });
+  for (const charge of r.budgets) {
+    if (charge.rollingMs === undefined) {
+      const used = (read(charge.key)?.value as number | undefined) ?? 0;
+      const expiresAt = read(charge.key)?.expiresAt ?? now + charge.ttlMs;
+      keys.set(charge.key, { value: used + charge.points, expiresAt });
+    } else keys.set(charge.key, { value: [...rolling(charge), [id, charge.points, now]], expiresAt: now + charge.ttlMs });
+  }
+  keys.set(r.marker, { value: r.budgets, expiresAt: now + r.markerTtlMs });
+  return { ok: true };
+}
 
+/** Undo the reservation under r.id over `keys`: the budgets as its marker recorded them, its once and cooldown keys. */
+export function releaseIn(keys: HeldKeys, r: Reservation): void {
+  const { now, id } = r;
+  const live = (key: string) => {
+    const held = keys.get(key);
+    return held && held.expiresAt > now ? held : undefined;
+  };
+  if (r.once !== undefined && live(r.once)?.value === id) keys.delete(r.once);
+  if (r.cooldown && live(r.cooldown.key)?.value === id) keys.delete(r.cooldown.key);
+  const marker = live(r.marker);
+  if (!marker) return;
+  keys.delete(r.marker);
+  // The charges as reserved (a resend's window may be a later one than the reservation's).
+  for (const charge of marker.value as BudgetCharge[]) {
+    const held = live(charge.key);
+    if (!held) continue;
+    const value =
+      charge.rollingMs === undefined
+        ? Math.max(0, (held.value as number) - charge.points)
+        : (held.value as [string, number, number][]).filter(([entry]) => entry !== id);
+    keys.set(charge.key, { value, expiresAt: held.expiresAt });
+  }
+}
+
+/**
+ * The economy in this process's memory: right for one relay instance (and tests). Bounded (lru.ts): past `maxKeys`
+ * the least used keys go, so on a busy instance an old once marker can be forgotten; several instances, or once-only
+ * achievements that must hold for good, use Redis or Durable Objects. Runtime bans are kept apart, never evicted.
+ */
+export function createMemoryEconomyStore(options: MemoryEconomyStoreOptions = {}): EconomyStore {
+  const max = options.maxKeys ?? 200_000;
+  if (!Number.isInteger(max) || max < 1) throw new ConfigError('maxKeys', 'invalid', `maxKeys must be a positive integer, got ${max}`);
+  const keys = createLru<string, Held>(max);
+  const banned = new Map<string, { at: number; reason?: string }>();
   return {
     async reserve(r) {
-      const { now, id } = r;
-      if (banned.has(r.owner)) return { ok: false, refused: 'banned' };
-      // Nothing to reserve (no once, cooldown or budget applies): the runtime ban was all there was to check.
-      if (r.once === undefined && !r.cooldown && r.budgets.length === 0) return { ok: true };
-      if (read(r.marker, now)) return { ok: true };
-      const once = r.once === undefined ? undefined : read(r.once, now);
-      if (once) return once.value === id ? { ok: true } : { ok: false, refused: 'once' };
-      const cooling = r.cooldown && read(r.cooldown.key, now);
-      if (cooling && cooling.value !== id) return { ok: false, refused: 'cooldown', waitMs: cooling.expiresAt - now };
-      for (const [index, charge] of r.budgets.entries()) {
-        const used = charge.rollingMs === undefined ? ((read(charge.key, now)?.value as number | undefined) ?? 0) : rollingUsed(charge, now);
-        if (used + charge.points > charge.limit) return { ok: false, refused: 'budget', index, used };
-      }
-      // Every rule passed: reserve all of it (nothing awaited in between, so no other award interleaves).
-      if (r.once !== undefined) keys.set(r.once, { value: id, expiresAt: Number.POSITIVE_INFINITY });
-      if (r.cooldown) keys.set(r.cooldown.key, { value: id, expiresAt: now + r.cooldown.ms });
-      for (const charge of r.budgets) {
-        const held = read(charge.key, now);
-        if (charge.rollingMs === undefined) {
-          if (held) held.value = (held.value as number) + charge.points;
-          else keys.set(charge.key, { value: charge.points, expiresAt: now + charge.ttlMs });
-        } else if (held) {
-          (held.value as [string, number, number][]).push([id, charge.points, now]);
-          held.expiresAt = now + charge.ttlMs;
-        } else keys.set(charge.key, { value: [[id, charge.points, now]], expiresAt: now + charge.ttlMs });
-      }
-      keys.set(r.marker, { value: r.budgets, expiresAt: now + r.markerTtlMs });
-      return { ok: true };
+      return reserveIn(keys, r, banned.has(r.owner));
     },
     async release(r) {
-      const { now, id } = r;
-      const marker = read(r.marker, now);
-      if (r.once !== undefined && read(r.once, now)?.value === id) keys.delete(r.once);
-      if (r.cooldown && read(r.cooldown.key, now)?.value === id) keys.delete(r.cooldown.key);
-      if (!marker) return;
-      keys.delete(r.marker);
-      // The charges as reserved (a resend's window may be a later one than the reservation's).
-      for (const charge of marker.value as BudgetCharge[]) {
-        const held = read(charge.key, now);
-        if (!held) continue;
-        if (charge.rollingMs === undefined) held.value = Math.max(0, (held.value as number) - charge.points);
-        else held.value = (held.value as [string, number, number][]).filter(([entry]) => entry !== id);
-      }
+      releaseIn(keys, r);
     },
     bans: {
       async ban(player, reason) {
