@@ -20,6 +20,7 @@ export const groups: { text: string; items: Page[] }[] = [
       { text: 'Configure the relay', page: 'relay/configure' },
       { text: 'Secure the relay', page: 'relay/secure' },
       { text: 'Operate and scale', page: 'relay/operate' },
+      { text: 'Economy: stop farming', page: 'economy' },
       { text: 'Relay performance', page: 'relay/performance' },
       { text: 'Run it offline: guarantees', page: 'guide/offline' },
       { text: 'Test with the emulator', page: 'guide/emulator' },
