@@ -4,17 +4,9 @@ import { createRelayLedger } from '../../src/relay/economy/ledger.js';
 import { noMetrics, relayMetrics } from '../../src/relay/metrics.js';
 import { token, upstreamKey } from '../helpers/fixtures.js';
 import { fakeRelay, uuid } from './helpers.js';
+import { draft, ledgerStoreSuite } from './ledger-suite.js';
 
-const draft = (at: number, extra: Partial<LedgerDraft> = {}): LedgerDraft => ({
-  at,
-  outcome: 'acknowledged',
-  player: 'alice',
-  questId: 'q1',
-  serviceUserId: 'alice',
-  eventName: 'coin',
-  eventPoints: 5,
-  ...extra,
-});
+ledgerStoreSuite('memory', () => createMemoryLedgerStore());
 
 describe('createMemoryLedgerStore', () => {
   it('assigns ordered ids, reads pages with a cursor and filters', async () => {
