@@ -198,7 +198,7 @@ export function createWebhooks(options: WebhookOptions, ledger: WebhookLedger, l
   };
 
   const round = (): Promise<void> => {
-    if (current) {
+    if (current !== undefined) {
       again = true;
       return current;
     }
