@@ -1,7 +1,9 @@
 import { ConfigError } from '../../kit/errors.js';
 import { storeTag, type CounterStore } from '../counter-store.js';
 import type { IdempotencyRecordStore } from '../records.js';
+import type { WebhookStateStore } from '../economy/webhooks-state.js';
 import { connectRedis } from './redis-connect.js';
+import { createRedisWebhookState } from './webhooks-redis.js';
 
 // One round trip, atomic: the first hit of a window sets its expiry; a key that somehow lost its expiry gets
 // one again (it would otherwise count forever). Leaves `count` and `ttl` (ms until the window ends) in Lua locals.
@@ -70,6 +72,8 @@ export interface RedisCounterStore extends CounterStore {
    * script goes out in the same write (node-redis pipelines the commands of one tick). startRelay uses it.
    */
   records: IdempotencyRecordStore;
+  /** Webhook delivery's cursors, pending deliveries, dead letters and lease in the same Redis (RelayOptions `webhooks.state`). */
+  webhooks: WebhookStateStore;
 }
 
 /**
@@ -106,6 +110,7 @@ export async function createRedisCounterStore(options: RedisCounterStoreOptions 
     });
 
   return {
+    webhooks: createRedisWebhookState(redis, { prefix }),
     records: {
       async get(keys, owner) {
         await redis.connected();
