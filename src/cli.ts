@@ -7,6 +7,7 @@ commands:
   relay      run the operator relay in front of a Quest Points Service
   token      print a player token signed with QP_RELAY_SECRET
   dev        run emulator + dev relay on loopback for a game's own dev server
+  webhooks   list a relay's webhook dead letters, replay them
 
 quest-points <command> --help shows the command's options.`;
 
@@ -15,6 +16,7 @@ const commands: Record<string, () => Promise<(argv: string[]) => Promise<void>>>
   relay: async () => (await import('./relay/cli.js')).relayCommand,
   token: async () => (await import('./relay/cli.js')).tokenCommand,
   dev: async () => (await import('./dev/cli.js')).devCommand,
+  webhooks: async () => (await import('./relay/economy/webhooks-cli.js')).webhooksCommand,
 };
 
 const [name, ...argv] = process.argv.slice(2);
