@@ -57,6 +57,23 @@ export {
   type IdempotencyRecordStore,
   type MemoryRecordStoreOptions,
 } from './records.js';
+export {
+  createMemoryWebhookState,
+  DEFAULT_MAX_DEAD,
+  webhookId,
+  webhookPayload,
+  type DeadDelivery,
+  type MemoryWebhookStateOptions,
+  type PendingDelivery,
+  type ReplaySelection,
+  type WebhookEndpoint,
+  type WebhookEventType,
+  type WebhookLedger,
+  type WebhookOptions,
+  type WebhookPayload,
+  type Webhooks,
+  type WebhookStateStore,
+} from './economy/webhooks.js';
 export { ConfigError, type ConfigErrorCode } from '../kit/errors.js';
 export type { LogRecord, LogSink } from './logger.js';
 export type { UpstreamAnswer, UpstreamExchange, UpstreamOptions, UpstreamTransport } from './upstream.js';
