@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { VerifiedClaims } from './claims.js';
 import type { CounterStore, StoreErrorBehaviour } from './counter-store.js';
+import type { RelayLedger } from './economy/ledger.js';
 import type { Cancellation } from './deadline.js';
 import type { LogRecord, LogSink } from './logger.js';
 import type { RelayMetrics } from './metrics.js';
@@ -92,6 +93,8 @@ export interface RelayRuntime {
   secrets: string[];
   /** The idempotency record (RelayOptions `idempotency`), absent when off; `failed` logs a store failure (and reads as no record). */
   records?: { store: IdempotencyRecordStore; ttlMs: number; failed(operation: 'read' | 'write', error: unknown): undefined } | undefined;
+  /** The ledger (RelayOptions `ledger`), absent when off: every award's decision and every operator action (economy/ledger.ts). */
+  ledger?: RelayLedger | undefined;
 }
 
 export function redactFor(runtime: RelayRuntime, c: StepContext<unknown>, text: string): string {

@@ -57,6 +57,10 @@ export {
   type IdempotencyRecordStore,
   type MemoryRecordStoreOptions,
 } from './records.js';
+export { createMemoryLedgerStore, DEFAULT_MEMORY_LEDGER_ENTRIES, type MemoryLedgerOptions } from './economy/memory-ledger.js';
+export { DEFAULT_LEDGER_RETENTION_MS } from './economy/query.js';
+export type { LedgerListener, LedgerOptions, RelayLedger } from './economy/ledger.js';
+export type { LedgerDraft, LedgerEntry, LedgerOutcome, LedgerQuery, LedgerStore } from './economy/contract.js';
 export {
   createMemoryWebhookState,
   DEFAULT_MAX_DEAD,

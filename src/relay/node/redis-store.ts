@@ -1,8 +1,10 @@
 import { ConfigError } from '../../kit/errors.js';
 import { storeTag, type CounterStore } from '../counter-store.js';
 import type { IdempotencyRecordStore } from '../records.js';
-import type { WebhookStateStore } from '../economy/webhooks-state.js';
+import type { LedgerStore } from '../economy/contract.js';
 import { connectRedis } from './redis-connect.js';
+import { createRedisLedgerStore, LEDGER_APPEND_SCRIPT, resolveRedisLedgerOptions, type RedisLedgerOptions } from './redis-ledger.js';
+import type { WebhookStateStore } from '../economy/webhooks-state.js';
 import { createRedisWebhookState } from './webhooks-redis.js';
 
 // One round trip, atomic: the first hit of a window sets its expiry; a key that somehow lost its expiry gets
@@ -63,6 +65,8 @@ export interface RedisCounterStoreOptions {
   commandTimeoutMs?: number;
   /** Connection problems, at most one line per reconnect attempt; default a warning on stderr. */
   onConnectionError?: (message: string) => void;
+  /** The ledger's stream (`.ledger`): its retention (default 30 days) and its cap on entries. */
+  ledger?: RedisLedgerOptions;
 }
 
 /** The counter store on Redis, and the idempotency record on the same connection. */
@@ -72,6 +76,8 @@ export interface RedisCounterStore extends CounterStore {
    * script goes out in the same write (node-redis pipelines the commands of one tick). startRelay uses it.
    */
   records: IdempotencyRecordStore;
+  /** The relay's ledger in a Redis stream (`qp:ledger`) on the same connection (RelayOptions `ledger`). startRelay uses it. */
+  ledger: LedgerStore;
   /** Webhook delivery's cursors, pending deliveries, dead letters and lease in the same Redis (RelayOptions `webhooks.state`). */
   webhooks: WebhookStateStore;
 }
@@ -91,10 +97,11 @@ export async function createRedisCounterStore(options: RedisCounterStoreOptions 
   const prefix = options.prefix ?? '';
   if (/[{}]/.test(prefix))
     throw new ConfigError('prefix', 'invalid', "the Redis key prefix must not contain { or }: they would replace the keys' hash tags");
+  const ledgerOptions = resolveRedisLedgerOptions(options.ledger);
   const redis = await connectRedis(url, {
     commandTimeoutMs: options.commandTimeoutMs ?? 500,
     report: options.onConnectionError ?? ((message: string) => console.error(`quest-points relay: ${message}`)),
-    scripts: { hit: HIT_SCRIPT, hitAndGet: HIT_AND_GET_SCRIPT },
+    scripts: { hit: HIT_SCRIPT, hitAndGet: HIT_AND_GET_SCRIPT, ledgerAppend: LEDGER_APPEND_SCRIPT },
   });
   // The keys one lookup reads: each record under its owner's tag and, on one server, its key as versions before the
   // tag wrote it (read in the same command, so a record written before an upgrade still answers; those expire within
@@ -110,6 +117,7 @@ export async function createRedisCounterStore(options: RedisCounterStoreOptions 
     });
 
   return {
+    ledger: createRedisLedgerStore(redis, prefix, ledgerOptions),
     webhooks: createRedisWebhookState(redis, { prefix }),
     records: {
       async get(keys, owner) {
