@@ -8,6 +8,7 @@ import { ConfigError } from '../../kit/errors.js';
 import { backoffDelay } from '../../protocol/index.js';
 import type { LogRecord, LogSink } from '../logger.js';
 import type { LedgerEntry, LedgerStore } from './contract.js';
+import type { RelayLedger } from './ledger.js';
 import { attempt, signerOf, type AttemptResult, webhookId, webhookPayload, type Signer, type WebhookEndpoint } from './webhooks-send.js';
 import { createMemoryWebhookState, type DeadDelivery, type PendingDelivery, type ReplaySelection, type WebhookStateStore } from './webhooks-state.js';
 
@@ -257,6 +258,28 @@ export function createWebhooks(options: WebhookOptions, ledger: WebhookLedger, l
       return inFlight.size;
     },
   };
+}
+
+/**
+ * The deliverer of RelayOptions `webhooks`, started: over the relay's ledger (a ConfigError without one), its state in
+ * `options.state`, else the rate-limit store's (createRedisCounterStore's `webhooks`), else memory.
+ */
+export function relayWebhooks(options: WebhookOptions, ledger: RelayLedger | undefined, shared: unknown, log: LogSink): Webhooks {
+  if (!ledger) {
+    throw new ConfigError(
+      'webhooks',
+      'invalid',
+      'webhooks are delivered from the ledger: turn it on (RelayOptions ledger; startRelay and the CLI do by default)',
+    );
+  }
+  const state = options.state ?? (shared as { webhooks?: WebhookStateStore } | undefined)?.webhooks;
+  const webhooks = createWebhooks(
+    { ...options, ...(state ? { state } : {}) },
+    { read: (query) => ledger.store.read(query), subscribe: ledger.subscribe },
+    log,
+  );
+  webhooks.start();
+  return webhooks;
 }
 
 export { webhookId, webhookPayload, type WebhookEndpoint, type WebhookEventType, type WebhookPayload } from './webhooks-send.js';
