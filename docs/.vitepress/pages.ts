@@ -21,6 +21,7 @@ export const groups: { text: string; items: Page[] }[] = [
       { text: 'Secure the relay', page: 'relay/secure' },
       { text: 'Operate and scale', page: 'relay/operate' },
       { text: 'Relay performance', page: 'relay/performance' },
+      { text: 'Economy: stop farming, audit, webhooks', page: 'economy' },
       { text: 'Run it offline: guarantees', page: 'guide/offline' },
       { text: 'Test with the emulator', page: 'guide/emulator' },
       { text: 'Portals, iframes and storage', page: 'hosting' },

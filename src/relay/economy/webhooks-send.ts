@@ -26,8 +26,10 @@ export interface WebhookPayload {
     eventName: string;
     /** Points as sent to the service: negative for a reversal. */
     eventPoints: number;
-    /** The token's subject (the player; for a reversal the operator who reversed). */
+    /** The token's subject: the player (for a reversal too). */
     player: string;
+    /** The operator who reversed it (the admin token's subject; award.reversed). */
+    by?: string;
     /** A reversal's original award key (type award.reversed). */
     reverses?: string;
     /** The ledger entry's id (GET /admin/ledger?after=...). */
@@ -46,7 +48,7 @@ export const webhookId = (entry: LedgerEntry): string => entry.key ?? `ledger_${
 
 /** The payload of an acknowledged or reversed entry. */
 export function webhookPayload(entry: LedgerEntry): WebhookPayload {
-  const { questId, serviceUserId, eventName, eventPoints, player, reverses, requestId } = entry;
+  const { questId, serviceUserId, eventName, eventPoints, player, reverses, by, requestId } = entry;
   return {
     type: entry.outcome === 'reversed' ? 'award.reversed' : 'award.acknowledged',
     timestamp: new Date(entry.at).toISOString(),
@@ -58,6 +60,7 @@ export function webhookPayload(entry: LedgerEntry): WebhookPayload {
       eventPoints,
       player,
       ...(reverses !== undefined ? { reverses } : {}),
+      ...(by !== undefined ? { by } : {}),
       ledgerId: entry.id,
       ...(requestId !== undefined ? { requestId } : {}),
     },

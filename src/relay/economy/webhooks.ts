@@ -20,7 +20,7 @@ export interface WebhookOptions {
   attempts?: number;
   /**
    * Backoff between attempts (full jitter, protocol's backoffDelay): attempt n waits up to min(maxMs, baseMs * 2^n);
-   * default { baseMs: 10 s, maxMs: 8 h }: 15 attempts span about 18 h on average, 35 h at most. A receiver's
+   * default { baseMs: 10 s, maxMs: 12 h }: 15 attempts span about 17 h on average, 35 h at most. A receiver's
    * Retry-After (429, 503) is honoured up to maxMs.
    */
   retry?: { baseMs: number; maxMs: number };
@@ -68,7 +68,7 @@ export interface Webhooks {
 const DEFAULTS = {
   attempts: 15,
   baseMs: 10_000,
-  maxMs: 8 * 3_600_000,
+  maxMs: 12 * 3_600_000,
   timeoutMs: 10_000,
   maxPending: 10_000,
   concurrency: 8,

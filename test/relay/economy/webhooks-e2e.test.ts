@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver } from '../../../examples/webhook-receiver/receiver.js';
+import { webhookOptions } from '../../../examples/webhook-receiver/relay.js';
 import type { LedgerEntry, WebhookPayload } from '../../../src/relay/index.js';
 import type { RunningServer } from '../../../src/relay/node/index.js';
 import { SECRET, upstreamKey } from '../../helpers/fixtures.js';
@@ -37,7 +38,7 @@ beforeAll(async () => {
     applied.push(event);
   });
   const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
-  const webhooks = { endpoints: [{ url, secret }], retry: { baseMs: 50, maxMs: 400 }, attempts: 6, timeoutMs: 1000, pollMs: 50, leaseMs: 1000 };
+  const webhooks = webhookOptions(url, { retry: { baseMs: 50, maxMs: 400 }, attempts: 6, timeoutMs: 1000, pollMs: 50, leaseMs: 1000 });
   stack = await startStack({ relayOptions: { redis: redis.url, webhooks } });
   other = await stack.addRelay();
 }, 30_000);
@@ -96,6 +97,7 @@ describe('webhooks end to end', () => {
     // Types, and the reversal's link to its award.
     const reversals = hooks.filter((e) => e.type === 'award.reversed');
     expect(reversals.map((e) => e.data.reverses).sort()).toEqual(keys.slice(0, 2).sort());
+    expect(reversals.every((e) => e.data.by === 'operator-1' && e.data.eventPoints < 0)).toBe(true);
     expect(hooks.filter((e) => e.type === 'award.acknowledged')).toHaveLength(11);
     // Every id was retried (its first two deliveries failed), and applied once.
     for (const event of hooks) expect(asked.get(event.data.key)).toBeGreaterThanOrEqual(3);
