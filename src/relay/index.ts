@@ -59,6 +59,7 @@ export {
 } from './records.js';
 export { createMemoryLedgerStore, DEFAULT_MEMORY_LEDGER_ENTRIES, type MemoryLedgerOptions } from './economy/memory-ledger.js';
 export { DEFAULT_LEDGER_RETENTION_MS } from './economy/query.js';
+export { createDurableObjectLedgerStore, LedgerObject, type DurableObjectLedgerOptions } from './economy/durable-object-ledger.js';
 export type { LedgerListener, LedgerOptions, RelayLedger } from './economy/ledger.js';
 export type { LedgerDraft, LedgerEntry, LedgerOutcome, LedgerQuery, LedgerStore } from './economy/contract.js';
 export {
