@@ -1,0 +1,90 @@
+// A farming bot, as the red team runs it: a valid player token and a loop that sends awards as fast as the relays let
+// it, spread over every relay it is given, several requests in flight. It honours Retry-After (a bot that ignores it
+// only collects more 429s) and stops at its deadline. Every answer is tallied by status and refusal code ("200",
+// "422 budget", "429 rate_limited"...): what the relays said; what was applied is counted at the emulator.
+
+/** One award as the bot sends it: the route's quest, the body's fields. */
+export interface FarmAward {
+  questId: string;
+  serviceUserId: string;
+  eventPoints: number;
+  eventName?: string;
+  onceKey?: string;
+}
+
+export interface FarmOptions {
+  /** The relays' base URLs: request i goes to relays[i % relays.length]. */
+  relays: string[];
+  token: string;
+  /** The i-th award (a fresh idempotency key is added to each). */
+  award: (i: number) => FarmAward;
+  /** The bot stops sending after this long (answers in flight are awaited). */
+  durationMs: number;
+  /** Requests in flight at once; default 8. */
+  concurrency?: number;
+  /** Stop after this many requests; default unbounded. */
+  maxRequests?: number;
+}
+
+export interface FarmRun {
+  sent: number;
+  ms: number;
+  /** Answers by "status" or "status code". */
+  answers: Record<string, number>;
+  /** The answers in the order they came, with the time each was sent (for per-window accounting). */
+  log: { at: number; answer: string; relay: number; award: FarmAward }[];
+}
+
+/** One award through one relay's single route; resolves with its tally label and Retry-After (seconds) if any. */
+export async function sendAward(relay: string, token: string, award: FarmAward, key = crypto.randomUUID()) {
+  const { questId, ...body } = award;
+  const response = await fetch(`${relay}/group-quests/${encodeURIComponent(questId)}/points`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', IDEMPOTENCY_KEY: key },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  let code: string | undefined;
+  try {
+    code = (JSON.parse(text) as { code?: string }).code;
+  } catch {
+    code = undefined;
+  }
+  const retryAfter = Number(response.headers.get('retry-after') ?? Number.NaN);
+  return { status: response.status, answer: code ? `${response.status} ${code}` : String(response.status), retryAfter };
+}
+
+/** Run one bot until its deadline (or maxRequests); see the file's comment. */
+export async function farm(options: FarmOptions): Promise<FarmRun> {
+  const { relays, token, durationMs, concurrency = 8, maxRequests = Number.POSITIVE_INFINITY } = options;
+  const started = Date.now();
+  const deadline = started + durationMs;
+  const run: FarmRun = { sent: 0, ms: 0, answers: {}, log: [] };
+  let pausedUntil = 0;
+  const worker = async () => {
+    while (Date.now() < deadline && run.sent < maxRequests) {
+      if (Date.now() < pausedUntil) {
+        // Retry-After past the deadline: this bot is done.
+        if (pausedUntil >= deadline) return;
+        await new Promise((resolve) => setTimeout(resolve, pausedUntil - Date.now()));
+        continue;
+      }
+      const i = run.sent++;
+      const relay = i % relays.length;
+      const award = options.award(i);
+      const at = Date.now();
+      const { status, answer, retryAfter } = await sendAward(relays[relay] as string, token, award);
+      run.answers[answer] = (run.answers[answer] ?? 0) + 1;
+      run.log.push({ at, answer, relay, award });
+      if (status === 429 && Number.isFinite(retryAfter)) pausedUntil = Math.max(pausedUntil, Date.now() + retryAfter * 1000);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  run.ms = Date.now() - started;
+  return run;
+}
+
+/** How many calendar minutes (UTC) the interval [from, to] touches: a minute budget may be spent once in each. */
+export function minutesTouched(from: number, to: number): number {
+  return Math.floor(to / 60_000) - Math.floor(from / 60_000) + 1;
+}
