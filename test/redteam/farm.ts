@@ -36,7 +36,7 @@ export interface FarmRun {
 }
 
 /** One award through one relay's single route; resolves with its tally label and Retry-After (seconds) if any. */
-export async function sendAward(relay: string, token: string, award: FarmAward, key = crypto.randomUUID()) {
+export async function sendAward(relay: string, token: string, award: FarmAward, key: string = crypto.randomUUID()) {
   const { questId, ...body } = award;
   const response = await fetch(`${relay}/group-quests/${encodeURIComponent(questId)}/points`, {
     method: 'POST',
@@ -82,6 +82,28 @@ export async function farm(options: FarmOptions): Promise<FarmRun> {
   await Promise.all(Array.from({ length: concurrency }, worker));
   run.ms = Date.now() - started;
   return run;
+}
+
+/** One step of an honest player: an award sent `atMs` after the start (a resend reuses an earlier step's key). */
+export interface HonestStep {
+  atMs: number;
+  award: FarmAward;
+  /** The idempotency key; steps with the same key are one award sent again (a lost acknowledgement). */
+  key?: string;
+}
+
+/** An honest player: its steps on schedule, through the relays in turn; resolves with every answer that refused one. */
+export async function play(relays: string[], token: string, steps: HonestStep[]): Promise<{ sent: number; refused: string[] }> {
+  const started = Date.now();
+  const refused: string[] = [];
+  await Promise.all(
+    steps.map(async (step, i) => {
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + step.atMs - Date.now())));
+      const { status, answer } = await sendAward(relays[i % relays.length] as string, token, step.award, step.key);
+      if (status !== 200) refused.push(`${step.award.questId}/${step.award.eventName ?? '-'}: ${answer}`);
+    }),
+  );
+  return { sent: steps.length, refused };
 }
 
 /** How many calendar minutes (UTC) the interval [from, to] touches: a minute budget may be spent once in each. */
