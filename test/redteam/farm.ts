@@ -13,7 +13,7 @@ export interface FarmAward {
 }
 
 export interface FarmOptions {
-  /** The relays' base URLs: request i goes to relays[i % relays.length]. */
+  /** The relays' base URLs: request i (a single award or a batch) goes to relays[i % relays.length]. */
   relays: string[];
   token: string;
   /** The i-th award (a fresh idempotency key is added to each). */
@@ -22,11 +22,14 @@ export interface FarmOptions {
   durationMs: number;
   /** Requests in flight at once; default 8. */
   concurrency?: number;
-  /** Stop after this many requests; default unbounded. */
+  /** Stop after this many awards; default unbounded. */
   maxRequests?: number;
+  /** Send this many awards in each POST /batch/points (the SDK's route) instead of one per single-award request. */
+  batchSize?: number;
 }
 
 export interface FarmRun {
+  /** Awards sent (a batch counts each of its awards). */
   sent: number;
   ms: number;
   /** Answers by "status" or "status code". */
@@ -54,13 +57,33 @@ export async function sendAward(relay: string, token: string, award: FarmAward, 
   return { status: response.status, answer: code ? `${response.status} ${code}` : String(response.status), retryAfter };
 }
 
+/** Awards through one relay's batch route; resolves with each award's tally label ("200", "422 once", "retry rate_limited"). */
+export async function sendBatch(relay: string, token: string, awards: FarmAward[]) {
+  const response = await fetch(`${relay}/batch/points`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ awards: awards.map((award) => ({ ...award, idempotencyKey: crypto.randomUUID() })) }),
+  });
+  const body = (await response.json().catch(() => ({}))) as {
+    results?: { outcome: string; status?: number; code?: string; reason?: string; retryAfter?: number }[];
+  };
+  if (!body.results) return awards.map(() => ({ status: response.status, answer: `batch ${response.status}`, retryAfter: Number.NaN }));
+  return body.results.map((result) => {
+    if (result.outcome === 'ok') return { status: 200, answer: '200', retryAfter: Number.NaN };
+    if (result.outcome === 'retry')
+      return { status: result.status ?? 503, answer: `retry ${result.reason}`, retryAfter: result.retryAfter ?? Number.NaN };
+    return { status: result.status ?? 0, answer: result.code ? `${result.status} ${result.code}` : String(result.status), retryAfter: Number.NaN };
+  });
+}
+
 /** Run one bot until its deadline (or maxRequests); see the file's comment. */
 export async function farm(options: FarmOptions): Promise<FarmRun> {
-  const { relays, token, durationMs, concurrency = 8, maxRequests = Number.POSITIVE_INFINITY } = options;
+  const { relays, token, durationMs, concurrency = 8, maxRequests = Number.POSITIVE_INFINITY, batchSize } = options;
   const started = Date.now();
   const deadline = started + durationMs;
   const run: FarmRun = { sent: 0, ms: 0, answers: {}, log: [] };
   let pausedUntil = 0;
+  let requests = 0;
   const worker = async () => {
     while (Date.now() < deadline && run.sent < maxRequests) {
       if (Date.now() < pausedUntil) {
@@ -69,14 +92,19 @@ export async function farm(options: FarmOptions): Promise<FarmRun> {
         await new Promise((resolve) => setTimeout(resolve, pausedUntil - Date.now()));
         continue;
       }
-      const i = run.sent++;
-      const relay = i % relays.length;
-      const award = options.award(i);
+      const first = run.sent;
+      const count = Math.min(batchSize ?? 1, maxRequests - first);
+      run.sent += count;
+      const relay = requests++ % relays.length;
+      const awards = Array.from({ length: count }, (_, j) => options.award(first + j));
       const at = Date.now();
-      const { status, answer, retryAfter } = await sendAward(relays[relay] as string, token, award);
-      run.answers[answer] = (run.answers[answer] ?? 0) + 1;
-      run.log.push({ at, answer, relay, award });
-      if (status === 429 && Number.isFinite(retryAfter)) pausedUntil = Math.max(pausedUntil, Date.now() + retryAfter * 1000);
+      const url = relays[relay] as string;
+      const results = batchSize ? await sendBatch(url, token, awards) : [await sendAward(url, token, awards[0] as FarmAward)];
+      results.forEach(({ status, answer, retryAfter }, j) => {
+        run.answers[answer] = (run.answers[answer] ?? 0) + 1;
+        run.log.push({ at, answer, relay, award: awards[j] as FarmAward });
+        if (status === 429 && Number.isFinite(retryAfter)) pausedUntil = Math.max(pausedUntil, Date.now() + retryAfter * 1000);
+      });
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));

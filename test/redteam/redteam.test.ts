@@ -115,8 +115,10 @@ describe('the farming red team: two relays, one Redis, every rule at once (issue
     const started = Date.now();
     const onceBots = ['once-1', 'once-2', 'once-3'];
     const banned = bot('banned-later', () => ({ questId: 'main', eventName: 'gem', eventPoints: 10 }));
-    const [coin, rolling, chest, ended, upcoming, outlaw, later, once, onceKeyed, honest, bannedAt] = await Promise.all([
+    const [coin, batchCoin, rolling, chest, ended, upcoming, outlaw, later, once, onceKeyed, batchOnce, honest, bannedAt] = await Promise.all([
       bot('coin-bot', () => ({ questId: 'main', eventName: 'coin', eventPoints: 10 })),
+      // The SDK's own route: 20 coins a request, 4 requests in flight.
+      bot('batch-coin-bot', () => ({ questId: 'main', eventName: 'coin', eventPoints: 10 }), { batchSize: 20, concurrency: 4 }),
       bot('rolling-bot', () => ({ questId: 'rolling', eventName: 'gem', eventPoints: 10 })),
       bot('chest-bot', () => ({ questId: 'main', eventName: 'chest', eventPoints: 5 })),
       bot('ended-bot', () => ({ questId: 'ended', eventName: 'gem', eventPoints: 10 })),
@@ -128,6 +130,8 @@ describe('the farming red team: two relays, one Redis, every rule at once (issue
         onceBots.map((sub) => bot(sub, () => ({ questId: 'main', eventName: 'first-win', eventPoints: 50 }), { concurrency: 50, maxRequests: 50 })),
       ),
       bot('level-bot', () => ({ questId: 'main', eventName: 'level', eventPoints: 20, onceKey: 'level-3' }), { concurrency: 50, maxRequests: 50 }),
+      // Two batches of 25 attempts, one through each relay, at once.
+      bot('batch-once-bot', () => ({ questId: 'main', eventName: 'first-win', eventPoints: 50 }), { batchSize: 25, concurrency: 2, maxRequests: 50 }),
       Promise.all(Array.from({ length: HONEST }, async (_, i) => play(pair.urls, await pair.token(`honest-${i}`), honestSteps(`honest-${i}`)))),
       new Promise<number>((resolve, reject) => setTimeout(() => banThrough(pair.urls[0], 'banned-later').then(resolve, reject), BAN_AT_MS)),
     ]);
@@ -145,6 +149,14 @@ describe('the farming red team: two relays, one Redis, every rule at once (issue
         requests: coin.sent,
         answers: answersOf(coin),
         applied: await applied('main', 'coin-bot'),
+        bound: COIN_BUDGET * windows,
+        atLeast: COIN_BUDGET,
+      },
+      {
+        rule: `budget coin ${COIN_BUDGET}/minute, batches of 20 (x${windows})`,
+        requests: batchCoin.sent,
+        answers: answersOf(batchCoin),
+        applied: await applied('main', 'batch-coin-bot'),
         bound: COIN_BUDGET * windows,
         atLeast: COIN_BUDGET,
       },
@@ -179,6 +191,14 @@ describe('the farming red team: two relays, one Redis, every rule at once (issue
         applied: await applied('main', 'level-bot'),
         bound: 20,
         atLeast: 20,
+      },
+      {
+        rule: 'once first-win, 2 batches of 25',
+        requests: batchOnce.sent,
+        answers: answersOf(batchOnce),
+        applied: await applied('main', 'batch-once-bot'),
+        bound: 50,
+        atLeast: 50,
       },
       { rule: 'campaign ended', requests: ended.sent, answers: answersOf(ended), applied: await applied('ended', 'ended-bot'), bound: 0, atLeast: 0 },
       {
@@ -219,6 +239,8 @@ describe('the farming red team: two relays, one Redis, every rule at once (issue
     expect.soft(chest.answers['422 cooldown'], 'cooldown refusals').toBeGreaterThan(0);
     for (const run of once) expect.soft(run.answers, 'one of 50 applied').toEqual({ 200: 1, '422 once': 49 });
     expect.soft(onceKeyed.answers, 'one of 50 applied').toEqual({ 200: 1, '422 once': 49 });
+    expect.soft(batchOnce.answers, 'one of 50 applied, in batches').toEqual({ 200: 1, '422 once': 49 });
+    expect.soft(batchCoin.answers['422 budget'], 'coin budget refusals, in batches').toBeGreaterThan(0);
     expect.soft(ended.answers, 'ended campaign').toEqual({ '422 campaign': ended.sent });
     expect.soft(upcoming.answers, 'upcoming campaign').toEqual({ '422 campaign': upcoming.sent });
     expect.soft(outlaw.answers, 'banned in policy').toEqual({ '403 banned': outlaw.sent });
