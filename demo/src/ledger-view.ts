@@ -15,6 +15,9 @@ interface Entry {
   rule?: string;
 }
 
+/** The relay has no ledger route: following it is pointless until the page is reloaded or the switch turned on. */
+class NoLedger extends Error {}
+
 const KEEP = 200;
 const POLL_MS = 1000;
 
@@ -41,6 +44,7 @@ async function page(token: string, after: string | undefined): Promise<{ entries
   // A first read starts a minute back: the console shows what happens now, not the whole retention.
   const query = new URLSearchParams(after ? { after, limit: '500' } : { from: String(Date.now() - 60_000), limit: '500' });
   const response = await fetch(`/api/admin/ledger?${query}`, { headers: { authorization: `Bearer ${token}` } });
+  if (response.status === 404) throw new NoLedger('this relay keeps no ledger (GET /admin/ledger answered 404)');
   if (!response.ok) throw new Error(`GET /admin/ledger answered ${response.status}`);
   const lines = (await response.text()).split('\n').filter((line) => line.trim());
   const parsed = lines.map((line) => JSON.parse(line) as Partial<Entry> & { next?: string });
@@ -80,6 +84,8 @@ export function setupLedgerView(): void {
     } catch (error) {
       status.textContent = error instanceof Error ? error.message : String(error);
       status.className = 'result bad';
+      // A relay without a ledger (or an old dev server): stop asking; the switch tries again.
+      if (error instanceof NoLedger) live.checked = false;
     }
     busy = false;
     if (live.checked) timer = setTimeout(() => void tick(), POLL_MS);
