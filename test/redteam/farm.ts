@@ -112,25 +112,35 @@ export async function farm(options: FarmOptions): Promise<FarmRun> {
   return run;
 }
 
-/** One step of an honest player: an award sent `atMs` after the start (a resend reuses an earlier step's key). */
+/** One step of an honest player: an award sent `atMs` after the start, or after another step's answer. */
 export interface HonestStep {
   atMs: number;
   award: FarmAward;
   /** The idempotency key; steps with the same key are one award sent again (a lost acknowledgement). */
   key?: string;
+  /**
+   * Count `atMs` from this earlier step's answer, not from the start: a game waits out a cooldown from what the relay
+   * answered (the relay decides when the request reaches it, which a loaded machine delays), and resends after a
+   * request ended.
+   */
+  after?: number;
 }
 
 /** An honest player: its steps on schedule, through the relays in turn; resolves with every answer that refused one. */
 export async function play(relays: string[], token: string, steps: HonestStep[]): Promise<{ sent: number; refused: string[] }> {
   const started = Date.now();
   const refused: string[] = [];
-  await Promise.all(
-    steps.map(async (step, i) => {
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + step.atMs - Date.now())));
+  const answered: Promise<number>[] = [];
+  steps.forEach((step, i) => {
+    const from = step.after === undefined ? Promise.resolve(started) : (answered[step.after] as Promise<number>);
+    answered[i] = from.then(async (origin) => {
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, origin + step.atMs - Date.now())));
       const { status, answer } = await sendAward(relays[i % relays.length] as string, token, step.award, step.key);
       if (status !== 200) refused.push(`${step.award.questId}/${step.award.eventName ?? '-'}: ${answer}`);
-    }),
-  );
+      return Date.now();
+    });
+  });
+  await Promise.all(answered);
   return { sent: steps.length, refused };
 }
 

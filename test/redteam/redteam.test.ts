@@ -69,11 +69,12 @@ function honestSteps(sub: string): HonestStep[] {
     ...Array.from({ length: 5 }, (_, i) => ({ atMs: 200 + i * 500, award: a('main', 'coin', 10) })),
     { atMs: 300, award: a('main', 'first-win', 50), key: firstWin },
     // Its acknowledgement lost, the SDK sends the same award again: answered from the record, not refused as "once".
-    { atMs: 900, award: a('main', 'first-win', 50), key: firstWin },
+    { atMs: 200, award: a('main', 'first-win', 50), key: firstWin, after: 5 },
     { atMs: 400, award: a('main', 'level', 20, 'level-1') },
     { atMs: 1_400, award: a('main', 'level', 20, 'level-2') },
     { atMs: 100, award: a('main', 'chest', 5) },
-    { atMs: 100 + COOLDOWN_S * 1000 + 300, award: a('main', 'chest', 5) },
+    // The next chest once the cooldown is over, counted from the relay's answer to the first.
+    { atMs: COOLDOWN_S * 1000 + 100, award: a('main', 'chest', 5), after: 9 },
     { atMs: 600, award: a('live', 'gem', 10) },
     { atMs: 1_100, award: a('rolling', 'gem', 10) },
   ];
