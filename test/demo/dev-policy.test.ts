@@ -86,7 +86,7 @@ describe('GET/PUT /__dev/policy', () => {
       const ledger = await call(`/api/admin/ledger?player=${player}`, { headers: { authorization: `Bearer ${admin}` } });
       const lines = ledger.status === 200 ? (await ledger.text()).split('\n').filter(Boolean) : [];
       const read = lines.map((line) => JSON.parse(line) as { outcome?: string; code?: string }).filter((e) => e.outcome);
-      return read.filter((e) => e.outcome !== 'forwarded').length >= 5 && read;
+      return read.filter((e) => e.outcome !== 'forwarded').length >= 5 ? read : undefined;
     }, 'five decisions in the dev ledger');
     expect(entries.filter((e) => e.outcome === 'acknowledged')).toHaveLength(3);
     expect(entries.filter((e) => e.outcome === 'refused').map((e) => e.code)).toEqual(['budget', 'once']);
