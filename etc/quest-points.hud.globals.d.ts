@@ -13,7 +13,7 @@ export interface HudOptions {
     toastMs?: number;
     strings?: Partial<HudStrings>;
 }
-export declare function attachHud(client: HudClient, options?: HudOptions): QuestPointsHud;
+export declare function attachHud(client: HudClient, { parent, strings, toastMs, ...attributes }?: HudOptions): QuestPointsHud;
 declare global {
     interface HTMLElementTagNameMap {
         "quest-points-hud": QuestPointsHud;
