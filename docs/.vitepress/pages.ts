@@ -46,6 +46,7 @@ export const groups: { text: string; items: Page[] }[] = [
       { text: 'Emulator', page: 'emulator' },
       { text: 'Dev server, Vite and Phaser plugins, demo', page: 'demo' },
       { text: 'Internals', page: 'internals' },
+      { text: 'Releases, versions, upgrades', page: 'releases' },
     ],
   },
   {

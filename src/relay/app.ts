@@ -19,6 +19,8 @@ import {
 import { createMemoryCounterStore, type CounterStore } from './counter-store.js';
 import { createEconomy, type ValidateHook } from './economy/step.js';
 import { createMemoryEconomyStore, type EconomyStore } from './economy/store.js';
+import { adminRoutes } from './economy/admin.js';
+import { createRelayLedger, type LedgerOptions, type RelayLedger } from './economy/ledger.js';
 import { originPolicy, SECURITY_HEADERS } from './hygiene.js';
 import { jsonLinesToStderr, levelOfStatus, type LogSink } from './logger.js';
 import { noMetrics, relayMetrics, timedUpstream, type MetricsSink } from './metrics.js';
@@ -94,6 +96,13 @@ export interface RelayOptions extends AuthOptions {
    * request's deadline answers it retry (503 `validate_unavailable`), never accepted unchecked. Admins skip it.
    */
   validate?: ValidateHook;
+  /**
+   * The ledger: every award's decision (forwarded, acknowledged, refused with its rule, failed) and every operator
+   * action (reversed, banned, unbanned), read at GET /admin/ledger. Default off; startRelay and the CLI turn it on, in
+   * Redis when they have it, else in memory (false: off there too). `store`: createMemoryLedgerStore (one
+   * instance), createRedisCounterStore(...).ledger (quest-points/relay/node) or createDurableObjectLedgerStore.
+   */
+  ledger?: LedgerOptions | false;
 }
 
 /** The relay and what its Node server needs to stop it: mark it draining (/readyz 503). */
@@ -106,6 +115,8 @@ export interface BuiltRelay {
    */
   award?: AwardRoute;
   drain(): void;
+  /** The relay's ledger (RelayOptions `ledger`), absent when off: subscribe to its entries, flush it on shutdown. */
+  ledger?: RelayLedger;
 }
 
 /** The award route as the fast path runs it (BuiltRelay `award`). */
@@ -153,6 +164,7 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
     secrets: [upstreamApiKey(options), ...auth.secrets].filter((s): s is string => Boolean(s)),
     records: idempotency && { ...idempotency, failed: storeWarning(log, onStoreError) },
     economy: createEconomy(policy, economyStoreOf(options), options.validate),
+    ledger: options.ledger ? createRelayLedger(options.ledger, log, metrics) : undefined,
   };
   const ops: OpsState = { draining: false };
   const ipOptions = {
@@ -223,6 +235,7 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
   const service = serviceRoutes(runtime);
   app.route('/', service.app);
   app.route('/', batchRoute(runtime));
+  app.route('/', adminRoutes(runtime));
 
   app.notFound((c) =>
     fail(c, { status: 404, message: redactFor(runtime, c, `no route ${c.req.method} ${new URL(c.req.url).pathname}`), code: 'route' }),
@@ -289,6 +302,7 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
   return {
     app,
     ...(base || !bearer || options.clientAddress ? {} : { award: awardWith(bearer) }),
+    ...(runtime.ledger ? { ledger: runtime.ledger } : {}),
     drain: () => {
       ops.draining = true;
     },

@@ -57,6 +57,11 @@ export {
   type IdempotencyRecordStore,
   type MemoryRecordStoreOptions,
 } from './records.js';
+export { createMemoryLedgerStore, DEFAULT_MEMORY_LEDGER_ENTRIES, type MemoryLedgerOptions } from './economy/memory-ledger.js';
+export { DEFAULT_LEDGER_RETENTION_MS } from './economy/query.js';
+export { createDurableObjectLedgerStore, LedgerObject, type DurableObjectLedgerOptions } from './economy/durable-object-ledger.js';
+export type { LedgerListener, LedgerOptions, RelayLedger } from './economy/ledger.js';
+export type { LedgerDraft, LedgerEntry, LedgerOutcome, LedgerQuery, LedgerStore } from './economy/contract.js';
 export { ConfigError, type ConfigErrorCode } from '../kit/errors.js';
 export type { LogRecord, LogSink } from './logger.js';
 export type { UpstreamAnswer, UpstreamExchange, UpstreamOptions, UpstreamTransport } from './upstream.js';

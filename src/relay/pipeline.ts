@@ -16,6 +16,7 @@ import type { RelayRuntime } from './context.js';
 import { createDeadline, type Cancellation } from './deadline.js';
 import { planFor, reserve, settle } from './economy/step.js';
 import type { ReserveAnswer } from './economy/store.js';
+import { recordDecision, recordForwarded } from './economy/decision.js';
 import { labelOf, meaningOf, meaningOfRefusal, type Meaning } from './outcome.js';
 import { checkPolicyPoints, checkPolicyQuest, type Refusal } from './policy.js';
 import { checkRateLimit } from './rate-limit.js';
@@ -86,7 +87,7 @@ export async function runAwards(runtime: RelayRuntime, request: AwardRequest, aw
     // Before a turn is taken: nobody queues behind (and so holds up) another player's awards.
     const denied = checkUserAccess(claims, award.questId, award.serviceUserId) ?? checkPolicyQuest(runtime.policy, award.questId);
     if (denied) {
-      results[index] = count(runtime, { kind: 'refused', refusal: denied });
+      results[index] = count(runtime, { kind: 'refused', refusal: denied }, request, award);
       continue;
     }
     if (records && award.idempotencyKey !== undefined) recordKeys[index] = recordKey(runtime.upstreamKey(claims.sub, award.idempotencyKey));
@@ -185,7 +186,7 @@ async function runLane(job: Job, player: string, lane: number[]): Promise<void> 
         continue;
       }
       const [step, write] = await runOne(job, index, job.awards[index] as AwardInput, lookup);
-      const settled = count(runtime, step);
+      const settled = count(runtime, step, request, job.awards[index] as AwardInput);
       held = settled.meaning.verdict === 'retry' || settled.meaning.verdict === 'auth';
       if (!write || !records) {
         results[index] = settled;
@@ -267,6 +268,7 @@ async function runOne(job: Job, index: number, award: AwardInput, lookup: Lookup
     const refused = await reserve(economy as NonNullable<typeof economy>, runtime.policy, plan, award, folded, runtime.onStoreError);
     if (refused) return [{ kind: 'refused', refusal: refused }];
   }
+  recordForwarded(runtime, request, award);
   const result = await runtime.upstream.send(
     {
       method: 'POST',
@@ -288,8 +290,8 @@ async function runOne(job: Job, index: number, award: AwardInput, lookup: Lookup
   return [step];
 }
 
-/** What the step means, counted once in the metrics. */
-function count(runtime: RelayRuntime, step: Step): Settled {
+/** What the step means, counted once in the metrics and recorded once in the ledger. */
+function count(runtime: RelayRuntime, step: Step, request: AwardRequest, award: AwardInput): Settled {
   const meaning: Meaning =
     step.kind === 'answered'
       ? meaningOf(step.result)
@@ -297,5 +299,6 @@ function count(runtime: RelayRuntime, step: Step): Settled {
         ? meaningOfRefusal(step.refusal)
         : { verdict: 'ok', status: step.kind === 'replayed' ? step.status : 200 };
   runtime.metrics.award(labelOf(meaning, step.kind === 'refused'));
+  recordDecision(runtime, request, award, step, meaning);
   return { step, meaning };
 }

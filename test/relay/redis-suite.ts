@@ -30,6 +30,9 @@ export function relayFactory(target: () => RedisUnderTest) {
       secret: SECRET,
       keySecret: KEY_SECRET,
       redis: target().url,
+      // These tests count the award's own round trips; the ledger's append (one script per tick, after the answer)
+      // is counted in ledger-redis.test.ts.
+      ledger: false,
       logger: (record) => logs.push(record),
       policy: { allowUnknownEvents: true, maxPointsPerAward: 100, rateLimits: { perPlayer: { limit: LIMIT, windowSeconds: 60 } } },
       upstream: { url: 'http://service.test', apiKey: API_KEY, fetch: async () => Response.json({ success: true }) },

@@ -4,6 +4,8 @@ import type { IdempotencyRecordStore } from '../records.js';
 import type { EconomyStore } from '../economy/store.js';
 import { connectRedis } from './redis-connect.js';
 import { ECONOMY_LUA, RELEASE_SCRIPT, RESERVE_SCRIPT, redisEconomyStore, reservationArgs, reserveAnswer } from './redis-economy.js';
+import type { LedgerStore } from '../economy/contract.js';
+import { createRedisLedgerStore, LEDGER_APPEND_SCRIPT, resolveRedisLedgerOptions, type RedisLedgerOptions } from './redis-ledger.js';
 
 // One round trip, atomic: the first hit of a window sets its expiry; a key that somehow lost its expiry gets
 // one again (it would otherwise count forever). Leaves `count` and `ttl` (ms until the window ends) in Lua locals.
@@ -104,6 +106,8 @@ export interface RedisCounterStoreOptions {
   commandTimeoutMs?: number;
   /** Connection problems, at most one line per reconnect attempt; default a warning on stderr. */
   onConnectionError?: (message: string) => void;
+  /** The ledger's stream (`.ledger`): its retention (default 30 days) and its cap on entries. */
+  ledger?: RedisLedgerOptions;
 }
 
 /** The counter store on Redis, and the idempotency record on the same connection. */
@@ -118,6 +122,8 @@ export interface RedisCounterStore extends CounterStore {
    * `records.getWithHit`, so a single award costs one round trip with the rules on or off.
    */
   economy: EconomyStore;
+  /** The relay's ledger in a Redis stream (`qp:ledger`) on the same connection (RelayOptions `ledger`). startRelay uses it. */
+  ledger: LedgerStore;
 }
 
 /**
@@ -135,6 +141,7 @@ export async function createRedisCounterStore(options: RedisCounterStoreOptions 
   const prefix = options.prefix ?? '';
   if (/[{}]/.test(prefix))
     throw new ConfigError('prefix', 'invalid', "the Redis key prefix must not contain { or }: they would replace the keys' hash tags");
+  const ledgerOptions = resolveRedisLedgerOptions(options.ledger);
   const redis = await connectRedis(url, {
     commandTimeoutMs: options.commandTimeoutMs ?? 500,
     report: options.onConnectionError ?? ((message: string) => console.error(`quest-points relay: ${message}`)),
@@ -144,6 +151,7 @@ export async function createRedisCounterStore(options: RedisCounterStoreOptions 
       hitGetReserve: HIT_GET_RESERVE_SCRIPT,
       reserve: RESERVE_SCRIPT,
       release: RELEASE_SCRIPT,
+      ledgerAppend: LEDGER_APPEND_SCRIPT,
     },
   });
   // The keys one lookup reads: each record under its owner's tag and, on one server, its key as versions before the
@@ -199,6 +207,7 @@ export async function createRedisCounterStore(options: RedisCounterStoreOptions 
   return {
     records,
     economy: redisEconomyStore(redis, prefix, records),
+    ledger: createRedisLedgerStore(redis, prefix, ledgerOptions),
     async increment(key, windowMs) {
       await redis.connected();
       const [count, ttl] = await redis.script<[number, number]>('hit', [prefix + key, windowMs]);
