@@ -32,9 +32,11 @@ const ON: RelayPolicy = {
 };
 
 const quick = process.argv.includes('--quick');
+// --singles=N: fewer awards per relay than figure 3's 16,000 (a shared machine); the same rounds, ramp and concurrency.
+const singles = Number(process.argv.find((a) => a.startsWith('--singles='))?.slice('--singles='.length) ?? 16_000);
 const sizes = quick
   ? { singles: 200, players: 20, concurrency: 4, rounds: 1, ramp: 20 }
-  : { singles: 16_000, players: 1_000, concurrency: 32, rounds: 2, ramp: 2_000 };
+  : { singles, players: 1_000, concurrency: 32, rounds: 2, ramp: 2_000 };
 
 async function relayProcess(dir: string, name: string, upstream: string, policy: RelayPolicy, redis?: string): Promise<ChildServer> {
   const file = join(dir, `${name}.json`);
