@@ -9,27 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { paths } from '../src/protocol/index.js';
 import type { RelayPolicy } from '../src/relay/index.js';
+import { OFF, ON } from './economy-policies.js';
 import { type ChildServer, spawnEmulator, spawnServer } from './lib/emulator-process.js';
 import { runLoad } from './lib/load.js';
 import { startRedis } from './lib/redis.js';
 import { API_KEY, KEY_SECRET, QUEST, SECRET, tokens } from './lib/relay-requests.js';
 import { inTurns } from './relay-proxy.js';
-
-const OFF: RelayPolicy = {
-  allowUnknownEvents: true,
-  maxPointsPerAward: 100,
-  rateLimits: { perPlayer: { limit: 1_000_000_000, windowSeconds: 3600 }, perIp: { limit: 1_000_000_000, windowSeconds: 3600 } },
-};
-const ON: RelayPolicy = {
-  ...OFF,
-  events: { Bench: { maxPoints: 100, once: true, cooldownSeconds: 0.001 } },
-  budgets: [
-    { points: 1e12, window: 'day', timeZone: 'Europe/Paris', event: 'Bench' },
-    { points: 1e12, rollingSeconds: 3600, quest: QUEST },
-  ],
-  campaigns: { [QUEST]: { startsAt: '2020-01-01T00:00:00Z', endsAt: '2100-01-01T00:00:00Z' } },
-  bans: ['someone-else'],
-};
 
 const quick = process.argv.includes('--quick');
 // --singles=N: fewer awards per relay than figure 3's 16,000 (a shared machine); the same rounds, ramp and concurrency.
