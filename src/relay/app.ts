@@ -19,6 +19,8 @@ import {
 import { createMemoryCounterStore, type CounterStore } from './counter-store.js';
 import { adminRoutes } from './economy/admin.js';
 import { createRelayLedger, type LedgerOptions, type RelayLedger } from './economy/ledger.js';
+import { createEconomy, type ValidateHook } from './economy/step.js';
+import { createMemoryEconomyStore, type EconomyStore } from './economy/store.js';
 import { originPolicy, SECURITY_HEADERS } from './hygiene.js';
 import { jsonLinesToStderr, levelOfStatus, type LogSink } from './logger.js';
 import { noMetrics, relayMetrics, timedUpstream, type MetricsSink } from './metrics.js';
@@ -89,6 +91,18 @@ export interface RelayOptions extends AuthOptions {
    * instance), createRedisCounterStore(...).ledger (quest-points/relay/node) or createDurableObjectLedgerStore.
    */
   ledger?: LedgerOptions | false;
+  /**
+   * Where the economy rules (budgets, once-only events, cooldowns) and runtime bans live. Default: the rate-limit
+   * store's own (`createRedisCounterStore(...).economy`: shared by every relay on that Redis), else this isolate's
+   * memory (createMemoryEconomyStore: one instance). On Workers: createDurableObjectEconomyStore.
+   */
+  economyStore?: EconomyStore;
+  /**
+   * A server-authoritative check of each player's award (ask the game's own server), after the policy and before the
+   * award is reserved and sent: `{ refuse: 'why' }` refuses it (422 `policy`); throwing or not answering by the
+   * request's deadline answers it retry (503 `validate_unavailable`), never accepted unchecked. Admins skip it.
+   */
+  validate?: ValidateHook;
 }
 
 /** The relay and what its Node server needs to stop it: mark it draining (/readyz 503). */
@@ -150,6 +164,7 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
     secrets: [upstreamApiKey(options), ...auth.secrets].filter((s): s is string => Boolean(s)),
     records: idempotency && { ...idempotency, failed: storeWarning(log, onStoreError) },
     ledger: options.ledger ? createRelayLedger(options.ledger, log, metrics) : undefined,
+    economy: createEconomy(policy, economyStoreOf(options), options.validate),
   };
   const ops: OpsState = { draining: false };
   const ipOptions = {
@@ -301,6 +316,13 @@ function basePathOf(path: string | undefined): string {
     throw new ConfigError('basePath', 'invalid', `basePath must be a URL path starting with "/", got ${JSON.stringify(path)}`);
   }
   return path.replace(/\/+$/, '');
+}
+
+/** RelayOptions `economyStore`, else the rate-limit store's own (Redis), else memory. */
+function economyStoreOf(options: RelayOptions): EconomyStore {
+  if (options.economyStore) return options.economyStore;
+  const shared = (options.rateLimitStore as { economy?: EconomyStore } | undefined)?.economy;
+  return shared ?? createMemoryEconomyStore();
 }
 
 const upstreamApiKey = (options: RelayOptions) => options.upstream?.apiKey ?? globalThis.process?.env?.QP_API_KEY;

@@ -4,6 +4,7 @@ import type { VerifiedClaims } from './claims.js';
 import type { CounterStore, StoreErrorBehaviour } from './counter-store.js';
 import type { RelayLedger } from './economy/ledger.js';
 import type { Cancellation } from './deadline.js';
+import type { RelayEconomy } from './economy/step.js';
 import type { LogRecord, LogSink } from './logger.js';
 import type { RelayMetrics } from './metrics.js';
 import type { PlayerQueue } from './player-queue.js';
@@ -95,6 +96,8 @@ export interface RelayRuntime {
   records?: { store: IdempotencyRecordStore; ttlMs: number; failed(operation: 'read' | 'write', error: unknown): undefined } | undefined;
   /** The ledger (RelayOptions `ledger`), absent when off: every award's decision and every operator action (economy/ledger.ts). */
   ledger?: RelayLedger | undefined;
+  /** The economy rules' store, runtime bans (the admin routes' BanList) and validate() hook (economy/step.ts). */
+  economy?: RelayEconomy | undefined;
 }
 
 export function redactFor(runtime: RelayRuntime, c: StepContext<unknown>, text: string): string {
