@@ -51,7 +51,8 @@ describe('examples/ledger-admin', () => {
     expect(service).toBe(20);
   });
 
-  it('operate.sh: the CLI commands of the page, as written (the relay URL replaced by the served one)', async () => {
+  // Six runs of the CLI (each a Node start with tsx): a minute on a busy machine.
+  it('operate.sh: the CLI commands of the page, as written (the relay URL replaced by the served one)', { timeout: 60_000 }, async () => {
     const dir = testTempDir('ledger-example');
     const cli = new URL('../../src/cli.ts', import.meta.url).pathname;
     const shim = join(dir, 'quest-points');
