@@ -29,6 +29,17 @@ export interface SettledStep {
   result?: { kind: string; status?: number | undefined };
 }
 
+/** Each award's upstream key, derived once for its two entries (forwarded, then its decision). */
+const derived = new WeakMap<AwardFacts, string>();
+const upstreamKeyOf = (runtime: RelayRuntime, sub: string, award: AwardFacts): string => {
+  let key = derived.get(award);
+  if (key === undefined) {
+    key = runtime.upstreamKey(sub, award.idempotencyKey as string);
+    derived.set(award, key);
+  }
+  return key;
+};
+
 /** The entry of an award at this point: forwarded (about to be sent), or its decision. */
 export function awardDraft(runtime: RelayRuntime, request: Asker, award: AwardFacts, outcome: LedgerOutcome, status?: number): LedgerDraft {
   const { sub } = request.claims;
@@ -40,7 +51,7 @@ export function awardDraft(runtime: RelayRuntime, request: Asker, award: AwardFa
     serviceUserId: award.serviceUserId,
     eventName: award.eventName ?? DEFAULT_EVENT_NAME,
     eventPoints: award.eventPoints,
-    ...(award.idempotencyKey !== undefined ? { key: runtime.upstreamKey(sub, award.idempotencyKey) } : {}),
+    ...(award.idempotencyKey !== undefined ? { key: upstreamKeyOf(runtime, sub, award) } : {}),
     ...(status !== undefined ? { status } : {}),
     requestId: request.requestId,
   };
