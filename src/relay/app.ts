@@ -17,6 +17,8 @@ import {
   type StepMiddleware,
 } from './context.js';
 import { createMemoryCounterStore, type CounterStore } from './counter-store.js';
+import { createEconomy, type ValidateHook } from './economy/step.js';
+import { createMemoryEconomyStore, type EconomyStore } from './economy/store.js';
 import { adminRoutes } from './economy/admin.js';
 import { createRelayLedger, type LedgerOptions, type RelayLedger } from './economy/ledger.js';
 import { relayWebhooks, type WebhookOptions, type Webhooks } from './economy/webhooks.js';
@@ -83,6 +85,18 @@ export interface RelayOptions extends AuthOptions {
    * createRedisCounterStore(...).records (quest-points/relay/node) or createDurableObjectRecordStore (Workers).
    */
   idempotency?: IdempotencyOptions | false;
+  /**
+   * Where the economy rules (budgets, once-only events, cooldowns) and runtime bans live. Default: the rate-limit
+   * store's own (`createRedisCounterStore(...).economy`: shared by every relay on that Redis), else this isolate's
+   * memory (createMemoryEconomyStore: one instance). On Workers: createDurableObjectEconomyStore.
+   */
+  economyStore?: EconomyStore;
+  /**
+   * A server-authoritative check of each player's award (ask the game's own server), after the policy and before the
+   * award is reserved and sent: `{ refuse: 'why' }` refuses it (422 `policy`); throwing or not answering by the
+   * request's deadline answers it retry (503 `validate_unavailable`), never accepted unchecked. Admins skip it.
+   */
+  validate?: ValidateHook;
   /**
    * The ledger: every award's decision (forwarded, acknowledged, refused with its rule, failed) and every operator
    * action (reversed, banned, unbanned), read at GET /admin/ledger. Default off; startRelay and the CLI turn it on, in
@@ -159,6 +173,7 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
     players: createPlayerQueue(),
     secrets: [upstreamApiKey(options), ...auth.secrets].filter((s): s is string => Boolean(s)),
     records: idempotency && { ...idempotency, failed: storeWarning(log, onStoreError) },
+    economy: createEconomy(policy, economyStoreOf(options), options.validate),
     ledger: options.ledger ? createRelayLedger(options.ledger, log, metrics) : undefined,
   };
   // Started here: it delivers from the ledger in the background, on its own timers.
@@ -314,6 +329,13 @@ function basePathOf(path: string | undefined): string {
     throw new ConfigError('basePath', 'invalid', `basePath must be a URL path starting with "/", got ${JSON.stringify(path)}`);
   }
   return path.replace(/\/+$/, '');
+}
+
+/** RelayOptions `economyStore`, else the rate-limit store's own (Redis), else memory. */
+function economyStoreOf(options: RelayOptions): EconomyStore {
+  if (options.economyStore) return options.economyStore;
+  const shared = (options.rateLimitStore as { economy?: EconomyStore } | undefined)?.economy;
+  return shared ?? createMemoryEconomyStore();
 }
 
 const upstreamApiKey = (options: RelayOptions) => options.upstream?.apiKey ?? globalThis.process?.env?.QP_API_KEY;

@@ -83,3 +83,19 @@ export { ConfigError, type ConfigErrorCode } from '../kit/errors.js';
 export type { LogRecord, LogSink } from './logger.js';
 export type { UpstreamAnswer, UpstreamExchange, UpstreamOptions, UpstreamTransport } from './upstream.js';
 export { KEY_SECRET_MIN_LENGTH, upstreamIdempotencyKey } from './keys.js';
+export {
+  createMemoryEconomyStore,
+  type BudgetCharge,
+  type EconomyStore,
+  type MemoryEconomyStoreOptions,
+  type Reservation,
+  type ReserveAnswer,
+} from './economy/store.js';
+export type { RelayEconomy, ValidateAward, ValidateContext, ValidateHook } from './economy/step.js';
+export type { BudgetRule, CalendarWindow, CampaignRule } from './economy/rules.js';
+export {
+  createDurableObjectEconomyStore,
+  EconomyRules,
+  type DurableObjectEconomyStoreOptions,
+  type EconomyStorageLike,
+} from './economy/durable-object.js';

@@ -207,7 +207,7 @@ export async function commandCalls(ports: number[]): Promise<Record<string, numb
   for (const port of ports) {
     const { stdout } = await promisify(execFile)('redis-cli', ['-p', String(port), 'INFO', 'commandstats']);
     for (const [, name, n] of stdout.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm))
-      if (!['info', 'incr', 'pttl', 'pexpire', 'get', 'ping', 'cluster', 'replconf', 'psync', 'client'].includes(name!))
+      if (!['info', 'incr', 'pttl', 'pexpire', 'get', 'exists', 'ping', 'cluster', 'replconf', 'psync', 'client'].includes(name!))
         calls[name!] = (calls[name!] ?? 0) + Number(n);
   }
   return calls;
