@@ -7,6 +7,7 @@
 import { ConfigError } from '../../kit/errors.js';
 import { backoffDelay } from '../../protocol/index.js';
 import type { LogRecord, LogSink } from '../logger.js';
+import type { RelayMetrics, WebhookResult } from '../metrics.js';
 import type { LedgerEntry, LedgerStore } from './contract.js';
 import type { RelayLedger } from './ledger.js';
 import { attempt, signerOf, type AttemptResult, webhookId, webhookPayload, type Signer, type WebhookEndpoint } from './webhooks-send.js';
@@ -40,6 +41,8 @@ export interface WebhookOptions {
   fetch?: typeof fetch;
   /** Jitter's source, in [0, 1); default Math.random (tests pin it). */
   random?: () => number;
+  /** Told each attempt's result (the relay's metrics: qp_relay_webhook_attempts_total). */
+  count?: (result: WebhookResult) => void;
 }
 
 /** What the deliverer reads: the ledger's pages, and optionally a wake-up when entries are appended. */
@@ -105,6 +108,7 @@ export function createWebhooks(options: WebhookOptions, ledger: WebhookLedger, l
   const state = options.state ?? createMemoryWebhookState();
   const fetcher = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const random = options.random ?? Math.random;
+  const count = options.count ?? (() => {});
   const owner = crypto.randomUUID();
   const inFlight = new Map<string, Promise<void>>();
 
@@ -154,16 +158,22 @@ export function createWebhooks(options: WebhookOptions, ledger: WebhookLedger, l
       ? await attempt(fetcher, signer, delivery.id, JSON.stringify(webhookPayload(delivery.entry)), timeoutMs)
       : { outcome: 'failed', error: 'endpoint no longer configured' };
     const shown = signer?.shown ?? 'a removed endpoint';
-    if (result.outcome === 'delivered') return state.done(delivery.endpoint, delivery.id);
+    if (result.outcome === 'delivered') {
+      count('delivered');
+      return state.done(delivery.endpoint, delivery.id);
+    }
     if (result.outcome === 'gone') {
+      count('gone');
       say('error', `webhooks: ${shown} answered 410 Gone: nothing more is sent to it until a replay`);
       await state.markGone(delivery.endpoint);
       return state.bury({ ...delivery, attempts, lastError: 'HTTP 410', deadAt: Date.now() });
     }
     if (!signer || attempts >= maxAttempts) {
+      count('dead');
       say('warn', `webhooks: ${delivery.id} to ${shown} is a dead letter after ${attempts} attempts (${result.error})`);
       return state.bury({ ...delivery, attempts, lastError: result.error, deadAt: Date.now() });
     }
+    count('failed');
     const delay = backoffDelay(attempts - 1, baseMs, maxMs, result.afterMs ?? 0, random);
     await state.reschedule({ ...delivery, attempts, lastError: result.error, dueAt: Date.now() + delay });
   };
@@ -264,7 +274,13 @@ export function createWebhooks(options: WebhookOptions, ledger: WebhookLedger, l
  * The deliverer of RelayOptions `webhooks`, started: over the relay's ledger (a ConfigError without one), its state in
  * `options.state`, else the rate-limit store's (createRedisCounterStore's `webhooks`), else memory.
  */
-export function relayWebhooks(options: WebhookOptions, ledger: RelayLedger | undefined, shared: unknown, log: LogSink): Webhooks {
+export function relayWebhooks(
+  options: WebhookOptions,
+  ledger: RelayLedger | undefined,
+  shared: unknown,
+  log: LogSink,
+  metrics: RelayMetrics,
+): Webhooks {
   if (!ledger) {
     throw new ConfigError(
       'webhooks',
@@ -273,8 +289,9 @@ export function relayWebhooks(options: WebhookOptions, ledger: RelayLedger | und
     );
   }
   const state = options.state ?? (shared as { webhooks?: WebhookStateStore } | undefined)?.webhooks;
+  const count = metrics.webhook;
   const webhooks = createWebhooks(
-    { ...options, ...(state ? { state } : {}) },
+    { ...options, ...(state ? { state } : {}), ...(count && !options.count ? { count } : {}) },
     { read: (query) => ledger.store.read(query), subscribe: ledger.subscribe },
     log,
   );

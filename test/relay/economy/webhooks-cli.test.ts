@@ -63,6 +63,10 @@ describe('quest-points relay --webhook-url', () => {
     const event = new Webhook(secret).verify(arrival!.body, arrival!.headers) as { type: string; data: { eventPoints: number; key: string } };
     expect(event).toMatchObject({ type: 'award.acknowledged', data: { eventPoints: 7, key: arrival!.id } });
     expect(stderr).not.toContain(secret);
+    // Counted for Prometheus: alert on dead letters.
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toMatch(/qp_relay_webhook_attempts_total\{result="delivered"\} 1/);
+    expect(metrics).toMatch(/qp_relay_webhook_attempts_total\{result="dead"\} 0/);
   });
 
   it('refuses to start without the secret, or with a malformed one (exit 2, the secret never printed)', async () => {
