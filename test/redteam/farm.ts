@@ -132,7 +132,7 @@ export interface HonestStep {
   after?: number;
 }
 
-/** An honest player: its steps on schedule, through the relays in turn; resolves with every answer that refused one. */
+/** An honest player: its steps on schedule, through the relays in turn; resolves with every final answer that refused one. */
 export async function play(relays: string[], token: string, steps: HonestStep[]): Promise<{ sent: number; refused: string[] }> {
   const started = Date.now();
   const refused: string[] = [];
@@ -141,9 +141,17 @@ export async function play(relays: string[], token: string, steps: HonestStep[])
     const from = step.after === undefined ? Promise.resolve(started) : (answered[step.after] as Promise<number>);
     answered[i] = from.then(async (origin) => {
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, origin + step.atMs - Date.now())));
-      const { status, answer } = await sendAward(relays[i % relays.length] as string, token, step.award, step.key);
-      if (status !== 200) refused.push(`${step.award.questId}/${step.award.eventName ?? '-'}: ${answer}`);
-      return Date.now();
+      // As the SDK does: an answer that is not final (5xx, 429: a loaded relay's deadline) is sent again, same key.
+      const key = step.key ?? crypto.randomUUID();
+      for (let attempt = 1; ; attempt++) {
+        const { status, answer } = await sendAward(relays[(i + attempt - 1) % relays.length] as string, token, step.award, key);
+        const final = status < 500 && status !== 429;
+        if (final || attempt === 10) {
+          if (status !== 200) refused.push(`${step.award.questId}/${step.award.eventName ?? '-'}: ${answer}`);
+          return Date.now();
+        }
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
     });
   });
   await Promise.all(answered);
