@@ -46,11 +46,15 @@ export function listen(client: HudClient, to: HudListener): () => void {
   // No destructuring here: the script-tag build lowers it to helper calls (bytes of its budget).
   const names = Object.keys(handlers) as (keyof typeof handlers)[];
   const bound = names.map((name) => (e: Heard) => mine(e) && handlers[name](e as never));
-  names.forEach((name, i) => client.on(name, bound[i] as never));
+  names.forEach((name, i) => {
+    client.on(name, bound[i] as never);
+  });
   to.view(own);
   const unsubscribe = client.subscribe(to.status);
   return () => {
-    names.forEach((name, i) => client.off(name, bound[i] as never));
+    names.forEach((name, i) => {
+      client.off(name, bound[i] as never);
+    });
     unsubscribe();
   };
 }
