@@ -49,6 +49,8 @@ export default defineConfig({
   test: {
     // Tests live at the repo root, not under the demo root.
     root: repo,
+    // A test whose suite's setup threw counts as failed, not skipped: see the reporter.
+    reporters: ['./test/helpers/not-run-reporter.ts', 'default'],
     testTimeout: 20_000,
     hookTimeout: 60_000,
     // expect.poll waits on a condition as until() does, and as long: its own default (1 s) is a fixed deadline that a

@@ -4,9 +4,11 @@ import { createDevStack, randomDevSecrets, type DevSecrets } from '../../src/dev
 // server there, so the dev stack (emulator + relay + dev tokens + live policy, src/dev/stack.ts) runs in the page
 // itself, and the page's fetch to /api/*, /__dev/* and /__emulator/* on its own origin is answered by it. Only the
 // static build loads this module (vite.config.ts puts it first in every page); `npm start` uses the real dev server.
-// The stack's state (its secrets, the emulator's ledger and idempotency store, the policy) is kept in
-// sessionStorage, so moving between the demo's pages keeps the points, and an award resent after a reload is still
-// the same award. There is nothing to protect: the "service" and its secrets are this visitor's own, in this tab.
+// The stack's state (its secrets, the emulator's ledger and idempotency store, the policy) is kept in localStorage,
+// as the player's id (session.ts) and the SDK's outbox (IndexedDB) are: a page opened in another tab (the docs'
+// links under the frame open new tabs) or after a reload has the player's points, and an award resent after a reload
+// is still the same award. Two tabs at once: each saves after every change and takes another tab's save when the
+// `storage` event brings it. There is nothing to protect: the "service" and its secrets are this visitor's own.
 
 const KEY = 'quest-points-static-demo';
 const PREFIXES = ['/api/', '/__dev/', '/__emulator/'];
@@ -17,15 +19,33 @@ interface Saved {
   policy?: unknown;
 }
 
-const saved: Saved = (() => {
+function read(text: string | null): Saved | undefined {
   try {
-    const parsed = JSON.parse(sessionStorage.getItem(KEY) ?? 'null') as Saved | null;
-    if (parsed?.secrets) return parsed;
+    const parsed = JSON.parse(text ?? 'null') as Saved | null;
+    return parsed?.secrets ? parsed : undefined;
   } catch {
-    // No storage (a sandboxed frame) or an unreadable entry: start afresh.
+    return undefined; // an unreadable entry: start afresh
   }
-  return { secrets: randomDevSecrets() };
+}
+
+function write(value: Saved): void {
+  try {
+    localStorage.setItem(KEY, JSON.stringify(value));
+  } catch {
+    // No storage (a sandboxed frame), full or denied: the state lives as long as the page.
+  }
+}
+
+const stored = (() => {
+  try {
+    return localStorage.getItem(KEY);
+  } catch {
+    return null;
+  }
 })();
+const saved: Saved = read(stored) ?? { secrets: randomDevSecrets() };
+// The first page of this browser sets the secrets every later page and tab uses: their tokens verify in any of them.
+if (!stored) write(saved);
 
 // Refusals are the demo's to show (the console, the HUD); the page's console stays for the page.
 const stack = createDevStack({ secrets: saved.secrets, logger: () => {} });
@@ -37,20 +57,22 @@ const call = (method: string, path: string, body?: unknown) =>
     }),
   );
 
-/** Restores the tab's state before the first request is answered. */
-const ready = (async () => {
-  if (saved.state) await call('PUT', '/__emulator/state', saved.state);
-  if (saved.policy) await call('PUT', '/__dev/policy', { policy: saved.policy });
-})();
+async function restore(from: Saved): Promise<void> {
+  if (from.state) await call('PUT', '/__emulator/state', from.state);
+  if (from.policy) await call('PUT', '/__dev/policy', { policy: from.policy });
+}
+
+/** Restores the saved state before the first request is answered; later, another tab's saves in turn. */
+let ready = restore(saved);
+window.addEventListener('storage', (event) => {
+  const theirs = event.key === KEY ? read(event.newValue) : undefined;
+  if (theirs) ready = ready.then(() => restore(theirs));
+});
 
 async function save(): Promise<void> {
   const state = await (await call('GET', '/__emulator/state')).json();
   const policy = ((await (await call('GET', '/__dev/policy')).json()) as { policy: unknown }).policy;
-  try {
-    sessionStorage.setItem(KEY, JSON.stringify({ secrets: saved.secrets, state, policy } satisfies Saved));
-  } catch {
-    // Full or denied: the state lives as long as the page.
-  }
+  write({ secrets: saved.secrets, state, policy });
 }
 
 const network = window.fetch.bind(window);

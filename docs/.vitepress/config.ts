@@ -23,7 +23,10 @@ function outOfDocs(href: string, page: string): string | null {
 export default defineConfig({
   title: 'quest-points',
   description: 'Award quest points from a web game reliably: offline outbox SDK, operator relay, local emulator, HUD.',
-  cleanUrls: true,
+  // Pages are page.html and links say so: any static server answers a direct load or a reload of a deep link
+  // (with cleanUrls, /unity is a 404 on a host that does not add .html; test/docs/demo-embed.test.ts serves the
+  // build with node's http alone).
+  cleanUrls: false,
   // The demo's coin (demo/public/sprites/coin.svg).
   head: [['link', { rel: 'icon', href: '/favicon.svg', type: 'image/svg+xml' }]],
   // The TypeDoc build is copied in from docs/public/api after the pages are checked.

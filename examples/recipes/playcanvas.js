@@ -15,6 +15,11 @@ const camera = new Entity('camera');
 camera.addComponent('camera', { clearColor: new Color(0.05, 0.1, 0.17) });
 camera.setPosition(0, 0, 5);
 app.root.addChild(camera);
+// A light: without one the box renders black (its material is lit, and the scene has no light by default).
+const light = new Entity('light');
+light.addComponent('light', { type: 'directional' });
+light.setEulerAngles(45, 30, 0);
+app.root.addChild(light);
 const box = new Entity('box');
 box.addComponent('render', { type: 'box' });
 app.root.addChild(box);

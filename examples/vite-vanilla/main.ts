@@ -16,14 +16,14 @@ attachHud(qp, { parent: document.querySelector('#game') ?? document.body }); // 
 function collectCoin() {
   qp.award({ eventPoints: 5, eventName: 'coin' }); // returns at once; queued in IndexedDB, works offline
 }
+document.querySelector('#game')?.addEventListener('click', collectCoin); // in your game: where a coin is collected
 // #endregion quickstart
 
 document.getElementById('coin')?.addEventListener('click', collectCoin);
 
-// The "game": a coin that bobs; clicking it collects it.
+// The "game": a coin that bobs in #game's canvas; clicking it collects it.
 const canvas = document.querySelector('canvas');
 const ctx = canvas?.getContext('2d');
-canvas?.addEventListener('click', collectCoin);
 function draw(time: number) {
   if (!canvas || !ctx) return;
   const y = 180 + Math.sin(time / 300) * 12;

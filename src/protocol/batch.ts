@@ -1,17 +1,14 @@
 import * as v from 'valibot';
-import { entriesOf, QuestIdSchema } from './fields.js';
+import { RelayAwardBodySchema } from './bodies.js';
+import { QuestIdSchema } from './fields.js';
 import { IdempotencyKeySchema } from './params.js';
 import { BATCH_MAX_AWARDS } from './limits.js';
-import { RELAY_AWARD_RULES } from './rules.js';
 
 // The relay's own endpoint for the SDK: POST /batch/points. Not part of the service interface.
 
-/**
- * One award as the SDK queues it: the spec's body, the relay's optional `onceKey` (never forwarded to the service),
- * its quest and its persisted idempotency key.
- */
+/** One award as the SDK queues it: the spec's body (and the relay's onceKey) plus its quest and its persisted idempotency key. */
 export const QueuedAwardSchema = v.object({
-  ...entriesOf(RELAY_AWARD_RULES),
+  ...RelayAwardBodySchema.entries,
   questId: QuestIdSchema,
   idempotencyKey: IdempotencyKeySchema,
 });

@@ -4,10 +4,11 @@
 // become awards the in-page stack (demo/src/in-page-stack.ts) records, the HUD and the ledger agree, offline awards
 // land once after, and not one request for /api, /__dev or /__emulator reaches the host.
 import { execFile } from 'node:child_process';
-import type { Server } from 'node:http';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { extname, join } from 'node:path';
 import { promisify } from 'node:util';
-import express from 'express';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../helpers/chromium.js';
@@ -26,15 +27,18 @@ const failed: string[] = [];
 beforeAll(async () => {
   await run('npm', ['run', 'demo:static'], { cwd: root });
   await run('npx', ['vitepress', 'build', 'docs'], { cwd: root });
-  const app = express();
-  app.use((req, res, next) => {
-    asked.push(req.path);
-    res.on('finish', () => res.statusCode >= 400 && failed.push(`${res.statusCode} ${req.path}`));
-    next();
+  server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://host').pathname);
+    asked.push(path);
+    const file = plainFile(path);
+    if (!file) {
+      failed.push(`404 ${path}`);
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(readFileSync(file));
   });
-  // cleanUrls: /guide/play is guide/play.html, as on any static host that serves the site.
-  app.use(express.static(site, { extensions: ['html'] }));
-  server = app.listen(0, '127.0.0.1');
+  server.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   browser = await launchChromium();
@@ -45,6 +49,38 @@ afterAll(async () => {
   server?.closeAllConnections();
   await new Promise((resolve) => server?.close(resolve));
 });
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html',
+  '.js': 'text/javascript',
+  '.css': 'text/css',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.json': 'application/json',
+  '.woff2': 'font/woff2',
+};
+
+/**
+ * The file a plain static server sends for a path, as node's http with nothing else would (or `python3 -m
+ * http.server`): the file of that name, a folder's index.html, else nothing. No `.html` added, no fallback page.
+ */
+function plainFile(path: string): string | undefined {
+  const file = join(site, path);
+  if (!file.startsWith(site)) return undefined;
+  const stat = statSync(file, { throwIfNoEntry: false });
+  if (stat?.isFile()) return file;
+  if (stat?.isDirectory() && statSync(join(file, 'index.html'), { throwIfNoEntry: false })?.isFile()) return join(file, 'index.html');
+  return undefined;
+}
+
+/** Every built page of the site (not the TypeDoc API, not the demo), as the path a visitor loads. */
+function sitePages(dir = site): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return ['api', 'demo', 'assets'].includes(entry.name) && dir === site ? [] : sitePages(path);
+    return entry.name.endsWith('.html') && entry.name !== '404.html' ? [path.slice(site.length)] : [];
+  });
+}
 
 /** A number the demo page keeps in data-value. */
 const number = async (frame: Frame | Page, selector: string) => Number(await frame.locator(selector).getAttribute('data-value'));
@@ -64,7 +100,7 @@ describe('the demo in the docs site (static build, the stack in the page)', { ti
     page.on('console', (message) => {
       if (message.type() === 'error') errors.push(message.text());
     });
-    await page.goto(`${base}/guide/play`);
+    await page.goto(`${base}/guide/play.html`);
     const element = await page.waitForSelector('iframe#demo-game');
     const frame = (await element.contentFrame())!;
     await frame.waitForSelector('#hud-total[data-value]');
@@ -90,10 +126,48 @@ describe('the demo in the docs site (static build, the stack in the page)', { ti
     const points = (await mine()).reduce((sum, e) => sum + e.eventPoints, 0);
     await until(async () => (await number(frame, '#hud-total')) === points, `the HUD total ${points}`);
 
+    // The links under the frame open new tabs: the same player with the same points there (the stack's state is in
+    // localStorage, as the player's id is).
+    const [full] = await Promise.all([context.waitForEvent('page'), page.getByRole('link', { name: 'Open it full size' }).click()]);
+    await full.waitForSelector('#hud-total[data-value]');
+    expect(await full.locator('#player').textContent()).toBe(player);
+    await until(async () => (await number(full, '#hud-total')) === points, `the new tab's HUD total ${points}`);
+    await until(async () => (await ledger(full)).filter((e) => e.serviceUserId === player).length === caught, `the new tab's ledger: ${caught}`);
+    // A page opened afresh (a bookmark, an address typed in a new tab: no copy of the opener's session) has them too.
+    const fresh = await context.newPage();
+    await fresh.goto(`${base}/demo/console.html`);
+    expect((await ledger(fresh)).filter((e) => e.serviceUserId === player)).toHaveLength(caught);
+
     expect(asked.filter((path) => /^\/(api|__dev|__emulator)(\/|$)/.test(path))).toEqual([]);
     expect(asked).toContain('/demo/game.html');
     expect(failed).toEqual([]);
     expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('every page of the site and every link between them loads from a plain static server: a deep link, a reload', async () => {
+    const pages = sitePages();
+    expect(pages).toEqual(expect.arrayContaining(['/index.html', '/unity.html', '/guide/play.html']));
+    const links = new Set<string>();
+    for (const path of pages) {
+      const html = readFileSync(join(site, path), 'utf8');
+      for (const [, href] of html.matchAll(/href="(\/[^"#?]*)/g)) if (!href!.startsWith('/api/')) links.add(href!);
+    }
+    const missing = [...links].filter((href) => !plainFile(href));
+    expect(missing).toEqual([]);
+    // In Chromium: the Unity page loaded by its own address, then reloaded, shows itself (not a 404 page).
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const response = await page.goto(`${base}/unity.html`);
+    expect(response?.status()).toBe(200);
+    await expect.poll(() => page.locator('main h1').first().textContent()).toContain('Unity');
+    await page.reload();
+    await expect.poll(() => page.locator('main h1').first().textContent()).toContain('Unity');
+    // A link of the sidebar, followed: the address a visitor would bookmark, loaded afresh.
+    await page.locator('nav a[href*="godot"]').first().click();
+    await page.waitForURL(/godot/);
+    const bookmarked = await context.newPage();
+    expect((await bookmarked.goto(page.url()))?.status()).toBe(200);
     await context.close();
   });
 
@@ -130,7 +204,7 @@ describe('the demo in the docs site (static build, the stack in the page)', { ti
     await context.close();
   });
 
-  it("the stack keeps the tab's ledger from page to page (sessionStorage): the console sees the game's awards", async () => {
+  it("the stack keeps the browser's ledger from page to page (localStorage): the console sees the game's awards", async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     await page.goto(`${base}/demo/game.html?autoplay&player=docs-visitor`);

@@ -1,8 +1,8 @@
 // README.md and docs/: every internal link and anchor leads somewhere, every page is in the site's sidebar (links.ts).
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { brokenLinks, githubSlug, vitepressSlug } from './links.js';
-import { root } from './snippet-sources.js';
+import { docFiles, root } from './snippet-sources.js';
 
 const fixture = 'test-results/links/page.md';
 afterAll(() => rmSync(`${root}test-results/links`, { recursive: true, force: true }));
@@ -11,6 +11,18 @@ describe('documentation links', () => {
   it('every internal link and anchor of README.md and docs/ leads somewhere; every page is in the sidebar', () => {
     const problems = brokenLinks();
     expect(problems, problems.join('\n')).toEqual([]);
+  });
+
+  it('every table of README.md and docs/ has a header row (docs/unity.md had an empty one: a blank bar over the table)', () => {
+    const empty = docFiles().flatMap((file) => {
+      const lines = readFileSync(`${root}${file}`, 'utf8').split('\n');
+      return lines.flatMap((line, i) => {
+        if (!/^\|[-:| ]+\|$/.test(lines[i + 1] ?? '') || !line.startsWith('|')) return [];
+        const cells = line.slice(1, -1).split('|');
+        return cells.every((cell) => cell.trim() === '') ? [`${file}:${i + 1}: ${line}`] : [];
+      });
+    });
+    expect(empty).toEqual([]);
   });
 
   it('slugs: the docs site (VitePress) and GitHub', () => {

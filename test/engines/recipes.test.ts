@@ -6,7 +6,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_BUNDLE } from '../helpers/bundle.js';
 import { sourcedSnippets } from '../docs/snippet-sources.js';
@@ -26,6 +26,30 @@ const AWARDS: Record<string, { eventPoints: number; eventName: string }> = {
   'babylon.js': { eventPoints: 10, eventName: 'box' },
   'playcanvas.js': { eventPoints: 5, eventName: 'box' },
 };
+/**
+ * Recipes whose scene must come out lit: the region of the canvas (x, y, width, height) where their mesh always is.
+ * A mesh with no light in its scene renders black on the clear colour (PlayCanvas's box did).
+ */
+const LIT: Record<string, [number, number, number, number]> = { 'playcanvas.js': [350, 250, 100, 100] };
+
+/** Whether a tenth of the region is bright (a channel over 100 of 255): the canvas as shown, read from a screenshot. */
+async function litPixels(page: Page, [x, y, width, height]: [number, number, number, number]): Promise<boolean> {
+  const png = (await page.locator('#game canvas').screenshot()).toString('base64');
+  const bright = await page.evaluate(
+    async ({ png, x, y, width, height }) => {
+      const image = await createImageBitmap(await (await fetch(`data:image/png;base64,${png}`)).blob());
+      const context = new OffscreenCanvas(image.width, image.height).getContext('2d')!;
+      context.drawImage(image, 0, 0);
+      const { data } = context.getImageData(x, y, width, height);
+      let count = 0;
+      for (let i = 0; i < data.length; i += 4) if (Math.max(data[i]!, data[i + 1]!, data[i + 2]!) > 100) count++;
+      return count;
+    },
+    { png, x, y, width, height },
+  );
+  return bright > (width * height) / 10;
+}
+
 const entry = (sub: string) => join(repo, 'src', sub, 'index.ts');
 const ALIASES = {
   'quest-points': entry('client'),
@@ -84,6 +108,7 @@ describe('engine recipes in Chromium, as written', { timeout: 120_000 }, () => {
           () => page.evaluate(() => !!document.querySelector('#game canvas') && !!document.querySelector('quest-points-hud')),
           'the canvas and the HUD',
         );
+        if (file in LIT) await until(() => litPixels(page, LIT[file]!), `${file} draws its scene lit (not black)`, 20_000);
         const box = (await page.locator('#game').boundingBox())!;
         // The engine may need a few frames before its input is live: click, then wait a while for the award; only
         // if none came, click again.

@@ -3,15 +3,19 @@
 // tree-sitter-cli (which downloads a toolchain): the .wasm is built here with Debian's emscripten (emcc, which CI
 // installs for the Unity tests) from the grammar's src/, in a temporary folder, in about a second. Every .gd file of
 // the addon parses without an error node; a deliberately broken copy does not (the check can fail); the callbacks
-// JavaScript holds are kept in member variables; the autoload has the signals and functions docs/godot.md names.
+// JavaScript holds are kept in member variables; the autoload has the signals and functions docs/godot.md names. The
+// addon, the example and every gdscript block of the docs follow the GDScript style guide as gdlint checks it
+// (gdlint.ts: its default rules on this parse).
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Language, type Node, Parser } from 'web-tree-sitter';
-import { sourcedSnippets } from '../docs/snippet-sources.js';
+import { docFiles, root, sourcedSnippets } from '../docs/snippet-sources.js';
+import { lintLines, lintTree } from './gdlint.js';
 
 const repo = resolve(import.meta.dirname, '../..');
 const addon = join(repo, 'engines/godot/addons/quest_points');
@@ -137,5 +141,43 @@ describe('the Godot addon’s GDScript (tree-sitter-gdscript)', () => {
     expect(source).toContain('OS.has_feature("web")');
     expect(source).toContain('ClassDB.class_exists("JavaScriptBridge")');
     tree.delete();
+  });
+});
+
+/** gdlint's findings on a source: its text rules and its tree rules. */
+function lint(source: string): string[] {
+  const tree = parser.parse(source)!;
+  const found = [...lintLines(source), ...lintTree(tree)];
+  tree.delete();
+  return found;
+}
+
+describe('the GDScript style guide (gdlint’s default rules, gdlint.ts)', () => {
+  it('the addon and the example scene: no line over 100 columns, no function over 6 returns, names as the guide says', async () => {
+    const files = [...(await scripts()).map((file) => join(addon, file)), example];
+    const found = await Promise.all(files.map(async (file) => lint(await readFile(file, 'utf8')).map((f) => `${file.slice(repo.length + 1)}: ${f}`)));
+    expect(found.flat()).toEqual([]);
+  });
+
+  it('every gdscript block of the docs', () => {
+    const blocks = docFiles().flatMap((doc) =>
+      [...readFileSync(root + doc, 'utf8').matchAll(/^```gdscript\n([\s\S]*?)^```/gm)].map((m) => ({ doc, code: m[1]! })),
+    );
+    expect(blocks.map((b) => b.doc)).toContain('docs/godot.md');
+    for (const block of blocks) expect(lint(block.code), block.doc).toEqual([]);
+  });
+
+  it('fails on a copy with a long line, 7 returns, a camelCase function or an else after return', () => {
+    const returns = Array.from({ length: 7 }, (_, i) => `\tif x == ${i}:\n\t\treturn ${i}`).join('\n');
+    const found = lint(
+      `extends Node\n\n\nfunc many(x: int) -> int:\n${returns}\n\treturn -1\n\n\nfunc camelCase() -> void:\n\tprint("${'x'.repeat(100)}")\n\n\n` +
+        'func branch(x: int) -> int:\n\tif x > 0:\n\t\treturn 1\n\telse:\n\t\treturn 2\n',
+    );
+    expect(found).toEqual([
+      'max-line-length line 23: 113 columns',
+      'max-returns line 4: many has 8 returns',
+      'function-name line 22: camelCase',
+      'no-else-return line 29',
+    ]);
   });
 });

@@ -1,6 +1,6 @@
 extends Node2D
-## A Godot 4 scene using the QuestPoints autoload: start once, award on a click, show the total from the signal.
-## The scene: a Node2D with this script and a Label child named Total.
+## A Godot 4 scene using the QuestPoints autoload: start once, award on a click, show the total from
+## the signal. The scene: a Node2D with this script and a Label child named Total.
 
 @export var relay_url := "/api"  ## your relay, on the page's origin
 @export var token_url := "/login/qp-token"  ## your login route, answering JSON { "token": "..." }
@@ -15,7 +15,7 @@ func _ready() -> void:
 	QuestPoints.connection_changed.connect(_on_connection_changed)
 	QuestPoints.award_rejected.connect(_on_award_rejected)
 	QuestPoints.auth_required.connect(_on_auth_required)
-	# false off the web (the editor, desktop): QuestPoints has said why, once, and award() does nothing.
+	# false off the web (the editor, desktop): QuestPoints said why, once; award() does nothing.
 	QuestPoints.start({
 		"relay_url": relay_url,
 		"token_url": token_url,
@@ -42,7 +42,8 @@ func _on_connection_changed(online: bool) -> void:
 
 
 func _on_award_rejected(key: String, status: int, message: String, code: String) -> void:
-	# The message is for the logs (it may name the rule and its numbers); a player's words go by the code (the HUD's).
+	# The message is for the logs (it may name the rule and its numbers); a player's words go by
+	# the code, as the HUD's do.
 	push_warning("award %s refused (%d %s): %s" % [key, status, code, message])
 
 

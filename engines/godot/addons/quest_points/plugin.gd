@@ -1,7 +1,8 @@
 @tool
 extends EditorPlugin
-## Enabling the addon registers the QuestPoints autoload; its export plugin puts the two JavaScript files of web/
-## into every Web export's pack (Godot exports only the resources it knows, and .js is not one).
+## Enabling the addon registers the QuestPoints autoload; its export plugin puts the two JavaScript
+## files of web/ into every Web export's pack (Godot exports only the resources it knows, and .js is
+## not one).
 
 const AUTOLOAD := "QuestPoints"
 const AUTOLOAD_PATH := "res://addons/quest_points/quest_points.gd"

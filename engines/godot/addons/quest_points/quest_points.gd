@@ -1,11 +1,13 @@
 extends Node
-## Quest points for a Godot 4 web export (the QuestPoints autoload). It drives the quest-points SDK in the page through
-## JavaScriptBridge: start() once with the relay and the player, award() where the game awards, and the signals tell
-## the game what the SDK knows. Awards are queued in the browser's IndexedDB and delivered exactly once, offline
-## included. Off the web (the editor, desktop, mobile) or in a web export built without the JavaScript bridge
-## (javascript_eval=no), it says so once with push_warning and does nothing else: award() returns "".
+## Quest points for a Godot 4 web export (the QuestPoints autoload). It drives the quest-points SDK
+## in the page through JavaScriptBridge: start() once with the relay and the player, award() where
+## the game awards, and the signals tell the game what the SDK knows. Awards are queued in the
+## browser's IndexedDB and delivered exactly once, offline included. Off the web (the editor,
+## desktop, mobile) or in a web export built without the JavaScript bridge (javascript_eval=no), it
+## says so once with push_warning and does nothing else: award() returns "".
 
-## The live total changed: total is confirmed + sent + pending; view is the whole view (history entries included).
+## The live total changed: total is confirmed + sent + pending; view is the whole view (history
+## entries included).
 signal points_changed(total: float, view: Dictionary)
 ## The connection to the relay went down (false) or came back (true).
 signal connection_changed(online: bool)
@@ -13,9 +15,10 @@ signal connection_changed(online: bool)
 signal award_queued(key: String, points: float)
 ## The service acknowledged an award.
 signal award_sent(key: String)
-## An award was refused for good (a dead letter): the relay's status and message (for logs: it may name the rule), and
-## its machine-readable code ("budget", "once", "cooldown", "campaign", "banned", "policy"...; "" when the service
-## refused). Word it for the player by the code, never by the message.
+## An award was refused for good (a dead letter): the relay's status and message (for logs: it may
+## name the rule and its numbers), and its machine-readable code ("budget", "once", "cooldown",
+## "campaign", "banned", "policy"...; "" when the service refused). Word it for the player by the
+## code, never by the message.
 signal award_rejected(key: String, status: int, message: String, code: String)
 ## The token was refused or could not be had: the player must sign in again.
 signal auth_required(message: String)
@@ -29,18 +32,19 @@ const SCRIPTS := ["quest-points.global.js", "quest_points_godot.js"]
 var started := false
 
 var _unavailable_reason := ""
-# Untyped on purpose: the JavaScriptBridge singleton (reached by name, so a build without the class still parses) and
-# JavaScriptObject proxies are called dynamically.
+# Untyped on purpose: the JavaScriptBridge singleton (reached by name, so a build without the class
+# still parses) and JavaScriptObject proxies are called dynamically.
 var _js = null
 var _bridge = null
-## The callback JavaScript calls with every event. Kept here: a callback that is not referenced is freed, and the SDK
-## would then call a dead function.
+## The callback JavaScript calls with every event. Kept here: a callback that is not referenced is
+## freed, and the SDK would then call a dead function.
 var _on_event_callback = null
 
 
-## Starts the SDK. options: relay_url, quest_id, service_user_id; token_url (a same-origin URL answering JSON
-## { "token": ... }) or nothing (then token_needed asks the game); storage_name; hud (false, or a Dictionary with
-## position, history, toasts, toast_ms, canvas). Returns false, having said why, when it cannot run.
+## Starts the SDK. options: relay_url, quest_id, service_user_id; token_url (a same-origin URL
+## answering JSON { "token": ... }) or nothing (then token_needed asks the game); storage_name; hud
+## (false, or a Dictionary with position, history, toasts, toast_ms, canvas). Returns false, having
+## said why, when it cannot run.
 func start(options: Dictionary) -> bool:
 	if not _load_bridge():
 		return false
@@ -75,34 +79,37 @@ func start(options: Dictionary) -> bool:
 	return true
 
 
-## Queues an award and returns its idempotency key, or "" when it was refused (the error says which field and rule)
-## or the addon cannot run here.
+## Queues an award and returns its idempotency key, or "" when it was refused (the error says which
+## field and rule) or the addon cannot run here.
 func award(points: float, event_name := "", description := "") -> String:
 	if not started:
-		# Off the web this warns once (and never again); on the web, an award before start() is the game's bug.
+		# Off the web this warns once (never again); on the web, award() before start() is a bug.
 		if _load_bridge():
 			push_error("QuestPoints: award() before start()")
 		return ""
 	var answer = JSON.parse_string(str(_bridge.award(points, event_name, description)))
 	if not answer is Dictionary or answer.has("error"):
-		push_error("QuestPoints: award refused: %s" % (answer.get("error", "no answer") if answer is Dictionary else "no answer"))
+		var reason = answer.get("error", "no answer") if answer is Dictionary else "no answer"
+		push_error("QuestPoints: award refused: %s" % reason)
 		return ""
 	return answer["key"]
 
 
-## Answers token_needed: the player's token from the game's login, or "" when the player is not signed in.
+## Answers token_needed: the player's token from the game's login, or "" when the player is not
+## signed in.
 func provide_token(token: String) -> void:
 	if started:
 		_bridge.provideToken(token)
 
 
-## The live view now: total, confirmed, sent, pending, stale, history (entries with points, event, description,
-## state, key). Empty when not started.
+## The live view now: total, confirmed, sent, pending, stale, history (entries with points, event,
+## description, state, key). Empty when not started.
 func get_view() -> Dictionary:
 	return _parse(_bridge.view()) if started else {}
 
 
-## The SDK's state now: online, queueSize, deadLetterCount, authRequired, storage. Empty when not started.
+## The SDK's state now: online, queueSize, deadLetterCount, authRequired, storage. Empty when not
+## started.
 func get_snapshot() -> Dictionary:
 	return _parse(_bridge.snapshot()) if started else {}
 
@@ -130,22 +137,37 @@ func _load_bridge() -> bool:
 		return true
 	if _unavailable_reason != "":
 		return false
+	var reason := _why_no_bridge()
+	if reason == "":
+		reason = _load_scripts()
+	if reason != "":
+		return _unavailable(reason)
+	return true
+
+
+# Why the JavaScript bridge cannot be had here, or "" (then _js is the JavaScriptBridge singleton).
+func _why_no_bridge() -> String:
 	if not OS.has_feature("web"):
-		return _unavailable("this is not a web export")
+		return "this is not a web export"
 	if not ClassDB.class_exists("JavaScriptBridge") or not Engine.has_singleton("JavaScriptBridge"):
-		return _unavailable("this build has no JavaScriptBridge")
+		return "this build has no JavaScriptBridge"
 	_js = Engine.get_singleton("JavaScriptBridge")
 	if str(_js.eval("typeof window", true)) != "object":
-		return _unavailable("this web export was built without the JavaScript bridge (javascript_eval=no)")
+		return "this web export was built without the JavaScript bridge (javascript_eval=no)"
+	return ""
+
+
+# Evaluates the SDK and the bridge in the page and keeps the bridge's interface, or says why not.
+func _load_scripts() -> String:
 	for file in SCRIPTS:
 		var source := FileAccess.get_file_as_string(WEB_DIR + file)
 		if source.is_empty():
-			return _unavailable("%s is not in the export (is the addon enabled?)" % file)
+			return "%s is not in the export (is the addon enabled?)" % file
 		_js.eval(source, true)
 	_bridge = _js.get_interface("QuestPointsGodot")
 	if _bridge == null:
-		return _unavailable("the bridge did not load")
-	return true
+		return "the bridge did not load"
+	return ""
 
 
 func _unavailable(reason: String) -> bool:
@@ -176,7 +198,9 @@ func _on_event(args: Array) -> void:
 		"award:sent":
 			award_sent.emit(str(payload["key"]))
 		"award:rejected":
-			award_rejected.emit(str(payload["key"]), int(payload["status"]), str(payload["message"]), str(payload.get("code", "")))
+			var key := str(payload["key"])
+			var code := str(payload.get("code", ""))
+			award_rejected.emit(key, int(payload["status"]), str(payload["message"]), code)
 		"auth:required":
 			auth_required.emit(str(payload["message"]))
 		"token:needed":
