@@ -172,7 +172,13 @@ it('delivers each award once and returns its key; the events come back as the C#
     for (const key of keys) expect(key).toMatch(/^[0-9a-f-]{36}$/);
     // The third is refused by the relay's policy (an unknown event may not deduct): AwardRejected, not AwardSent.
     const rejected = await until(() => drive(page, (u, h) => u.events(h, 'rejected')[0]?.data, handle), 'AwardRejected', WAIT_MS);
-    expect(rejected).toMatchObject({ idempotencyKey: keys[2], status: 422, message: expect.stringMatching(/negative/), eventName: 'penalty' });
+    expect(rejected).toMatchObject({
+      idempotencyKey: keys[2],
+      status: 422,
+      code: 'policy',
+      message: expect.stringMatching(/negative/),
+      eventName: 'penalty',
+    });
     await until(async () => (await sentKeys(page, handle)).length === 2, 'two AwardSent events', WAIT_MS);
     expect((await sentKeys(page, handle)).sort()).toEqual([keys[0], keys[1]].sort());
 
