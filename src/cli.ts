@@ -7,6 +7,10 @@ commands:
   relay      run the operator relay in front of a Quest Points Service
   token      print a player token signed with QP_RELAY_SECRET
   dev        run emulator + dev relay on loopback for a game's own dev server
+  ledger     export a relay's ledger as NDJSON (quest-points ledger export)
+  reverse    reverse an acknowledged award through a relay's admin API
+  ban        ban a player on a relay (and every relay sharing its store)
+  unban      lift a player's ban
 
 quest-points <command> --help shows the command's options.`;
 
@@ -15,6 +19,10 @@ const commands: Record<string, () => Promise<(argv: string[]) => Promise<void>>>
   relay: async () => (await import('./relay/cli.js')).relayCommand,
   token: async () => (await import('./relay/cli.js')).tokenCommand,
   dev: async () => (await import('./dev/cli.js')).devCommand,
+  ledger: async () => (await import('./relay/economy/cli.js')).ledgerCommand,
+  reverse: async () => (await import('./relay/economy/cli.js')).reverseCommand,
+  ban: async () => (await import('./relay/economy/cli.js')).banCommand,
+  unban: async () => (await import('./relay/economy/cli.js')).unbanCommand,
 };
 
 const [name, ...argv] = process.argv.slice(2);

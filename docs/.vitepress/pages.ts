@@ -20,6 +20,7 @@ export const groups: { text: string; items: Page[] }[] = [
       { text: 'Configure the relay', page: 'relay/configure' },
       { text: 'Secure the relay', page: 'relay/secure' },
       { text: 'Operate and scale', page: 'relay/operate' },
+      { text: 'Economy: stop farming', page: 'economy' },
       { text: 'Relay performance', page: 'relay/performance' },
       { text: 'Run it offline: guarantees', page: 'guide/offline' },
       { text: 'Test with the emulator', page: 'guide/emulator' },
@@ -45,6 +46,7 @@ export const groups: { text: string; items: Page[] }[] = [
       { text: 'Emulator', page: 'emulator' },
       { text: 'Dev server, Vite and Phaser plugins, demo', page: 'demo' },
       { text: 'Internals', page: 'internals' },
+      { text: 'Releases, versions, upgrades', page: 'releases' },
     ],
   },
   {

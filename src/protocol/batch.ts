@@ -1,14 +1,14 @@
 import * as v from 'valibot';
-import { AwardBodySchema } from './bodies.js';
+import { RelayAwardBodySchema } from './bodies.js';
 import { QuestIdSchema } from './fields.js';
 import { IdempotencyKeySchema } from './params.js';
 import { BATCH_MAX_AWARDS } from './limits.js';
 
 // The relay's own endpoint for the SDK: POST /batch/points. Not part of the service interface.
 
-/** One award as the SDK queues it: the spec's body plus its quest and its persisted idempotency key. */
+/** One award as the SDK queues it: the spec's body (and the relay's onceKey) plus its quest and its persisted idempotency key. */
 export const QueuedAwardSchema = v.object({
-  ...AwardBodySchema.entries,
+  ...RelayAwardBodySchema.entries,
   questId: QuestIdSchema,
   idempotencyKey: IdempotencyKeySchema,
 });

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { EmailSchema, entriesOf, WalletSchema } from './fields.js';
+import { EmailSchema, entriesOf, OnceKeySchema, WalletSchema } from './fields.js';
 import { IDENTIFY_ONE_OF_MESSAGE } from './identify-rules.js';
 import { AWARD_RULES } from './rules.js';
 
@@ -9,6 +9,14 @@ const BODY_MESSAGE = 'body must be a JSON object';
 export const AwardBodySchema = v.object(entriesOf(AWARD_RULES), BODY_MESSAGE);
 /** An award body as AwardBodySchema outputs it: `serviceUserId` and `eventPoints`, `eventName` and `eventDescription` optional. */
 export type AwardBody = v.InferOutput<typeof AwardBodySchema>;
+
+/**
+ * POST /group-quests/<questId>/points as the relay reads it: the service's body and `onceKey`, the key of a once-only
+ * achievement (the relay's economy consumes it; it is never forwarded to the service).
+ */
+export const RelayAwardBodySchema = v.object({ ...AwardBodySchema.entries, onceKey: v.optional(OnceKeySchema) }, BODY_MESSAGE);
+/** The relay's award body: an AwardBody and an optional `onceKey`. */
+export type RelayAwardBody = v.InferOutput<typeof RelayAwardBodySchema>;
 
 /** POST /users/identify — exactly one of email or wallet. */
 export const IdentifyBodySchema = v.pipe(

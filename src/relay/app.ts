@@ -17,6 +17,10 @@ import {
   type StepMiddleware,
 } from './context.js';
 import { createMemoryCounterStore, type CounterStore } from './counter-store.js';
+import { createEconomy, type ValidateHook } from './economy/step.js';
+import { createMemoryEconomyStore, type EconomyStore } from './economy/store.js';
+import { adminRoutes } from './economy/admin.js';
+import { createRelayLedger, type LedgerOptions, type RelayLedger } from './economy/ledger.js';
 import { originPolicy, SECURITY_HEADERS } from './hygiene.js';
 import { jsonLinesToStderr, levelOfStatus, type LogSink } from './logger.js';
 import { noMetrics, relayMetrics, timedUpstream, type MetricsSink } from './metrics.js';
@@ -80,6 +84,25 @@ export interface RelayOptions extends AuthOptions {
    * createRedisCounterStore(...).records (quest-points/relay/node) or createDurableObjectRecordStore (Workers).
    */
   idempotency?: IdempotencyOptions | false;
+  /**
+   * Where the economy rules (budgets, once-only events, cooldowns) and runtime bans live. Default: the rate-limit
+   * store's own (`createRedisCounterStore(...).economy`: shared by every relay on that Redis), else this isolate's
+   * memory (createMemoryEconomyStore: one instance). On Workers: createDurableObjectEconomyStore.
+   */
+  economyStore?: EconomyStore;
+  /**
+   * A server-authoritative check of each player's award (ask the game's own server), after the policy and before the
+   * award is reserved and sent: `{ refuse: 'why' }` refuses it (422 `policy`); throwing or not answering by the
+   * request's deadline answers it retry (503 `validate_unavailable`), never accepted unchecked. Admins skip it.
+   */
+  validate?: ValidateHook;
+  /**
+   * The ledger: every award's decision (forwarded, acknowledged, refused with its rule, failed) and every operator
+   * action (reversed, banned, unbanned), read at GET /admin/ledger. Default off; startRelay and the CLI turn it on, in
+   * Redis when they have it, else in memory (false: off there too). `store`: createMemoryLedgerStore (one
+   * instance), createRedisCounterStore(...).ledger (quest-points/relay/node) or createDurableObjectLedgerStore.
+   */
+  ledger?: LedgerOptions | false;
 }
 
 /** The relay and what its Node server needs to stop it: mark it draining (/readyz 503). */
@@ -92,6 +115,8 @@ export interface BuiltRelay {
    */
   award?: AwardRoute;
   drain(): void;
+  /** The relay's ledger (RelayOptions `ledger`), absent when off: subscribe to its entries, flush it on shutdown. */
+  ledger?: RelayLedger;
 }
 
 /** The award route as the fast path runs it (BuiltRelay `award`). */
@@ -138,6 +163,8 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
     players: createPlayerQueue(),
     secrets: [upstreamApiKey(options), ...auth.secrets].filter((s): s is string => Boolean(s)),
     records: idempotency && { ...idempotency, failed: storeWarning(log, onStoreError) },
+    economy: createEconomy(policy, economyStoreOf(options), options.validate),
+    ledger: options.ledger ? createRelayLedger(options.ledger, log, metrics) : undefined,
   };
   const ops: OpsState = { draining: false };
   const ipOptions = {
@@ -208,6 +235,7 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
   const service = serviceRoutes(runtime);
   app.route('/', service.app);
   app.route('/', batchRoute(runtime));
+  app.route('/', adminRoutes(runtime));
 
   app.notFound((c) =>
     fail(c, { status: 404, message: redactFor(runtime, c, `no route ${c.req.method} ${new URL(c.req.url).pathname}`), code: 'route' }),
@@ -274,6 +302,7 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
   return {
     app,
     ...(base || !bearer || options.clientAddress ? {} : { award: awardWith(bearer) }),
+    ...(runtime.ledger ? { ledger: runtime.ledger } : {}),
     drain: () => {
       ops.draining = true;
     },
@@ -287,6 +316,13 @@ function basePathOf(path: string | undefined): string {
     throw new ConfigError('basePath', 'invalid', `basePath must be a URL path starting with "/", got ${JSON.stringify(path)}`);
   }
   return path.replace(/\/+$/, '');
+}
+
+/** RelayOptions `economyStore`, else the rate-limit store's own (Redis), else memory. */
+function economyStoreOf(options: RelayOptions): EconomyStore {
+  if (options.economyStore) return options.economyStore;
+  const shared = (options.rateLimitStore as { economy?: EconomyStore } | undefined)?.economy;
+  return shared ?? createMemoryEconomyStore();
 }
 
 const upstreamApiKey = (options: RelayOptions) => options.upstream?.apiKey ?? globalThis.process?.env?.QP_API_KEY;

@@ -2,7 +2,9 @@ import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { VerifiedClaims } from './claims.js';
 import type { CounterStore, StoreErrorBehaviour } from './counter-store.js';
+import type { RelayLedger } from './economy/ledger.js';
 import type { Cancellation } from './deadline.js';
+import type { RelayEconomy } from './economy/step.js';
 import type { LogRecord, LogSink } from './logger.js';
 import type { RelayMetrics } from './metrics.js';
 import type { PlayerQueue } from './player-queue.js';
@@ -92,6 +94,10 @@ export interface RelayRuntime {
   secrets: string[];
   /** The idempotency record (RelayOptions `idempotency`), absent when off; `failed` logs a store failure (and reads as no record). */
   records?: { store: IdempotencyRecordStore; ttlMs: number; failed(operation: 'read' | 'write', error: unknown): undefined } | undefined;
+  /** The economy rules' store, runtime bans (the admin routes' BanList) and validate() hook (economy/step.ts). */
+  economy?: RelayEconomy | undefined;
+  /** The ledger (RelayOptions `ledger`), absent when off: every award's decision and every operator action (economy/ledger.ts). */
+  ledger?: RelayLedger | undefined;
 }
 
 export function redactFor(runtime: RelayRuntime, c: StepContext<unknown>, text: string): string {

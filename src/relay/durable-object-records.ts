@@ -10,8 +10,8 @@ export interface DurableObjectStorageLike {
   put(entries: Record<string, unknown>): Promise<void>;
   /** Deletes these keys; resolves to how many there were. */
   delete(keys: string[]): Promise<number>;
-  /** Up to `limit` entries in key order, after `startAfter`. */
-  list(options: { startAfter?: string; limit: number }): Promise<Map<string, unknown>>;
+  /** Up to `limit` entries in key order (newest first with `reverse`), after `startAfter`, under `prefix`. */
+  list(options: { startAfter?: string; limit: number; reverse?: boolean; prefix?: string }): Promise<Map<string, unknown>>;
   /** When the object's alarm is set to ring, or null. */
   getAlarm(): Promise<number | null>;
   /** Sets the object's alarm (epoch ms): the runtime calls alarm() then. */

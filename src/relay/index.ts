@@ -57,7 +57,28 @@ export {
   type IdempotencyRecordStore,
   type MemoryRecordStoreOptions,
 } from './records.js';
+export { createMemoryLedgerStore, DEFAULT_MEMORY_LEDGER_ENTRIES, type MemoryLedgerOptions } from './economy/memory-ledger.js';
+export { DEFAULT_LEDGER_RETENTION_MS } from './economy/query.js';
+export { createDurableObjectLedgerStore, LedgerObject, type DurableObjectLedgerOptions } from './economy/durable-object-ledger.js';
+export type { LedgerListener, LedgerOptions, RelayLedger } from './economy/ledger.js';
+export type { LedgerDraft, LedgerEntry, LedgerOutcome, LedgerQuery, LedgerStore } from './economy/contract.js';
 export { ConfigError, type ConfigErrorCode } from '../kit/errors.js';
 export type { LogRecord, LogSink } from './logger.js';
 export type { UpstreamAnswer, UpstreamExchange, UpstreamOptions, UpstreamTransport } from './upstream.js';
 export { KEY_SECRET_MIN_LENGTH, upstreamIdempotencyKey } from './keys.js';
+export {
+  createMemoryEconomyStore,
+  type BudgetCharge,
+  type EconomyStore,
+  type MemoryEconomyStoreOptions,
+  type Reservation,
+  type ReserveAnswer,
+} from './economy/store.js';
+export type { RelayEconomy, ValidateAward, ValidateContext, ValidateHook } from './economy/step.js';
+export type { BudgetRule, CalendarWindow, CampaignRule } from './economy/rules.js';
+export {
+  createDurableObjectEconomyStore,
+  EconomyRules,
+  type DurableObjectEconomyStoreOptions,
+  type EconomyStorageLike,
+} from './economy/durable-object.js';

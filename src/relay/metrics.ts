@@ -31,6 +31,8 @@ export interface MetricsSink {
   inFlight(delta: 1 | -1): void;
   /** One call to the service, retries included: its method, result (2xx..5xx, or a failure reason) and duration. */
   upstream(method: string, result: string, seconds: number): void;
+  /** Ledger entries appended, or lost because the ledger store failed (economy/ledger.ts); optional. */
+  ledger?(result: 'appended' | 'failed', entries: number): void;
   /** The text GET /metrics serves; absent: /metrics answers 404. */
   expose?(): Promise<MetricsText>;
 }
@@ -53,6 +55,7 @@ export type RelayMetrics = MetricsSink;
 
 export function relayMetrics(sink: MetricsSink): RelayMetrics {
   const expose = sink.expose?.bind(sink);
+  const ledger = sink.ledger?.bind(sink);
   return {
     award: (label) => sink.award(label),
     limited: (limit) => sink.limited(limit),
@@ -61,6 +64,7 @@ export function relayMetrics(sink: MetricsSink): RelayMetrics {
     inFlight: (delta) => sink.inFlight(delta),
     upstream: (method, result, seconds) => sink.upstream(method, result, seconds),
     ...(expose ? { expose } : {}),
+    ...(ledger ? { ledger } : {}),
   };
 }
 

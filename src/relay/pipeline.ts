@@ -1,8 +1,9 @@
 // The one award pipeline, for the single route (an award alone) and the batch route (up to 100) alike:
 //   1. access, once per award, before anything queues: the quest is served and the caller may award this player;
 //   2. the player's turn (one player's awards reach the service one after another, in request order);
-//   3. in the turn: the points policy, the per-player limit (with the idempotency record's lookup beside it), the
-//      record's answer, or the service;
+//   3. in the turn: the points policy, the economy's plan (economy/step.ts: ban, campaign, validate()), the per-player
+//      limit (with the idempotency record's lookup beside it), the record's answer, the economy's reservation, or the
+//      service (whose final refusal releases the reservation);
 //   4. what it means (outcome.ts), counted once in the metrics.
 // A player's award that comes back retry holds the player's later awards of the request (sent now, they would land
 // before it and the history would be out of award order).
@@ -13,6 +14,9 @@ import { checkUserAccess } from './access.js';
 import type { VerifiedClaims } from './claims.js';
 import type { RelayRuntime } from './context.js';
 import { createDeadline, type Cancellation } from './deadline.js';
+import { planFor, reserve, settle } from './economy/step.js';
+import type { ReserveAnswer } from './economy/store.js';
+import { recordDecision, recordForwarded } from './economy/decision.js';
 import { labelOf, meaningOf, meaningOfRefusal, type Meaning } from './outcome.js';
 import { checkPolicyPoints, checkPolicyQuest, type Refusal } from './policy.js';
 import { checkRateLimit } from './rate-limit.js';
@@ -24,6 +28,8 @@ export interface AwardInput extends AwardBody {
   questId: string;
   /** The client's key; the service (and the record) see the player's derived key (keys.ts). */
   idempotencyKey?: string | undefined;
+  /** A once-only achievement's key (the relay's own field: never sent to the service). */
+  onceKey?: string | undefined;
 }
 
 /** Where one award ended. */
@@ -81,7 +87,7 @@ export async function runAwards(runtime: RelayRuntime, request: AwardRequest, aw
     // Before a turn is taken: nobody queues behind (and so holds up) another player's awards.
     const denied = checkUserAccess(claims, award.questId, award.serviceUserId) ?? checkPolicyQuest(runtime.policy, award.questId);
     if (denied) {
-      results[index] = count(runtime, { kind: 'refused', refusal: denied });
+      results[index] = count(runtime, { kind: 'refused', refusal: denied }, request, award);
       continue;
     }
     if (records && award.idempotencyKey !== undefined) recordKeys[index] = recordKey(runtime.upstreamKey(claims.sub, award.idempotencyKey));
@@ -180,7 +186,7 @@ async function runLane(job: Job, player: string, lane: number[]): Promise<void> 
         continue;
       }
       const [step, write] = await runOne(job, index, job.awards[index] as AwardInput, lookup);
-      const settled = count(runtime, step);
+      const settled = count(runtime, step, request, job.awards[index] as AwardInput);
       held = settled.meaning.verdict === 'retry' || settled.meaning.verdict === 'auth';
       if (!write || !records) {
         results[index] = settled;
@@ -220,20 +226,30 @@ async function runOne(job: Job, index: number, award: AwardInput, lookup: Lookup
   const body: AwardBody = { serviceUserId: award.serviceUserId, eventPoints: award.eventPoints };
   if (award.eventName !== undefined) body.eventName = award.eventName;
   if (award.eventDescription !== undefined) body.eventDescription = award.eventDescription;
+  const idempotencyKey = award.idempotencyKey === undefined ? undefined : runtime.upstreamKey(claims.sub, award.idempotencyKey);
+  // The economy's plan (admins are exempt): a ban, a campaign or validate() refuses here; else what to reserve.
+  const { economy } = runtime;
+  const plan = economy && (await planFor(economy, runtime.policy, claims, award, idempotencyKey, request.requestId, job.signal));
+  if (plan && 'refusal' in plan) return [{ kind: 'refused', refusal: plan.refusal }];
   // Admins are operators' tools (designer console, back office): the per-player limit is for players.
   const key = job.recordKeys[index];
   let limited: Refusal | null;
   let stored: string | undefined | 'failed';
   const { records } = runtime;
+  // Reserved in the limiter's own script when the store folds it in (Redis): no round trip more.
+  const folded = plan && job.withHit && economy?.store.folds === records?.store ? { answer: undefined as ReserveAnswer | undefined } : undefined;
   if (job.withHit && records?.store.getWithHit) {
     // One round trip: the hit and the record (a failed one is the limiter's store error, and no record).
     const getWithHit = records.store.getWithHit.bind(records.store, key === undefined ? [] : [key]);
-    limited = await checkRateLimit(runtime, runtime.policy.rateLimits.perPlayer, 'perPlayer', claims.sub, async (counter, windowMs) => {
-      const read = await getWithHit(counter, windowMs, claims.sub).catch((error) => {
+    const perPlayer = runtime.policy.rateLimits.perPlayer;
+    limited = await checkRateLimit(runtime, perPlayer, 'perPlayer', claims.sub, async (counter, windowMs) => {
+      const reserving = folded && plan && perPlayer ? { reservation: plan.reservation, limit: perPlayer.limit } : undefined;
+      const read = await getWithHit(counter, windowMs, claims.sub, reserving).catch((error) => {
         records.failed('read', error);
         throw error;
       });
       stored = read.records[0];
+      if (folded) folded.answer = read.economy;
       return read.hit;
     });
   } else {
@@ -248,7 +264,11 @@ async function runOne(job: Job, index: number, award: AwardInput, lookup: Lookup
     const recorded = readRecord(stored, fingerprint);
     if (recorded) return [recorded.kind === 'replay' ? { kind: 'replayed', status: recorded.status } : recorded];
   }
-  const idempotencyKey = award.idempotencyKey === undefined ? undefined : runtime.upstreamKey(claims.sub, award.idempotencyKey);
+  if (plan) {
+    const refused = await reserve(economy as NonNullable<typeof economy>, runtime.policy, plan, award, folded, runtime.onStoreError);
+    if (refused) return [{ kind: 'refused', refusal: refused }];
+  }
+  recordForwarded(runtime, request, award);
   const result = await runtime.upstream.send(
     {
       method: 'POST',
@@ -261,6 +281,8 @@ async function runOne(job: Job, index: number, award: AwardInput, lookup: Lookup
     },
     { retry: true },
   );
+  // A final refusal of the service releases the reservation (the award counts nowhere); an unknown outcome keeps it.
+  if (plan) await settle(economy as NonNullable<typeof economy>, plan, result).catch(() => undefined);
   const step: Step = { kind: 'answered', result };
   if (key !== undefined && fingerprint !== undefined && result.kind === 'response' && statusVerdict(result.status) === 'ok') {
     return [step, [key, encodeRecord(fingerprint, result.status)]];
@@ -268,8 +290,8 @@ async function runOne(job: Job, index: number, award: AwardInput, lookup: Lookup
   return [step];
 }
 
-/** What the step means, counted once in the metrics. */
-function count(runtime: RelayRuntime, step: Step): Settled {
+/** What the step means, counted once in the metrics and recorded once in the ledger. */
+function count(runtime: RelayRuntime, step: Step, request: AwardRequest, award: AwardInput): Settled {
   const meaning: Meaning =
     step.kind === 'answered'
       ? meaningOf(step.result)
@@ -277,5 +299,6 @@ function count(runtime: RelayRuntime, step: Step): Settled {
         ? meaningOfRefusal(step.refusal)
         : { verdict: 'ok', status: step.kind === 'replayed' ? step.status : 200 };
   runtime.metrics.award(labelOf(meaning, step.kind === 'refused'));
+  recordDecision(runtime, request, award, step, meaning);
   return { step, meaning };
 }

@@ -3,6 +3,7 @@ import type { ObjectInput, ObjectOutput } from '../protocol/infer.js';
 import { ConfigError } from '../kit/errors.js';
 import { BATCH_MAX_AWARDS, DEFAULT_EVENT_NAME, formatIssues, POINTS_DECIMALS, QuestIdSchema } from '../protocol/index.js';
 import type { RefusalCode } from '../protocol/refusal.js';
+import { EconomyEventEntries, EconomyPolicyEntries } from './economy/rules.js';
 
 const positive = v.pipe(v.number('must be a number'), v.finite('must be a finite number'), v.gtValue(0, 'must be greater than 0'));
 const positiveInteger = v.pipe(v.number('must be a number'), v.integer('must be an integer'), v.minValue(1, 'must be at least 1'));
@@ -16,8 +17,9 @@ export const EventRuleEntriesSchema = v.strictObject(
     maxPoints: v.optional(positive),
     /** Negative amounts (corrections, penalties) are refused unless this is true. */
     allowNegative: v.optional(v.boolean('must be a boolean')),
+    ...EconomyEventEntries,
   },
-  'must be an object with points, maxPoints or allowNegative',
+  'must be an object with points, maxPoints, allowNegative, once or cooldownSeconds',
 );
 
 // Interfaces over the schemas' entries (protocol/infer.ts), so that each key is documented once.
@@ -57,6 +59,8 @@ export const RelayPolicySchema = v.strictObject(
     /** Cap on any single award's magnitude, whatever the event. */
     maxPointsPerAward: v.optional(positive),
     rateLimits: v.optional(RateLimitsSchema, {}),
+    // The economy's rules (economy/rules.ts): budgets, campaigns, bans.
+    ...EconomyPolicyEntries,
   },
   'policy must be a JSON object',
 );
@@ -142,6 +146,8 @@ export interface Refusal {
   retryAfter?: number;
   /** A batch's retry reason when a retryable status is the relay's own doing, not the service's. */
   reason?: string;
+  /** The economy rule that refused, as the policy names it (`budgets[0]`, `events.first-win.once`): for the ledger. */
+  rule?: string;
 }
 
 /** Is this quest served at all? (403: the caller may not act there.) */

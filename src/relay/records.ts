@@ -6,6 +6,7 @@ import { KEY_REUSED_MESSAGE, type AwardBody } from '../protocol/index.js';
 import { createLru } from './lru.js';
 import type { CounterHit } from './counter-store.js';
 import type { Refusal } from './policy.js';
+import type { Reservation, ReserveAnswer } from './economy/store.js';
 
 /**
  * Where records live. One round trip per call: `get` looks up every key of a request at once (Redis: one MGET,
@@ -21,14 +22,17 @@ export interface IdempotencyRecordStore {
   set(entries: readonly (readonly [key: string, record: string])[], ttlMs: number, owner: string): Promise<void>;
   /**
    * Optional, for a store that also counts the rate limits (Redis): one hit on a counter and the lookup in one round
-   * trip. The pipeline uses it for a single award whose player's limit is counted in this same store.
+   * trip. The pipeline uses it for a single award whose player's limit is counted in this same store. With `economy`
+   * (a store whose EconomyStore `folds` into this one), the same call checks and reserves the award's economy rules,
+   * unless the hit is over `limit` or a record was found (then nothing is reserved and `economy` is absent).
    */
   getWithHit?(
     keys: readonly string[],
     counter: string,
     windowMs: number,
     owner: string,
-  ): Promise<{ records: (string | undefined)[]; hit: CounterHit }>;
+    economy?: { reservation: Reservation; limit: number },
+  ): Promise<{ records: (string | undefined)[]; hit: CounterHit; economy?: ReserveAnswer }>;
 }
 
 /** RelayOptions `idempotency`: the record's store and how long a record is kept. */

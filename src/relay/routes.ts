@@ -1,12 +1,12 @@
 import { Hono } from 'hono';
 import {
-  AwardBodySchema,
   BODY_LIMIT_BYTES,
   IdentifyBodySchema,
   PageQuerySchema,
   paths,
   QuestParamsSchema,
   QuestUserParamsSchema,
+  RelayAwardBodySchema,
   routes,
 } from '../protocol/index.js';
 import { checkIdentifyAccess, checkListAccess, checkUserAccess } from './access.js';
@@ -33,7 +33,7 @@ export function serviceRoutes(runtime: RelayRuntime): ServiceRoutes {
   const points = async <A>(c: StepContext<A>): Promise<A> => {
     const params = check(QuestParamsSchema, c.req.param(), 'path ');
     if (!params.ok) return fail(c, params.refusal);
-    const award = check(AwardBodySchema, c.get('json'));
+    const award = check(RelayAwardBodySchema, c.get('json'));
     if (!award.ok) return fail(c, award.refusal);
     const key = readIdempotencyKey(c);
     if (!key.ok) return fail(c, key.refusal);

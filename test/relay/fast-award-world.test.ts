@@ -3,13 +3,13 @@
 // behind a trusted proxy (trustProxy: the forwarded client address and scheme), with the counter store down, with
 // the identity provider's key set unreachable, and when the client goes away mid-request.
 import { createServer, type Server } from 'node:http';
-import { connect } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryCounterStore, type CounterStore, type LogRecord, type MetricsSink, type RelayPolicy } from '../../src/relay/index.js';
 import { startRelay, type RunningServer } from '../../src/relay/node/index.js';
 import { API_KEY, KEY_SECRET, SECRET, token } from '../helpers/fixtures.js';
 import { until } from '../helpers/until.js';
+import { exchange } from '../helpers/wire.js';
 
 const POLICY: RelayPolicy = {
   allowUnknownEvents: true,
@@ -97,23 +97,6 @@ afterAll(async () => {
   await new Promise((resolve) => provider?.close(resolve));
 });
 
-/** The request as written on the wire; `leave`: the client goes away after writing this much of it. */
-function send(port: number, head: string, body: string, leave?: 'mid-body' | 'after-body'): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    const chunks: Buffer[] = [];
-    socket.on('data', (chunk) => chunks.push(chunk));
-    socket.on('error', reject);
-    socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
-    if (leave === 'mid-body') {
-      socket.write(head + body.slice(0, 5), () => setImmediate(() => socket.destroy()));
-    } else if (leave === 'after-body') {
-      // Written whole, then gone while the service takes its time.
-      socket.write(head + body, () => setTimeout(() => socket.destroy(), 100));
-    } else socket.write(head + body);
-  });
-}
-
 interface Case {
   name: string;
   quest?: string;
@@ -135,7 +118,7 @@ const request = (port: number, c: Case) => {
   const head = `POST /group-quests/${c.quest ?? 'q'}/points HTTP/1.1\r\n${Object.entries(headers)
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('')}\r\n`;
-  return send(port, head, c.body, c.leave);
+  return exchange(port, head, c.body, c.leave);
 };
 
 /** A log record without what differs by time. */

@@ -2,13 +2,13 @@
 // requests, each kind of valid and invalid one, sent over raw sockets to a relay with the fast path and to one
 // without it, in the same order (so limits and records reach the same states), and their answers compared byte for
 // byte, status line, headers and body, but for the Date header.
-import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BODY_LIMIT_BYTES } from '../../src/protocol/index.js';
 import { createMemoryRecordStore, type RelayPolicy } from '../../src/relay/index.js';
 import { fastAwardHandler } from '../../src/relay/node/fast-award.js';
 import { startRelay, type RunningServer } from '../../src/relay/node/index.js';
 import { API_KEY, KEY_SECRET, SECRET, token } from '../helpers/fixtures.js';
+import { exchange } from '../helpers/wire.js';
 
 const GAME = 'https://game.example.com';
 const POLICY: RelayPolicy = {
@@ -53,19 +53,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(relays.splice(0).map((relay) => relay.close()));
 });
-
-/** One request as written on the wire, its answer as read until the server closes (Connection: close). */
-function exchange(port: number, head: string, body: string | Buffer = ''): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    const chunks: Buffer[] = [];
-    socket.on('data', (chunk) => chunks.push(chunk));
-    socket.on('error', reject);
-    socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
-    // Not ended: the server closes after its answer (a half-closed socket may be dropped before it answers).
-    socket.write(Buffer.concat([Buffer.from(head, 'latin1'), Buffer.from(body)]));
-  });
-}
 
 interface Case {
   name: string;

@@ -9,6 +9,7 @@ import { recordKey } from '../../src/relay/records.js';
 import { startRedisCluster, type TestRedisCluster } from '../helpers/redis-cluster.js';
 import { upstreamKey } from '../helpers/fixtures.js';
 import { uuid } from './helpers.js';
+import { economyRedisSuite } from './economy-redis-suite.js';
 import { redisSuite } from './redis-suite.js';
 
 let cluster: TestRedisCluster;
@@ -23,6 +24,7 @@ afterAll(async () => {
 });
 
 redisSuite(() => ({ url: cluster.url, ports: masters }));
+economyRedisSuite(() => ({ url: cluster.url, ports: masters }));
 
 describe('keys on a Redis Cluster', () => {
   it("a player's counter and records share one slot; other players spread over the slots", async () => {

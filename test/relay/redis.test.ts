@@ -6,6 +6,7 @@ import { encodeRecord, fingerprintOf, recordKey } from '../../src/relay/records.
 import { startRedis, type TestRedis } from '../helpers/redis.js';
 import { token, upstreamKey } from '../helpers/fixtures.js';
 import { uuid } from './helpers.js';
+import { economyRedisSuite } from './economy-redis-suite.js';
 import { awardAs, countingUpstream, LIMIT, redisSuite, relayFactory } from './redis-suite.js';
 
 let redis: TestRedis;
@@ -28,6 +29,7 @@ afterAll(() => {
 });
 
 redisSuite(() => ({ url: redis.url, ports: [redis.port] }));
+economyRedisSuite(() => ({ url: redis.url, ports: [redis.port] }));
 const relay = relayFactory(() => ({ url: redis.url, ports: [redis.port] }));
 
 describe('keys on one Redis', () => {

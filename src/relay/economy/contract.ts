@@ -46,6 +46,10 @@ export interface LedgerEntry {
   status?: number;
   /** A reversal's original award key (outcome `reversed`). */
   reverses?: string;
+  /** The operator (the admin token's `sub`) behind a reversal, a ban or an unban; `player` is the player it concerns. */
+  by?: string;
+  /** Why: the reason an operator gave for a ban. */
+  reason?: string;
   /** The request that carried it (X-Request-Id), to join the access log. */
   requestId?: string;
 }
@@ -59,6 +63,8 @@ export interface LedgerQuery {
   questId?: string;
   eventName?: string;
   outcome?: LedgerOutcome;
+  /** An award's idempotency key (as sent upstream): its entries, and the reversal that `reverses` it. */
+  key?: string;
   /** From this time (ms since the epoch), inclusive. */
   from?: number;
   /** To this time, exclusive. */

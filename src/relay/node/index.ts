@@ -5,6 +5,7 @@ export * from '../index.js';
 export { startRelay, DEFAULT_HOST, DEFAULT_PORT, type RunningServer, type StartRelayOptions } from './server.js';
 export { DEFAULT_UPSTREAM_CONNECTIONS, LOG_LEVELS, type LogLevel } from './settings.js';
 export { createRedisCounterStore, type RedisCounterStore, type RedisCounterStoreOptions } from './redis-store.js';
+export { DEFAULT_REDIS_LEDGER_ENTRIES, LEDGER_STREAM_KEY, type RedisLedgerOptions } from './redis-ledger.js';
 export { createPrometheusMetrics } from './metrics.js';
 export { toNodeListener, type FetchHandler } from './listener.js';
 export { type ServerLimits, SERVER_LIMITS } from '../../kit/server.js';

@@ -19,6 +19,7 @@ export async function createPrometheusMetrics(): Promise<MetricsSink> {
   const pendingLimited = new Map<string, number>();
   const pendingStoreErrors = new Map<string, number>();
   const pendingRequests = new Map<string, number>();
+  const pendingLedger = new Map<string, number>();
   const add = (pending: Map<string, number>, label: string) => pending.set(label, (pending.get(label) ?? 0) + 1);
   let inFlightNow = 0;
   const awards = new Counter({
@@ -57,6 +58,15 @@ export async function createPrometheusMetrics(): Promise<MetricsSink> {
       tally(this, pendingRequests);
     },
   });
+  const ledger = new Counter({
+    name: 'qp_relay_ledger_entries_total',
+    help: 'Ledger entries appended, or lost because the ledger store failed (the awards were answered as usual), by result',
+    labelNames: ['result'],
+    registers: [registry],
+    collect() {
+      tally(this, pendingLedger);
+    },
+  });
   new Gauge({
     name: 'qp_relay_requests_in_flight',
     help: 'HTTP requests being handled now',
@@ -85,6 +95,7 @@ export async function createPrometheusMetrics(): Promise<MetricsSink> {
   };
   for (const outcome of ['ok', 'rejected', 'retry', 'refused', 'rate_limited']) awards.labels(outcome).inc(0);
   for (const limit of ['perPlayer', 'perIp']) limited.labels(limit).inc(0);
+  for (const result of ['appended', 'failed']) ledger.labels(result).inc(0);
   return {
     award: (label) => add(pendingAwards, label),
     limited: (limit) => add(pendingLimited, limit),
@@ -94,6 +105,7 @@ export async function createPrometheusMetrics(): Promise<MetricsSink> {
       inFlightNow += delta;
     },
     upstream: (method, result, seconds) => upstreamChild(method, result).observe(seconds),
+    ledger: (result, entries) => pendingLedger.set(result, (pendingLedger.get(result) ?? 0) + entries),
     expose: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
   };
 }

@@ -1,7 +1,11 @@
 import { ConfigError } from '../../kit/errors.js';
 import { storeTag, type CounterStore } from '../counter-store.js';
 import type { IdempotencyRecordStore } from '../records.js';
+import type { EconomyStore } from '../economy/store.js';
 import { connectRedis } from './redis-connect.js';
+import { ECONOMY_LUA, RELEASE_SCRIPT, RESERVE_SCRIPT, redisEconomyStore, reservationArgs, reserveAnswer } from './redis-economy.js';
+import type { LedgerStore } from '../economy/contract.js';
+import { createRedisLedgerStore, LEDGER_APPEND_SCRIPT, resolveRedisLedgerOptions, type RedisLedgerOptions } from './redis-ledger.js';
 
 // One round trip, atomic: the first hit of a window sets its expiry; a key that somehow lost its expiry gets
 // one again (it would otherwise count forever). Leaves `count` and `ttl` (ms until the window ends) in Lua locals.
@@ -45,8 +49,49 @@ return answer`,
   transformReply: undefined as unknown as () => (number | string | null)[],
 };
 
+// The same hit and record lookup, and the economy's check-and-reserve (redis-economy.ts) in the same round trip, unless
+// the hit is over the limit (ARGV[3]) or a record was found (a replay reserves nothing). KEYS: counter, ARGV[2] record
+// keys, then the reservation's; ARGV: window, record keys, limit, then the reservation's. [hits, ms, value..., answer].
+const HIT_GET_RESERVE_SCRIPT = {
+  SCRIPT: `${ECONOMY_LUA}
+${COUNT_HIT}
+local records = tonumber(ARGV[2])
+local answer = { count, ttl }
+local found = false
+for i = 2, 1 + records do
+  local value = redis.call('GET', KEYS[i])
+  answer[i + 1] = value or false
+  if value then found = true end
+end
+if count <= tonumber(ARGV[3]) and not found then answer[records + 3] = economy(2 + records, 4) end
+return answer`,
+  parseCommand(
+    parser: ScriptParser,
+    key: string,
+    windowMs: number,
+    keys: readonly string[],
+    limit: number,
+    economy: { keys: string[]; args: string[] },
+  ) {
+    parser.push(String(1 + keys.length + economy.keys.length));
+    parser.pushKey(key);
+    for (const k of keys) parser.pushKey(k);
+    for (const k of economy.keys) parser.pushKey(k);
+    parser.push(windowArg(windowMs));
+    parser.push(String(keys.length));
+    parser.push(String(limit));
+    for (const arg of economy.args) parser.push(arg);
+  },
+  transformReply: undefined as unknown as () => unknown[],
+};
+
 /** The store's Lua scripts' text, for a benchmark of what Redis does per award (bench/redis-capacity.bench.ts). */
-export const REDIS_SCRIPTS = { hit: HIT_SCRIPT.SCRIPT, hitAndGet: HIT_AND_GET_SCRIPT.SCRIPT } as const;
+export const REDIS_SCRIPTS = {
+  hit: HIT_SCRIPT.SCRIPT,
+  hitAndGet: HIT_AND_GET_SCRIPT.SCRIPT,
+  hitGetReserve: HIT_GET_RESERVE_SCRIPT.SCRIPT,
+  reserve: RESERVE_SCRIPT.SCRIPT,
+} as const;
 
 /** Options of createRedisCounterStore. */
 export interface RedisCounterStoreOptions {
@@ -61,6 +106,8 @@ export interface RedisCounterStoreOptions {
   commandTimeoutMs?: number;
   /** Connection problems, at most one line per reconnect attempt; default a warning on stderr. */
   onConnectionError?: (message: string) => void;
+  /** The ledger's stream (`.ledger`): its retention (default 30 days) and its cap on entries. */
+  ledger?: RedisLedgerOptions;
 }
 
 /** The counter store on Redis, and the idempotency record on the same connection. */
@@ -70,6 +117,13 @@ export interface RedisCounterStore extends CounterStore {
    * script goes out in the same write (node-redis pipelines the commands of one tick). startRelay uses it.
    */
   records: IdempotencyRecordStore;
+  /**
+   * The economy rules' store and runtime bans in the same Redis (createRelay uses it by default): its check folds into
+   * `records.getWithHit`, so a single award costs one round trip with the rules on or off.
+   */
+  economy: EconomyStore;
+  /** The relay's ledger in a Redis stream (`qp:ledger`) on the same connection (RelayOptions `ledger`). startRelay uses it. */
+  ledger: LedgerStore;
 }
 
 /**
@@ -87,10 +141,18 @@ export async function createRedisCounterStore(options: RedisCounterStoreOptions 
   const prefix = options.prefix ?? '';
   if (/[{}]/.test(prefix))
     throw new ConfigError('prefix', 'invalid', "the Redis key prefix must not contain { or }: they would replace the keys' hash tags");
+  const ledgerOptions = resolveRedisLedgerOptions(options.ledger);
   const redis = await connectRedis(url, {
     commandTimeoutMs: options.commandTimeoutMs ?? 500,
     report: options.onConnectionError ?? ((message: string) => console.error(`quest-points relay: ${message}`)),
-    scripts: { hit: HIT_SCRIPT, hitAndGet: HIT_AND_GET_SCRIPT },
+    scripts: {
+      hit: HIT_SCRIPT,
+      hitAndGet: HIT_AND_GET_SCRIPT,
+      hitGetReserve: HIT_GET_RESERVE_SCRIPT,
+      reserve: RESERVE_SCRIPT,
+      release: RELEASE_SCRIPT,
+      ledgerAppend: LEDGER_APPEND_SCRIPT,
+    },
   });
   // The keys one lookup reads: each record under its owner's tag and, on one server, its key as versions before the
   // tag wrote it (read in the same command, so a record written before an upgrade still answers; those expire within
@@ -105,33 +167,47 @@ export async function createRedisCounterStore(options: RedisCounterStoreOptions 
       return typeof value === 'string' ? value : undefined;
     });
 
-  return {
-    records: {
-      async get(keys, owner) {
-        await redis.connected();
-        const read = lookupKeys(keys, owner);
-        return merge(keys, (await redis.send(read[0] as string, ['MGET', ...read])) as (string | null)[]);
-      },
-      async getWithHit(keys, counter, windowMs, owner) {
-        await redis.connected();
-        const [count, ttl, ...values] = await redis.script<(number | string | null)[]>('hitAndGet', [
-          prefix + counter,
-          windowMs,
-          lookupKeys(keys, owner),
-        ]);
-        return { hit: { count: Number(count), resetInMs: Math.max(0, Number(ttl)) }, records: merge(keys, values) };
-      },
-      async set(entries, ttlMs, owner) {
-        await redis.connected();
-        // Issued together: one write, one round trip.
-        await Promise.all(
-          entries.map(([key, record]) => {
-            const tagged = prefix + taggedRecordKey(key, owner);
-            return redis.send(tagged, ['SET', tagged, record, 'PX', String(Math.ceil(ttlMs))]);
-          }),
-        );
-      },
+  const records: IdempotencyRecordStore = {
+    async get(keys, owner) {
+      await redis.connected();
+      const read = lookupKeys(keys, owner);
+      return merge(keys, (await redis.send(read[0] as string, ['MGET', ...read])) as (string | null)[]);
     },
+    async getWithHit(keys, counter, windowMs, owner, economy) {
+      await redis.connected();
+      const lookup = lookupKeys(keys, owner);
+      if (!economy) {
+        const [count, ttl, ...values] = await redis.script<(number | string | null)[]>('hitAndGet', [prefix + counter, windowMs, lookup]);
+        return { hit: { count: Number(count), resetInMs: Math.max(0, Number(ttl)) }, records: merge(keys, values) };
+      }
+      const reply = await redis.script<unknown[]>('hitGetReserve', [
+        prefix + counter,
+        windowMs,
+        lookup,
+        economy.limit,
+        reservationArgs(economy.reservation, prefix),
+      ]);
+      const [count, ttl] = reply as [number, number];
+      const answer = reply[2 + lookup.length];
+      const hit = { count: Number(count), resetInMs: Math.max(0, Number(ttl)) };
+      const found = merge(keys, reply.slice(2, 2 + lookup.length));
+      return answer === undefined || answer === null ? { hit, records: found } : { hit, records: found, economy: reserveAnswer(answer) };
+    },
+    async set(entries, ttlMs, owner) {
+      await redis.connected();
+      // Issued together: one write, one round trip.
+      await Promise.all(
+        entries.map(([key, record]) => {
+          const tagged = prefix + taggedRecordKey(key, owner);
+          return redis.send(tagged, ['SET', tagged, record, 'PX', String(Math.ceil(ttlMs))]);
+        }),
+      );
+    },
+  };
+  return {
+    records,
+    economy: redisEconomyStore(redis, prefix, records),
+    ledger: createRedisLedgerStore(redis, prefix, ledgerOptions),
     async increment(key, windowMs) {
       await redis.connected();
       const [count, ttl] = await redis.script<[number, number]>('hit', [prefix + key, windowMs]);

@@ -4,6 +4,8 @@ import { buildRelay, type RelayOptions } from '../app.js';
 import { jsonLinesToStderr } from '../logger.js';
 import type { MetricsSink } from '../metrics.js';
 import type { IdempotencyRecordStore } from '../records.js';
+import type { LedgerStore } from '../economy/contract.js';
+import { createMemoryLedgerStore } from '../economy/memory-ledger.js';
 import type { LogLevel } from './settings.js';
 import { fastAwardHandler } from './fast-award.js';
 import { createPrometheusMetrics } from './metrics.js';
@@ -37,6 +39,8 @@ export type StartRelayOptions = RelayOptions &
     metrics?: MetricsSink;
     /** How long the default idempotency record (in the shared store) keeps an award; default 30 days. */
     idempotencyTtlMs?: number;
+    /** How long the default ledger (in Redis, else in memory) keeps an entry; default 30 days. */
+    ledgerRetentionMs?: number;
     /** Keep-alive connections to the service at once (undici pool); default QP_UPSTREAM_CONNECTIONS or 128. */
     upstreamConnections?: number;
     /** Lowest level of the JSON log written to stderr when no `logger` is given; default QP_LOG_LEVEL or 'info'. */
@@ -59,7 +63,9 @@ export type StartRelayOptions = RelayOptions &
 /**
  * Serve the relay on Node (and on Bun or Deno through their node:http): port 0 picks a free port. The idempotency
  * record is on by default when a shared store is configured (`redis`, QP_REDIS_URL, or a `rateLimitStore` carrying
- * `records`, as createRedisCounterStore's does), in that store, for 30 days; `idempotency: false` turns it off. Resolves once
+ * `records`, as createRedisCounterStore's does), in that store, for 30 days; `idempotency: false` turns it off. The
+ * ledger is on by default: in that shared store's stream, else in memory (one instance), 30 days; `ledger: false`
+ * turns it off. Resolves once
  * listening. close() is graceful: /readyz turns 503 (for drainDelayMs, requests are still served), no new connections
  * are accepted, in-flight requests finish
  * (up to shutdownGraceMs), keep-alive connections are closed, then the Redis connection the relay opened is released.
@@ -78,6 +84,8 @@ export async function startRelay(options: StartRelayOptions = {}): Promise<Runni
       fastPath = true,
       idempotency,
       idempotencyTtlMs,
+      ledger,
+      ledgerRetentionMs,
       ...relayOptions
     },
   ] = takeLimits(options);
@@ -107,12 +115,16 @@ export async function startRelay(options: StartRelayOptions = {}): Promise<Runni
   let relay: ReturnType<typeof buildRelay>;
   let running: RunningServer;
   try {
-    ownStore = redisUrl ? await createRedisCounterStore({ url: redisUrl, onConnectionError: warn }) : undefined;
-    const shared = (ownStore ?? relayOptions.rateLimitStore) as { records?: IdempotencyRecordStore } | undefined;
+    const retention = ledgerRetentionMs === undefined ? {} : { retentionMs: ledgerRetentionMs };
+    ownStore = redisUrl ? await createRedisCounterStore({ url: redisUrl, onConnectionError: warn, ledger: retention }) : undefined;
+    const shared = (ownStore ?? relayOptions.rateLimitStore) as { records?: IdempotencyRecordStore; ledger?: LedgerStore } | undefined;
     const ttl = idempotencyTtlMs === undefined ? {} : { ttlMs: idempotencyTtlMs };
     const records = idempotency === false ? undefined : (idempotency ?? (shared?.records ? { store: shared.records, ...ttl } : undefined));
+    // The ledger: in the shared store (Redis) when there is one, else in this process's memory (bounded).
+    const ledgerOn = ledger === false ? undefined : (ledger ?? { store: shared?.ledger ?? createMemoryLedgerStore(retention), ...retention });
     relay = buildRelay({
       ...(records ? { idempotency: records } : {}),
+      ...(ledgerOn ? { ledger: ledgerOn } : {}),
       ...relayOptions,
       ...(pool ? { upstream: { ...relayOptions.upstream, transport: pool.transport } } : {}),
       logger: log,
@@ -135,6 +147,8 @@ export async function startRelay(options: StartRelayOptions = {}): Promise<Runni
         if (drainDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, drainDelayMs));
         try {
           await running.close();
+          // What the last requests decided, into the ledger before its connection goes.
+          await relay.ledger?.flush();
         } finally {
           await dispose();
         }
