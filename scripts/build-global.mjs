@@ -56,6 +56,7 @@ if (!iife) throw new Error(`build-global: unexpected IIFE shape: ${code.slice(0,
 // that does nothing.)
 const inner = iife[1].replace(/(^|[{;])"use strict";/g, '$1');
 if (inner.includes('"use strict"')) throw new Error('build-global: a "use strict" is left inside the class');
+// Its completion value is undefined, as the IIFE's was: Godot's JavaScriptBridge.eval hands that back to GDScript.
 const body = `(class{static run(){${inner}}}).run();`;
 await mkdir(dirname(outfile), { recursive: true });
 await writeFile(outfile, `/*! quest-points ${version} (global build) | MIT */\n${body}`);
