@@ -17,10 +17,11 @@ import {
   type StepMiddleware,
 } from './context.js';
 import { createMemoryCounterStore, type CounterStore } from './counter-store.js';
-import { adminRoutes } from './economy/admin.js';
-import { createRelayLedger, type LedgerOptions, type RelayLedger } from './economy/ledger.js';
 import { createEconomy, type ValidateHook } from './economy/step.js';
 import { createMemoryEconomyStore, type EconomyStore } from './economy/store.js';
+import { adminRoutes } from './economy/admin.js';
+import { createRelayLedger, type LedgerOptions, type RelayLedger } from './economy/ledger.js';
+import { relayWebhooks, type WebhookOptions, type Webhooks } from './economy/webhooks.js';
 import { originPolicy, SECURITY_HEADERS } from './hygiene.js';
 import { jsonLinesToStderr, levelOfStatus, type LogSink } from './logger.js';
 import { noMetrics, relayMetrics, timedUpstream, type MetricsSink } from './metrics.js';
@@ -85,13 +86,6 @@ export interface RelayOptions extends AuthOptions {
    */
   idempotency?: IdempotencyOptions | false;
   /**
-   * The ledger: every award's decision (forwarded, acknowledged, refused with its rule, failed) and every operator
-   * action (reversed, banned, unbanned), read at GET /admin/ledger. Default off; startRelay and the CLI turn it on, in
-   * Redis when they have it, else in memory (false: off there too). `store`: createMemoryLedgerStore (one
-   * instance), createRedisCounterStore(...).ledger (quest-points/relay/node) or createDurableObjectLedgerStore.
-   */
-  ledger?: LedgerOptions | false;
-  /**
    * Where the economy rules (budgets, once-only events, cooldowns) and runtime bans live. Default: the rate-limit
    * store's own (`createRedisCounterStore(...).economy`: shared by every relay on that Redis), else this isolate's
    * memory (createMemoryEconomyStore: one instance). On Workers: createDurableObjectEconomyStore.
@@ -103,6 +97,20 @@ export interface RelayOptions extends AuthOptions {
    * request's deadline answers it retry (503 `validate_unavailable`), never accepted unchecked. Admins skip it.
    */
   validate?: ValidateHook;
+  /**
+   * The ledger: every award's decision (forwarded, acknowledged, refused with its rule, failed) and every operator
+   * action (reversed, banned, unbanned), read at GET /admin/ledger. Default off; startRelay and the CLI turn it on, in
+   * Redis when they have it, else in memory (false: off there too). `store`: createMemoryLedgerStore (one
+   * instance), createRedisCounterStore(...).ledger (quest-points/relay/node) or createDurableObjectLedgerStore.
+   */
+  ledger?: LedgerOptions | false;
+  /**
+   * Deliver every acknowledged award and every reversal in the ledger to your endpoints, signed per Standard Webhooks,
+   * at least once (retries with backoff, then dead letters: GET /admin/webhooks/dead, POST /admin/webhooks/replay).
+   * Needs the ledger. The delivery state (cursors, retries, dead letters) is kept in `webhooks.state`, by default the
+   * rateLimitStore's when it has one (createRedisCounterStore's: a restart resumes), else this process's memory.
+   */
+  webhooks?: WebhookOptions;
 }
 
 /** The relay and what its Node server needs to stop it: mark it draining (/readyz 503). */
@@ -117,6 +125,8 @@ export interface BuiltRelay {
   drain(): void;
   /** The relay's ledger (RelayOptions `ledger`), absent when off: subscribe to its entries, flush it on shutdown. */
   ledger?: RelayLedger;
+  /** The webhook deliverer (RelayOptions `webhooks`), absent when off: stop it on shutdown. */
+  webhooks?: Webhooks;
 }
 
 /** The award route as the fast path runs it (BuiltRelay `award`). */
@@ -163,9 +173,11 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
     players: createPlayerQueue(),
     secrets: [upstreamApiKey(options), ...auth.secrets].filter((s): s is string => Boolean(s)),
     records: idempotency && { ...idempotency, failed: storeWarning(log, onStoreError) },
-    ledger: options.ledger ? createRelayLedger(options.ledger, log, metrics) : undefined,
     economy: createEconomy(policy, economyStoreOf(options), options.validate),
+    ledger: options.ledger ? createRelayLedger(options.ledger, log, metrics) : undefined,
   };
+  // Started here: it delivers from the ledger in the background, on its own timers.
+  runtime.webhooks = options.webhooks ? relayWebhooks(options.webhooks, runtime.ledger, options.rateLimitStore, log) : undefined;
   const ops: OpsState = { draining: false };
   // Cloudflare's own user agent: there, work after the answer needs the request's waitUntil (a ledger's append).
   const onWorkers = globalThis.navigator?.userAgent === 'Cloudflare-Workers';
@@ -307,6 +319,7 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
     app,
     ...(base || !bearer || options.clientAddress ? {} : { award: awardWith(bearer) }),
     ...(runtime.ledger ? { ledger: runtime.ledger } : {}),
+    ...(runtime.webhooks ? { webhooks: runtime.webhooks } : {}),
     drain: () => {
       ops.draining = true;
     },
