@@ -11,6 +11,7 @@ commands:
   reverse    reverse an acknowledged award through a relay's admin API
   ban        ban a player on a relay (and every relay sharing its store)
   unban      lift a player's ban
+  webhooks   list a relay's webhook dead letters, replay them
 
 quest-points <command> --help shows the command's options.`;
 
@@ -23,6 +24,7 @@ const commands: Record<string, () => Promise<(argv: string[]) => Promise<void>>>
   reverse: async () => (await import('./relay/economy/cli.js')).reverseCommand,
   ban: async () => (await import('./relay/economy/cli.js')).banCommand,
   unban: async () => (await import('./relay/economy/cli.js')).unbanCommand,
+  webhooks: async () => (await import('./relay/economy/webhooks-cli.js')).webhooksCommand,
 };
 
 const [name, ...argv] = process.argv.slice(2);

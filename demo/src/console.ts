@@ -1,6 +1,8 @@
 import { createQuestPoints, type DeadLetter, type PendingAward } from '../../src/client/index.js';
+import { setupBotPanel } from './bot-panel.js';
 import { emulatorAdmin, type FaultConfig } from './emulator-admin.js';
 import { logEvents } from './event-log.js';
+import { setupLedgerView } from './ledger-view.js';
 import { setupPolicyEditor } from './policy-editor.js';
 import { bindOfflineCheckbox, byId, createOfflineSwitch, devToken, formatPoints } from './session.js';
 
@@ -198,6 +200,8 @@ client.subscribe((snapshot) => {
 });
 logEvents(client, byId<HTMLOListElement>('console-events'), 15);
 setupPolicyEditor();
+setupBotPanel(quest);
+setupLedgerView();
 
 const sandbox = byId<HTMLInputElement>('sandbox-switch');
 sandbox.addEventListener('change', () => {

@@ -1,13 +1,17 @@
-// The designer console's policy editor: what each event is worth (fixed points or a maximum), the cap per award and
-// the per-player rate limit of the dev relay, read from and applied to GET/PUT /__dev/policy while the games run.
+// The designer console's policy editor: what each event is worth (fixed points or a maximum), whether it counts once
+// and its cooldown, the cap per award, the per-player rate limit and the economy rules (economy-editor.ts) of the dev
+// relay, read from and applied to GET/PUT /__dev/policy while the games run.
 // Dev only: the dev server swaps its relay's policy; a production relay's policy stays a file or an option.
+import { fillEconomy, readEconomy, setupEconomyEditor, type EconomyRules } from './economy-editor.js';
 import { byId } from './session.js';
 
 interface EventRule {
   points?: number;
   maxPoints?: number;
+  once?: boolean;
+  cooldownSeconds?: number;
 }
-interface Policy {
+interface Policy extends EconomyRules {
   allowUnknownEvents?: boolean;
   maxPointsPerAward?: number;
   events?: Record<string, EventRule>;
@@ -32,9 +36,14 @@ function eventRow(name = '', rule: EventRule = {}): HTMLTableRowElement {
     if (type === 'number') Object.assign(el, { step: 'any', min: '0' });
     return el;
   };
+  const optional = (n: number | undefined) => (n === undefined ? '' : String(n));
   cell(input('Event name', name));
-  cell(input('Fixed points', rule.points === undefined ? '' : String(rule.points), 'number'));
-  cell(input('Maximum points', rule.maxPoints === undefined ? '' : String(rule.maxPoints), 'number'));
+  cell(input('Fixed points', optional(rule.points), 'number'));
+  cell(input('Maximum points', optional(rule.maxPoints), 'number'));
+  const once = input('Counts once per player and quest', '', 'checkbox');
+  once.checked = rule.once === true;
+  cell(once);
+  cell(input('Cooldown in seconds', optional(rule.cooldownSeconds), 'number'));
   const remove = document.createElement('button');
   Object.assign(remove, { type: 'button', textContent: 'Remove' });
   remove.addEventListener('click', () => tr.remove());
@@ -48,20 +57,27 @@ function fill(policy: Policy) {
   byId<HTMLInputElement>('policy-limit').value = String(policy.rateLimits?.perPlayer?.limit ?? '');
   byId<HTMLInputElement>('policy-window').value = String(policy.rateLimits?.perPlayer?.windowSeconds ?? '');
   rows().replaceChildren(...Object.entries(policy.events ?? {}).map(([name, rule]) => eventRow(name, rule)));
+  fillEconomy(policy);
 }
 
-/** The form as a policy: what it does not show (quests, per-IP limits) is kept from the policy it was loaded with. */
+/**
+ * The form as a policy: what it does not show (quests, per-IP limits) is kept from the policy it was loaded with; an
+ * economy rule the form leaves empty (no budget, no campaign, no ban) is left out.
+ */
 function read(base: Policy): Policy {
   const events: Record<string, EventRule> = {};
   for (const tr of rows().rows) {
-    const [name, points, max] = [...tr.querySelectorAll('input')];
+    const [name, points, max, once, cooldown] = [...tr.querySelectorAll('input')];
     const key = name?.value.trim();
-    if (!key || !points || !max) continue;
+    if (!key || !points || !max || !once || !cooldown) continue;
     const rule: EventRule = {};
     const fixed = numberOrUndefined(points);
     const maximum = numberOrUndefined(max);
+    const cooldownSeconds = numberOrUndefined(cooldown);
     if (fixed !== undefined) rule.points = fixed;
     if (maximum !== undefined) rule.maxPoints = maximum;
+    if (once.checked) rule.once = true;
+    if (cooldownSeconds !== undefined) rule.cooldownSeconds = cooldownSeconds;
     events[key] = rule;
   }
   const limit = numberOrUndefined(byId<HTMLInputElement>('policy-limit'));
@@ -69,6 +85,7 @@ function read(base: Policy): Policy {
   const maxPointsPerAward = numberOrUndefined(byId<HTMLInputElement>('policy-max'));
   return {
     ...base,
+    ...readEconomy(),
     allowUnknownEvents: byId<HTMLInputElement>('policy-unknown').checked,
     events,
     ...(maxPointsPerAward === undefined ? {} : { maxPointsPerAward }),
@@ -99,6 +116,11 @@ export function setupPolicyEditor(): void {
       })
       .catch((error: Error) => show(`could not read the dev relay's policy: ${error.message}`, 'bad'));
   byId('policy-add').addEventListener('click', () => rows().append(eventRow()));
+  setupEconomyEditor((events) => {
+    // The example's events join the table (replacing rows of the same name).
+    for (const tr of [...rows().rows]) if (Object.hasOwn(events, tr.querySelector('input')?.value.trim() ?? '')) tr.remove();
+    rows().append(...Object.entries(events).map(([name, rule]) => eventRow(name, rule)));
+  });
   byId<HTMLFormElement>('policy-form').addEventListener('submit', (event) => {
     event.preventDefault();
     const policy = read(loaded);

@@ -22,6 +22,7 @@ export const groups: { text: string; items: Page[] }[] = [
       { text: 'Operate and scale', page: 'relay/operate' },
       { text: 'Economy: stop farming', page: 'economy' },
       { text: 'Relay performance', page: 'relay/performance' },
+      { text: 'Economy: stop farming, audit, webhooks', page: 'economy' },
       { text: 'Run it offline: guarantees', page: 'guide/offline' },
       { text: 'Test with the emulator', page: 'guide/emulator' },
       { text: 'Portals, iframes and storage', page: 'hosting' },

@@ -27,7 +27,8 @@ function refusal(handling: Handling, status: number, message: string, code?: str
   // No code: not the relay's answer (a proxy's HTML page, a WAF's empty 403), or an older relay's.
   if (handling === 'held') return { outcome: 'retry', reason: 'deployment', status, refused: { status, message, code } };
   if (handling === 'retry') return { outcome: 'retry', reason: 'status', status, retryAfterMs };
-  return { outcome: 'rejected', status, message };
+  // Final: the relay's code goes with it (`award:rejected`'s dead letter), when there is one.
+  return { outcome: 'rejected', status, message, ...(code ? { code } : {}) };
 }
 
 function fromError(error: unknown): SendResult {
@@ -76,6 +77,8 @@ export async function sendAwards(transport: Transport, awards: QueuedAward[]): P
   }
   const results: SendResult[] = [];
   for (const { questId, idempotencyKey, ...body } of awards.map(toWire)) {
+    // onceKey is the relay's (its once-only rule): the service, in direct mode, is never sent it.
+    if (!transport.batch) body.onceKey = undefined;
     const waiting = results.some((r) => r.outcome === 'retry' || r.outcome === 'auth');
     if (waiting) results.push({ outcome: 'skipped' });
     else results.push(await transport.request('POST', paths.points(questId), body, idempotencyKey).then(fromAnswer, fromError));

@@ -4,8 +4,8 @@ import type { DeadLetter, PendingAward, RetryReason } from './types.js';
 /** What became of one award in one attempt. `skipped`: not tried, an earlier award must go first. */
 export type SendResult =
   | { outcome: 'ok' }
-  /** The relay's or the service's status and message. */
-  | { outcome: 'rejected'; status: number; message: string }
+  /** The relay's or the service's status and message, and the relay's refusal `code` when it sent one. */
+  | { outcome: 'rejected'; status: number; message: string; code?: string }
   /**
    * `status` when there was an answer; `reason`: 'status', 'network', 'timeout', or the relay's reason. `noAnswer`:
    * the request itself failed (network, timeout), so the relay is not known reachable; a relay's own 'network' or
@@ -34,7 +34,11 @@ export function settlement(head: PendingAward[], results: SendResult[], now = Da
   head.forEach((award, i) => {
     const r = results[i];
     if (r?.outcome === 'ok') ok.push(award.idempotencyKey);
-    if (r?.outcome === 'rejected') dead.push({ ...award, status: r.status, message: r.message, rejectedAt: now });
+    if (r?.outcome === 'rejected') {
+      // Status, message and the relay's code when it sent one (the HUD words it for the player).
+      const { outcome, ...refusal } = r;
+      dead.push({ ...award, ...refusal, rejectedAt: now });
+    }
   });
   return { ok, dead };
 }

@@ -1,4 +1,4 @@
-import type { EnrolledUser, EnrollmentStatus, PointsEvent, QueuedAward } from '../protocol/index.js';
+import type { EnrolledUser, EnrollmentStatus, PointsEvent, QueuedAward, RefusalCode } from '../protocol/index.js';
 
 export type { EnrolledUser, EnrollmentStatus, PointsEvent, QueuedAward };
 
@@ -9,6 +9,12 @@ export interface AwardInput {
   eventPoints: number;
   eventName?: string;
   eventDescription?: string;
+  /**
+   * A once-only achievement's key (the relay's `events.<name>.once` rule counts eventName + onceKey once per player and
+   * quest; without it, the event counts once). Sent to the relay, never to the service (nor in `direct` mode). At most
+   * 128 characters, eventName's rules.
+   */
+  onceKey?: string;
 }
 
 /** An award in the outbox: the wire award plus when it was queued and its place in the queue. */
@@ -27,6 +33,12 @@ export interface DeadLetter extends PendingAward {
   /** The HTTP status of the refusal (as everywhere in the SDK: `status` is an HTTP status). */
   status: number;
   message: string;
+  /**
+   * The relay's machine-readable reason (protocol/refusal.ts): a rule of the economy (`budget`, `once`, `cooldown`,
+   * `campaign`, `banned`), `policy`, `invalid`...; a newer relay's code is any other string. Absent when the service
+   * refused, or an older relay. What a game shows the player from it: docs/hud.md.
+   */
+  code?: RefusalCode | (string & {});
   rejectedAt: number;
 }
 

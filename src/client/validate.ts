@@ -1,5 +1,5 @@
 import type { AwardBody } from '../protocol/bodies.js';
-import { AWARD_RULES, checkRule, ID_RULE, type FieldRule, type RuleTable, type TextRule } from '../protocol/rules.js';
+import { RELAY_AWARD_RULES, checkRule, ID_RULE, type FieldRule, type RuleTable, type TextRule } from '../protocol/rules.js';
 import { QuestPointsError } from './errors.js';
 import type { AwardInput } from './types.js';
 
@@ -27,10 +27,16 @@ export function checkFields(fields: RuleTable, input: Input, parent?: string) {
   return out;
 }
 
-/** The award as it goes on the wire, defaults applied; throws QuestPointsError('invalid') naming the field and rule. */
-export function parseAward(input: AwardInput, defaults: { questId?: string; serviceUserId?: string }): AwardBody & { questId: string } {
+/**
+ * The award as it is queued, defaults applied (the relay's `onceKey` too: send-awards.ts sends it to a relay only);
+ * throws QuestPointsError('invalid') naming the field and rule.
+ */
+export function parseAward(
+  input: AwardInput,
+  defaults: { questId?: string; serviceUserId?: string },
+): AwardBody & { questId: string; onceKey?: string } {
   const { questId = defaults.questId, serviceUserId = defaults.serviceUserId, ...rest } = (input ?? {}) as AwardInput;
-  const body = checkFields(AWARD_RULES, { ...rest, serviceUserId }) as AwardBody;
+  const body = checkFields(RELAY_AWARD_RULES, { ...rest, serviceUserId }) as AwardBody;
   return { ...body, questId: check(ID_RULE, questId, 'questId') };
 }
 

@@ -1,22 +1,16 @@
 // The only file that touches the SDK's API: its public events and `viewPoints()` / `subscribe()` (docs/sdk.md). The HUD
 // keeps no points of its own — the client stays the one source of truth — so a renamed event or getter is a fix here.
-import type { PendingAward, PointsView, QuestPoints, Snapshot } from '../client/index.js';
+import type { DeadLetter, PendingAward, PointsView, QuestPoints, Snapshot } from '../client/index.js';
 
 /** What the element needs of a client: a `createQuestPoints()` result, or anything with the same events. */
 export type HudClient = Pick<QuestPoints, 'on' | 'off' | 'viewPoints' | 'subscribe'>;
 
-/** The client's state as the HUD shows it, from the client's snapshot (subscribe). */
-export interface HudStatus {
-  online: boolean;
-  /** Dead letters this tab knows of. */
-  deadLetters: number;
-  /** Awards are committed to IndexedDB (false: memory or degraded storage, lost if the page goes away). */
-  durable: boolean;
-  /** The client needs a token (auth:required): the player must sign in for awards to be sent. */
-  signIn: boolean;
-  /** The deployment refuses the queue (deployment:refused): the awards wait until the game server answers. */
-  unreachable: boolean;
-}
+/**
+ * The client's state as the HUD reads it, from the client's snapshot (subscribe): online, the dead letters this tab
+ * knows of, where awards are kept (not 'indexeddb': lost if the page goes away), whether the player must sign in
+ * (auth:required) and whether the deployment refuses the queue (deployment:refused: the awards wait).
+ */
+export type HudStatus = Pick<Snapshot, 'online' | 'deadLetterCount' | 'storage' | 'authRequired' | 'deploymentRefused'>;
 
 /** What the element hears, already filtered to the client's own quest and player. */
 export interface HudListener {
@@ -25,7 +19,8 @@ export interface HudListener {
   sent(key: string): void;
   /** No final answer yet: the award waits in the outbox for a retry. */
   retrying(key: string): void;
-  rejected(key: string): void;
+  /** Refused for good; `code`: the relay's refusal code (the dead letter's), if it sent one. */
+  rejected(key: string, code?: string): void;
   view(view: PointsView): void;
   status(status: HudStatus): void;
 }
@@ -35,38 +30,25 @@ type Pair = { questId: string; serviceUserId: string };
 /** Listens to `client` for the pair of its own `viewPoints()`; returns the function that stops listening. */
 export function listen(client: HudClient, to: HudListener): () => void {
   const own = client.viewPoints();
-  const mine = (pair: Pair) => pair.questId === own.questId && pair.serviceUserId === own.serviceUserId;
+  // Each event, for the own pair only (an award's, a dead letter's or a view's).
   const handlers = {
-    'award:queued': ({ award, persisted }: { award: PendingAward; persisted: Promise<boolean> }) => {
-      if (mine(award)) to.queued(award, persisted);
-    },
-    'award:sent': ({ award }: { award: PendingAward }) => {
-      if (mine(award)) to.sent(award.idempotencyKey);
-    },
-    'award:retrying': ({ award }: { award: PendingAward }) => {
-      if (mine(award)) to.retrying(award.idempotencyKey);
-    },
-    'award:rejected': ({ deadLetter }: { deadLetter: PendingAward }) => {
-      if (mine(deadLetter)) to.rejected(deadLetter.idempotencyKey);
-    },
-    'points:changed': ({ view }: { view: PointsView }) => {
-      if (mine(view)) to.view(view);
-    },
+    'award:queued': (e: { award: PendingAward; persisted: Promise<boolean> }) => to.queued(e.award, e.persisted),
+    'award:sent': (e: { award: PendingAward }) => to.sent(e.award.idempotencyKey),
+    'award:retrying': (e: { award: PendingAward }) => to.retrying(e.award.idempotencyKey),
+    'award:rejected': (e: { deadLetter: DeadLetter }) => to.rejected(e.deadLetter.idempotencyKey, e.deadLetter.code),
+    'points:changed': (e: { view: PointsView }) => to.view(e.view),
   };
-  const names = Object.keys(handlers) as (keyof typeof handlers)[];
-  for (const name of names) client.on(name, handlers[name] as never);
+  type Heard = { award?: Pair; deadLetter?: Pair; view?: Pair };
+  const mine = ({ award, deadLetter, view }: Heard) => {
+    const pair = (award ?? deadLetter ?? view) as Pair;
+    return pair.questId === own.questId && pair.serviceUserId === own.serviceUserId;
+  };
+  const bound = Object.entries(handlers).map(([name, handle]) => [name, (e: Heard) => mine(e) && handle(e as never)] as const);
+  for (const [name, handler] of bound) client.on(name as never, handler as never);
   to.view(own);
-  const unsubscribe = client.subscribe((snapshot: Snapshot) =>
-    to.status({
-      online: snapshot.online,
-      deadLetters: snapshot.deadLetterCount,
-      durable: snapshot.storage === 'indexeddb',
-      signIn: snapshot.authRequired,
-      unreachable: snapshot.deploymentRefused,
-    }),
-  );
+  const unsubscribe = client.subscribe(to.status);
   return () => {
-    for (const name of names) client.off(name, handlers[name] as never);
+    for (const [name, handler] of bound) client.off(name as never, handler as never);
     unsubscribe();
   };
 }

@@ -25,8 +25,8 @@ export function row(): HTMLLIElement {
 export function fill(li: Element, part: string, state: string, ...texts: string[]): void {
   attr(li, 'part', part);
   attr(li, 'data-state', state);
-  for (const [i, value] of texts.entries()) {
-    const cell = li.children[i];
-    if (cell) text(cell, value);
-  }
+  // A row() always has its three cells.
+  texts.forEach((value, i) => {
+    text(li.children[i] as Element, value);
+  });
 }

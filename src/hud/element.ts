@@ -1,9 +1,9 @@
 import type { PendingAward, PointsView } from '../client/index.js';
 import { roundPoints } from '../protocol/limits.js';
 import { listen, type HudClient, type HudStatus } from './client.js';
-import { Announcer, type News } from './announcer.js';
+import { announcer, type News } from './announcer.js';
 import { attr, fill, make, row, text } from './dom.js';
-import { HUD_STRINGS, subst, type HudStrings } from './strings.js';
+import { HUD_STRINGS, type HudStrings } from './strings.js';
 import { CSS } from './style.js';
 
 /** A toast's award: on its way, waiting in the outbox (saved, or only in memory), acknowledged, read back, refused. */
@@ -20,6 +20,8 @@ interface Toast {
   read?: boolean;
   /** Its `persisted` resolved false: only in memory, kept until the page is closed. */
   memory?: boolean;
+  /** Refused with this code (the relay's): its words, when the strings have some, say why. */
+  code?: string;
   el?: HTMLLIElement;
 }
 
@@ -55,12 +57,12 @@ export class QuestPointsHud extends Base {
   #notice = make('p', 'notice');
   #toastList = make('ol', 'toasts');
   #historyList = make('ol', 'history');
-  #voice = new Announcer<Toast>((news) => this.#sentence(news));
+  #voice = announcer<Toast>((news) => this.#sentence(news));
   #toasts: Toast[] = [];
   #dropped: Element[] = [];
   #view?: PointsView;
   #viewDrawn?: PointsView;
-  #status: HudStatus = { online: true, deadLetters: 0, durable: true, signIn: false, unreachable: false };
+  #status: HudStatus = { online: true, deadLetterCount: 0, storage: 'indexeddb', authRequired: false, deploymentRefused: false };
   #fresh = true;
   #target = 0;
   #shown = 0;
@@ -119,8 +121,9 @@ export class QuestPointsHud extends Base {
     // Making a formatter costs a frame's worth of time: only when the language changed.
     if (lang !== this.#lang) {
       this.#lang = lang;
-      this.#number = new Intl.NumberFormat(lang, { maximumFractionDigits: 6 });
-      this.#signed = new Intl.NumberFormat(lang, { maximumFractionDigits: 6, signDisplay: 'exceptZero' });
+      const digits = { maximumFractionDigits: 6 };
+      this.#number = new Intl.NumberFormat(lang, digits);
+      this.#signed = new Intl.NumberFormat(lang, { ...digits, signDisplay: 'exceptZero' });
     }
     this.#bind();
   }
@@ -143,7 +146,7 @@ export class QuestPointsHud extends Base {
       queued: (award, persisted) => this.#queued(award, persisted),
       sent: (key) => this.#set(key, 'sent'),
       retrying: (key) => this.#set(key, this.#waiting(this.#find(key)), 'sending'),
-      rejected: (key) => this.#set(key, 'rejected'),
+      rejected: (key, code) => this.#set(key, 'rejected', undefined, code),
       view: (view) => this.#onView(view),
       status: (status) => this.#onStatus(status),
     });
@@ -164,12 +167,12 @@ export class QuestPointsHud extends Base {
 
   #num(name: string, fallback: number): number {
     const value = Number(this.getAttribute(name) ?? fallback);
-    return Number.isFinite(value) && value >= 0 ? value : fallback;
+    return value >= 0 && value < Infinity ? value : fallback; // NaN fails both
   }
 
   /** The word for an award waiting in the outbox: saved (IndexedDB) or only held in memory (this award, or storage now). */
   #waiting(toast?: Toast): ToastState {
-    return this.#status.durable && !toast?.memory ? 'saved' : 'waiting';
+    return this.#status.storage === 'indexeddb' && !toast?.memory ? 'saved' : 'waiting';
   }
 
   #find(key: string): Toast | undefined {
@@ -200,11 +203,15 @@ export class QuestPointsHud extends Base {
     for (const old of this.#toasts.splice(Math.max(1, this.#num('toasts', 3)))) if (old.el) this.#dropped.push(old.el);
   }
 
-  /** Moves a toast to `state` (only from `from` when given); a confirmed toast is not sent again by a late event. */
-  #set(key: string, state: ToastState, from?: ToastState): void {
+  /**
+   * Moves a toast to `state` (only from `from` when given); a confirmed toast is not sent again by a late event. `code`:
+   * a refusal's (the relay's), whose words the toast shows.
+   */
+  #set(key: string, state: ToastState, from?: ToastState, code?: string): void {
     const toast = this.#find(key);
     if (!toast || toast.state === state || (from && toast.state !== from) || (state === 'sent' && toast.state === 'confirmed')) return;
     toast.state = state;
+    toast.code = code;
     this.#touch(toast);
   }
 
@@ -227,12 +234,13 @@ export class QuestPointsHud extends Base {
   }
 
   #onStatus(status: HudStatus): void {
-    const wasHeld = this.#held();
     const was = this.#connectionState();
     this.#status = status;
-    const changed = this.#connectionState() !== was;
-    if (changed && !this.#fresh) this.#voice.speak({ connection: true });
-    if (!wasHeld && this.#held()) for (const toast of this.#toasts) if (toast.state === 'sending') this.#set(toast.key, this.#waiting(toast));
+    const now = this.#connectionState();
+    if (now !== was && !this.#fresh) this.#voice.speak({ connection: true });
+    // Just held (was online): the toasts on their way now wait.
+    if (was === 'online' && now !== 'online')
+      for (const toast of this.#toasts) if (toast.state === 'sending') this.#set(toast.key, this.#waiting(toast));
     this.#schedule();
   }
 
@@ -242,12 +250,11 @@ export class QuestPointsHud extends Base {
    */
   #connectionState(): 'sign-in' | 'unreachable' | 'online' | 'offline' {
     const s = this.#status;
-    return s.signIn ? 'sign-in' : s.unreachable ? 'unreachable' : s.online ? 'online' : 'offline';
+    return s.authRequired ? 'sign-in' : s.deploymentRefused ? 'unreachable' : s.online ? 'online' : 'offline';
   }
 
   /** The connection's word, as the strings name it. */
-  #connectionWord(): string {
-    const state = this.#connectionState();
+  #connectionWord(state = this.#connectionState()): string {
     return this.#strings[state === 'sign-in' ? 'signIn' : state];
   }
 
@@ -298,12 +305,12 @@ export class QuestPointsHud extends Base {
       this.#drawHistory(view);
       this.#viewDrawn = view;
     }
-    const { deadLetters } = this.#status;
+    const { deadLetterCount: deadLetters } = this.#status;
     const connection = this.#connectionState();
-    text(this.#connection, this.#connectionWord());
+    text(this.#connection, this.#connectionWord(connection));
     attr(this.#connection, 'part', `connection ${connection}`);
     if (this.#notice.hidden !== !deadLetters) this.#notice.hidden = !deadLetters;
-    text(this.#notice, subst(s.deadLetters, this.#number.format(deadLetters)));
+    text(this.#notice, s.deadLetters.replace('{count}', this.#number.format(deadLetters)));
 
     for (const el of this.#dropped.splice(0)) el.remove();
     const ms = this.#num('toast-ms', 4000);
@@ -355,7 +362,15 @@ export class QuestPointsHud extends Base {
       if (toast.at - this.#toastAt < BURST_MS) toast.el.className = 'still';
       this.#toastAt = toast.at;
     }
-    fill(toast.el, `toast toast-${toast.state}`, toast.state, this.#signed.format(toast.points), toast.label, this.#strings[toast.state]);
+    fill(toast.el, `toast toast-${toast.state}`, toast.state, this.#signed.format(toast.points), toast.label, this.#word(toast));
+  }
+
+  /**
+   * A toast's word: its state's, or for a refusal with a code that has words of its own (budget, once...), those;
+   * any other code says `rejected`'s. (Only a refusal sets a code, and a refusal is final.)
+   */
+  #word(toast: Toast): string {
+    return this.#strings[toast.code as ToastState] || this.#strings[toast.state];
   }
 
   /** The newest `history` entries, in rows kept from frame to frame (only changed text is written). */
@@ -378,7 +393,7 @@ export class QuestPointsHud extends Base {
     const parts = [
       connection ? this.#connectionWord() : '',
       total ? `${s.total}: ${this.#number.format(this.#target)}` : '',
-      toast ? `${this.#signed.format(toast.points)} ${toast.label}, ${s[toast.state]}` : '',
+      toast ? `${this.#signed.format(toast.points)} ${toast.label}, ${this.#word(toast)}` : '',
     ];
     return parts.filter(Boolean).join('. ');
   }

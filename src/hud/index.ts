@@ -29,13 +29,13 @@ export interface HudOptions {
 if (typeof customElements !== 'undefined' && !customElements.get('quest-points-hud')) customElements.define('quest-points-hud', QuestPointsHud);
 
 /** Makes a <quest-points-hud> for `client`, appends it to `options.parent` (or the body) and returns it. */
-export function attachHud(client: HudClient, options: HudOptions = {}): QuestPointsHud {
+export function attachHud(client: HudClient, { parent = document.body, strings, toastMs, ...attributes }: HudOptions = {}): QuestPointsHud {
   const hud = document.createElement('quest-points-hud');
-  const attributes = { position: options.position, history: options.history, toasts: options.toasts, 'toast-ms': options.toastMs };
-  for (const [name, value] of Object.entries(attributes)) if (value !== undefined) hud.setAttribute(name, String(value));
-  if (options.strings) hud.strings = options.strings;
+  // position, history, toasts and toast-ms: each given one sets the attribute of its name.
+  for (const [name, value] of Object.entries({ ...attributes, 'toast-ms': toastMs })) if (value !== undefined) hud.setAttribute(name, String(value));
+  if (strings) hud.strings = strings;
   hud.client = client;
-  (options.parent ?? document.body).append(hud);
+  parent.append(hud);
   return hud;
 }
 

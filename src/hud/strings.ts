@@ -12,7 +12,20 @@ export const HUD_STRINGS = {
   waiting: 'kept until you close this page',
   sent: 'sent',
   confirmed: 'confirmed',
+  /** Refused for good; a rule's refusal has its own words below, any other code (or none) these. */
   rejected: 'not accepted',
+  // A rule of the operator's economy refused it (the dead letter's `code`, protocol/refusal.ts), worded for the player:
+  // honest and generic, with no window, amount or rule that would tell a cheater how to get round it.
+  /** `budget`: the player's points budget for this event or quest is spent for now. */
+  budget: 'limit reached',
+  /** `once`: a once-only achievement already earned. */
+  once: 'already earned',
+  /** `cooldown`: the same event again too soon. */
+  cooldown: 'try again later',
+  /** `campaign`: the quest's campaign has not started or has ended. */
+  campaign: 'not running now',
+  /** `banned`: the player may not earn points here; said as any refusal (nothing to tell a banned bot). */
+  banned: 'not accepted',
   online: 'online',
   offline: 'offline',
   /** The client needs a token (auth:required): awards wait until the player signs in. */
@@ -28,5 +41,3 @@ export const HUD_STRINGS = {
 
 /** The words' keys and defaults, as HUD_STRINGS has them: the type `hud.strings` accepts a part of. */
 export type HudStrings = typeof HUD_STRINGS;
-
-export const subst = (text: string, count: string) => text.replace('{count}', count);

@@ -21,6 +21,7 @@ import { createEconomy, type ValidateHook } from './economy/step.js';
 import { createMemoryEconomyStore, type EconomyStore } from './economy/store.js';
 import { adminRoutes } from './economy/admin.js';
 import { createRelayLedger, type LedgerOptions, type RelayLedger } from './economy/ledger.js';
+import { relayWebhooks, type WebhookOptions, type Webhooks } from './economy/webhooks.js';
 import { originPolicy, SECURITY_HEADERS } from './hygiene.js';
 import { jsonLinesToStderr, levelOfStatus, type LogSink } from './logger.js';
 import { noMetrics, relayMetrics, timedUpstream, type MetricsSink } from './metrics.js';
@@ -103,6 +104,13 @@ export interface RelayOptions extends AuthOptions {
    * instance), createRedisCounterStore(...).ledger (quest-points/relay/node) or createDurableObjectLedgerStore.
    */
   ledger?: LedgerOptions | false;
+  /**
+   * Deliver every acknowledged award and every reversal in the ledger to your endpoints, signed per Standard Webhooks,
+   * at least once (retries with backoff, then dead letters: GET /admin/webhooks/dead, POST /admin/webhooks/replay).
+   * Needs the ledger. The delivery state (cursors, retries, dead letters) is kept in `webhooks.state`, by default the
+   * rateLimitStore's when it has one (createRedisCounterStore's: a restart resumes), else this process's memory.
+   */
+  webhooks?: WebhookOptions;
 }
 
 /** The relay and what its Node server needs to stop it: mark it draining (/readyz 503). */
@@ -117,6 +125,8 @@ export interface BuiltRelay {
   drain(): void;
   /** The relay's ledger (RelayOptions `ledger`), absent when off: subscribe to its entries, flush it on shutdown. */
   ledger?: RelayLedger;
+  /** The webhook deliverer (RelayOptions `webhooks`), absent when off: stop it on shutdown. */
+  webhooks?: Webhooks;
 }
 
 /** The award route as the fast path runs it (BuiltRelay `award`). */
@@ -166,6 +176,8 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
     economy: createEconomy(policy, economyStoreOf(options), options.validate),
     ledger: options.ledger ? createRelayLedger(options.ledger, log, metrics) : undefined,
   };
+  // Started here: it delivers from the ledger in the background, on its own timers.
+  runtime.webhooks = options.webhooks ? relayWebhooks(options.webhooks, runtime.ledger, options.rateLimitStore, log) : undefined;
   const ops: OpsState = { draining: false };
   const ipOptions = {
     trustProxy: options.trustProxy ?? false,
@@ -303,6 +315,7 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
     app,
     ...(base || !bearer || options.clientAddress ? {} : { award: awardWith(bearer) }),
     ...(runtime.ledger ? { ledger: runtime.ledger } : {}),
+    ...(runtime.webhooks ? { webhooks: runtime.webhooks } : {}),
     drain: () => {
       ops.draining = true;
     },

@@ -3,6 +3,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { VerifiedClaims } from './claims.js';
 import type { CounterStore, StoreErrorBehaviour } from './counter-store.js';
 import type { RelayLedger } from './economy/ledger.js';
+import type { Webhooks } from './economy/webhooks.js';
 import type { Cancellation } from './deadline.js';
 import type { RelayEconomy } from './economy/step.js';
 import type { LogRecord, LogSink } from './logger.js';
@@ -98,6 +99,8 @@ export interface RelayRuntime {
   economy?: RelayEconomy | undefined;
   /** The ledger (RelayOptions `ledger`), absent when off: every award's decision and every operator action (economy/ledger.ts). */
   ledger?: RelayLedger | undefined;
+  /** The webhook deliverer (RelayOptions `webhooks`), absent when off: its dead letters and replay (economy/webhooks.ts). */
+  webhooks?: Webhooks | undefined;
 }
 
 export function redactFor(runtime: RelayRuntime, c: StepContext<unknown>, text: string): string {

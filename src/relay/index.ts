@@ -62,6 +62,23 @@ export { DEFAULT_LEDGER_RETENTION_MS } from './economy/query.js';
 export { createDurableObjectLedgerStore, LedgerObject, type DurableObjectLedgerOptions } from './economy/durable-object-ledger.js';
 export type { LedgerListener, LedgerOptions, RelayLedger } from './economy/ledger.js';
 export type { LedgerDraft, LedgerEntry, LedgerOutcome, LedgerQuery, LedgerStore } from './economy/contract.js';
+export {
+  createMemoryWebhookState,
+  DEFAULT_MAX_DEAD,
+  webhookId,
+  webhookPayload,
+  type DeadDelivery,
+  type MemoryWebhookStateOptions,
+  type PendingDelivery,
+  type ReplaySelection,
+  type WebhookEndpoint,
+  type WebhookEventType,
+  type WebhookLedger,
+  type WebhookOptions,
+  type WebhookPayload,
+  type Webhooks,
+  type WebhookStateStore,
+} from './economy/webhooks.js';
 export { ConfigError, type ConfigErrorCode } from '../kit/errors.js';
 export type { LogRecord, LogSink } from './logger.js';
 export type { UpstreamAnswer, UpstreamExchange, UpstreamOptions, UpstreamTransport } from './upstream.js';

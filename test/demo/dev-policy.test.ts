@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { createDevServer } from '../../src/dev/index.js';
 import { DEV_POLICY } from '../../src/dev/policy.js';
+import { until } from '../helpers/until.js';
 
 const local = { incoming: { socket: { remoteAddress: '127.0.0.1' } } as unknown as IncomingMessage };
 const remote = { incoming: { socket: { remoteAddress: '10.1.2.3' } } as unknown as IncomingMessage };
@@ -49,6 +50,46 @@ describe('GET/PUT /__dev/policy', () => {
     expect(tooMuch.status).toBe(422);
     expect(tooMuch.body.message).toMatch(/boss/);
     expect((await award(token, 'unnamed', 1)).status).toBe(422);
+  });
+
+  it("keeps the economy's state and the ledger over a policy edit: a spent budget stays spent, a once-only event stays claimed", async () => {
+    const player = `economy-${crypto.randomUUID().slice(0, 8)}`;
+    const token = await dev.mintToken({ sub: player });
+    const admin = await dev.mintToken({ sub: 'designer', role: 'admin' });
+    const send = async (eventName: string, eventPoints: number) => {
+      const response = await call('/api/group-quests/q/points', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', IDEMPOTENCY_KEY: crypto.randomUUID() },
+        body: JSON.stringify({ serviceUserId: player, eventPoints, eventName }),
+      });
+      return [response.status, ((await response.json()) as { code?: string }).code];
+    };
+    const policy = {
+      allowUnknownEvents: true,
+      events: { coin: { maxPoints: 10 }, 'first-win': { points: 50, once: true } },
+      budgets: [{ name: 'coins', points: 20, window: 'hour', event: 'coin' }],
+    };
+    expect((await put({ policy })).status).toBe(200);
+    expect([await send('coin', 10), await send('coin', 10), await send('first-win', 50)]).toEqual([
+      [200, undefined],
+      [200, undefined],
+      [200, undefined],
+    ]);
+    // The designer edits something else: the new relay reads the same economy store and ledger.
+    expect((await put({ policy: { ...policy, maxPointsPerAward: 500 } })).status).toBe(200);
+    expect([await send('coin', 10), await send('first-win', 50)]).toEqual([
+      [422, 'budget'],
+      [422, 'once'],
+    ]);
+    // The ledger is written after the answers (fire-and-forget): read until the five decisions are in.
+    const entries = await until(async () => {
+      const ledger = await call(`/api/admin/ledger?player=${player}`, { headers: { authorization: `Bearer ${admin}` } });
+      const lines = ledger.status === 200 ? (await ledger.text()).split('\n').filter(Boolean) : [];
+      const read = lines.map((line) => JSON.parse(line) as { outcome?: string; code?: string }).filter((e) => e.outcome);
+      return read.filter((e) => e.outcome !== 'forwarded').length >= 5 ? read : undefined;
+    }, 'five decisions in the dev ledger');
+    expect(entries.filter((e) => e.outcome === 'acknowledged')).toHaveLength(3);
+    expect(entries.filter((e) => e.outcome === 'refused').map((e) => e.code)).toEqual(['budget', 'once']);
   });
 
   it('refuses a policy that breaks a rule (400 naming it), a file path, and callers off this machine', async () => {

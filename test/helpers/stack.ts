@@ -67,6 +67,13 @@ function common(emulatorFetch: Fetch, base: string) {
     setFaults: async (faults: FaultConfig) => void (await admin('PUT', 'faults', faults)),
     /** A service request with the API key, as the relay sends it: the reference answer. */
     service: (method: string, path: string, body?: unknown) => send(method, path, { body, headers: { API_KEY } }),
+    /** The points the service holds for a player in a quest: what was applied, whatever the relays answered. */
+    async appliedPoints(questId: string, serviceUserId: string): Promise<number> {
+      const answer = await send('GET', `/group-quests/${encodeURIComponent(questId)}/points/${encodeURIComponent(serviceUserId)}`, {
+        headers: { API_KEY },
+      });
+      return ((await answer.json()) as { data: { totalPoints: number } }).data.totalPoints;
+    },
     /** A token for player `sub` (more claims and the signing options optional), signed with the fixtures' secret. */
     token: (sub: string, claims: Omit<PlayerClaims, 'sub'> = {}, options: { ttl?: string | number; maxTokenAgeSeconds?: number } = {}) =>
       signPlayerToken({ sub, ...claims }, { secret: SECRET, ttl: '5m', ...options }),

@@ -88,6 +88,37 @@ describe('<quest-points-hud>', () => {
     expect(part(hud, 'toast')[0]!.getAttribute('part')).toBe('toast toast-rejected');
   });
 
+  it("words a rule's refusal by its code, generic and without numbers; any other code (or none) says not accepted; localisable per code", async () => {
+    const fake = fakeClient();
+    const hud = attachHud(fake.client, { toastMs: 0, toasts: 10 });
+    const refuse = (code?: string) => {
+      const refused = award(10, { eventName: `coin-${code ?? 'none'}` });
+      fake.emitter.emit('award:queued', { award: refused, queueSize: 1, persisted: STORED });
+      const letter = { ...refused, status: 422, message: `budget budgets[0] (1000 points per day) is spent (${code})`, rejectedAt: Date.now() };
+      fake.emitter.emit('award:rejected', { deadLetter: code ? { ...letter, code } : letter, persisted: STORED });
+    };
+    const codes = ['budget', 'once', 'cooldown', 'campaign', 'banned', 'policy', 'a-newer-code', undefined];
+    for (const code of codes) refuse(code);
+    await until(() => toasts(hud).length === codes.length && toasts(hud).every((t) => t[2] !== 'sending'), 'every toast refused');
+    expect(Object.fromEntries(toasts(hud).map((t) => [t[1], t[2]]))).toEqual({
+      'coin-budget': 'limit reached',
+      'coin-once': 'already earned',
+      'coin-cooldown': 'try again later',
+      'coin-campaign': 'not running now',
+      'coin-banned': 'not accepted',
+      'coin-policy': 'not accepted',
+      'coin-a-newer-code': 'not accepted',
+      'coin-none': 'not accepted',
+    });
+    // The operator's message (its numbers, its rule) is never shown to the player; the live region says the words too.
+    expect(hud.shadowRoot!.textContent).not.toContain('1000');
+    await until(() => (hud.shadowRoot!.querySelector('[role=status]')!.textContent ?? '').includes('not accepted'), 'the spoken word');
+    hud.strings = { budget: 'Limite atteinte pour le moment', rejected: 'refusé' };
+    await until(() => toasts(hud).some((t) => t[2] === 'Limite atteinte pour le moment'), 'the localised word');
+    expect(toasts(hud).find((t) => t[1] === 'coin-policy')![2]).toBe('refusé');
+    expect(part(hud, 'toast').every((li) => li.getAttribute('data-state') === 'rejected')).toBe(true);
+  });
+
   it('an award waiting with storage in memory says it is kept until the page is closed, not that it will sync', async () => {
     const fake = fakeClient();
     fake.setSnapshot({ storage: 'memory', online: false });

@@ -94,7 +94,12 @@ export function emulatedRelay(options: Partial<RelayOptions> = {}) {
     request.headers.set('API_KEY', API_KEY);
     return stack.emulator.app.fetch(request);
   });
-  const totalOf = async (questId: string, serviceUserId: string) =>
-    (await direct('GET', `/group-quests/${questId}/points/${serviceUserId}`)).json.data.totalPoints as number;
-  return { app: stack.relay, call: caller(stack.relay.fetch), relayOn: stack.relayOn, core: stack.emulator.core, direct, totalOf };
+  return {
+    app: stack.relay,
+    call: caller(stack.relay.fetch),
+    relayOn: stack.relayOn,
+    core: stack.emulator.core,
+    direct,
+    totalOf: stack.appliedPoints,
+  };
 }

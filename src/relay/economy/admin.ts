@@ -11,6 +11,7 @@ import { check } from '../validate.js';
 import type { BanList, LedgerOutcome, LedgerQuery } from './contract.js';
 import { LEDGER_ID, MAX_LEDGER_PAGE } from './query.js';
 import { reverseAward } from './reversal.js';
+import { webhookAdminRoutes } from './webhooks-admin.js';
 
 /** The most entries one GET /admin/ledger streams (its `limit`); follow the final `{"next"}` line for more. */
 export const MAX_LEDGER_EXPORT = 10_000;
@@ -59,7 +60,7 @@ const BanSchema = v.strictObject(
 /** The runtime bans (econ-rules' BanList on RelayRuntime `economy`), when the relay has them. */
 const bansOf = (runtime: RelayRuntime): BanList | undefined => (runtime as { economy?: { bans?: BanList } }).economy?.bans;
 
-/** GET /admin/ledger, POST /admin/reversals, POST|GET /admin/bans, DELETE /admin/bans/:player. */
+/** GET /admin/ledger, POST /admin/reversals, POST|GET /admin/bans, DELETE /admin/bans/:player, /admin/webhooks/... (webhooks-admin.ts). */
 export function adminRoutes(runtime: RelayRuntime): Hono<RelayEnv> {
   const app = new Hono<RelayEnv>();
   const body = jsonBody(ADMIN_BODY_BYTES);
@@ -167,6 +168,7 @@ export function adminRoutes(runtime: RelayRuntime): Hono<RelayEnv> {
     recordBan(runtime, c, 'unbanned', player.value);
     return c.json({ success: true, player: player.value }, 200);
   });
+  app.route('/', webhookAdminRoutes(runtime.webhooks));
   return app;
 }
 

@@ -4,7 +4,8 @@
 import { ConfigError, parseFlags, runCommand } from '../../kit/index.js';
 import { signPlayerToken } from '../token.js';
 
-const CONNECTION = `  --relay URL      the relay (or QP_RELAY_URL), e.g. https://relay.example.com
+/** The connection flags' help, shared by the admin commands (webhooks-cli.ts too). */
+export const CONNECTION = `  --relay URL      the relay (or QP_RELAY_URL), e.g. https://relay.example.com
   --as SUB         the operator named in the ledger when the token is signed here (default "quest-points-cli")
 
 The admin token: QP_ADMIN_TOKEN (a relay token with role "admin": quest-points token --sub ops --role admin),
@@ -31,10 +32,11 @@ const BAN_USAGE = `usage: quest-points ban PLAYER [--reason TEXT] [--relay URL]
 Bans (or lifts the ban of) a player (their token's sub) on every relay sharing the store. Prints the relay's answer.
 ${CONNECTION}`;
 
-const connectionFlags = { relay: { type: 'string' }, as: { type: 'string' } } as const;
+/** --relay and --as, for parseFlags. */
+export const connectionFlags = { relay: { type: 'string' }, as: { type: 'string' } } as const;
 
 /** The relay's base URL and the Authorization header of an admin. */
-async function connection(values: { relay?: string | undefined; as?: string | undefined }) {
+export async function connection(values: { relay?: string | undefined; as?: string | undefined }) {
   const env = process.env;
   const relay = values.relay ?? env.QP_RELAY_URL;
   if (!relay) throw new ConfigError('--relay', 'missing', '--relay URL (or QP_RELAY_URL) is required');
@@ -53,7 +55,7 @@ async function connection(values: { relay?: string | undefined; as?: string | un
 }
 
 /** A refused call: the relay's message, exit 1. */
-async function refused(response: Response): Promise<never> {
+export async function refused(response: Response): Promise<never> {
   const text = await response.text();
   let message = text.slice(0, 500);
   try {

@@ -6,6 +6,8 @@ import { connectRedis } from './redis-connect.js';
 import { ECONOMY_LUA, RELEASE_SCRIPT, RESERVE_SCRIPT, redisEconomyStore, reservationArgs, reserveAnswer } from './redis-economy.js';
 import type { LedgerStore } from '../economy/contract.js';
 import { createRedisLedgerStore, LEDGER_APPEND_SCRIPT, resolveRedisLedgerOptions, type RedisLedgerOptions } from './redis-ledger.js';
+import type { WebhookStateStore } from '../economy/webhooks-state.js';
+import { createRedisWebhookState } from './webhooks-redis.js';
 
 // One round trip, atomic: the first hit of a window sets its expiry; a key that somehow lost its expiry gets
 // one again (it would otherwise count forever). Leaves `count` and `ttl` (ms until the window ends) in Lua locals.
@@ -124,6 +126,8 @@ export interface RedisCounterStore extends CounterStore {
   economy: EconomyStore;
   /** The relay's ledger in a Redis stream (`qp:ledger`) on the same connection (RelayOptions `ledger`). startRelay uses it. */
   ledger: LedgerStore;
+  /** Webhook delivery's cursors, pending deliveries, dead letters and lease in the same Redis (RelayOptions `webhooks.state`). */
+  webhooks: WebhookStateStore;
 }
 
 /**
@@ -208,6 +212,7 @@ export async function createRedisCounterStore(options: RedisCounterStoreOptions 
     records,
     economy: redisEconomyStore(redis, prefix, records),
     ledger: createRedisLedgerStore(redis, prefix, ledgerOptions),
+    webhooks: createRedisWebhookState(redis, { prefix }),
     async increment(key, windowMs) {
       await redis.connected();
       const [count, ttl] = await redis.script<[number, number]>('hit', [prefix + key, windowMs]);
