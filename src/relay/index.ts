@@ -91,8 +91,9 @@ export {
   type Reservation,
   type ReserveAnswer,
 } from './economy/store.js';
-export type { RelayEconomy, ValidateAward, ValidateContext, ValidateHook } from './economy/step.js';
-export type { BudgetRule, CalendarWindow, CampaignRule } from './economy/rules.js';
+export type { ValidateAward, ValidateContext, ValidateHook } from './economy/step.js';
+export type { BanList } from './economy/contract.js';
+export { CALENDAR_WINDOWS, type BudgetRule, type CalendarWindow, type CampaignRule } from './economy/rules.js';
 export {
   createDurableObjectEconomyStore,
   EconomyRules,

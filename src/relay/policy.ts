@@ -3,7 +3,7 @@ import type { ObjectInput, ObjectOutput } from '../protocol/infer.js';
 import { ConfigError } from '../kit/errors.js';
 import { BATCH_MAX_AWARDS, DEFAULT_EVENT_NAME, formatIssues, POINTS_DECIMALS, QuestIdSchema } from '../protocol/index.js';
 import type { RefusalCode } from '../protocol/refusal.js';
-import { EconomyEventEntries, EconomyPolicyEntries } from './economy/rules.js';
+import { type BudgetRule, type CampaignRule, EconomyEventEntries, EconomyPolicyEntries } from './economy/rules.js';
 
 const positive = v.pipe(v.number('must be a number'), v.finite('must be a finite number'), v.gtValue(0, 'must be greater than 0'));
 const positiveInteger = v.pipe(v.number('must be a number'), v.integer('must be an integer'), v.minValue(1, 'must be at least 1'));
@@ -72,18 +72,26 @@ export interface RateLimitRule extends ObjectOutput<typeof RateLimitSchema> {}
 /** A policy's `rateLimits`: per player, per client IP, or both. */
 export interface RateLimits extends ObjectOutput<typeof RateLimitsSchema> {}
 /** The award policy as an operator writes it (RelayPolicySchema's input: every key optional). */
-export interface RelayPolicy extends Omit<ObjectInput<typeof RelayPolicySchema>, 'events' | 'rateLimits'> {
+export interface RelayPolicy extends Omit<ObjectInput<typeof RelayPolicySchema>, 'events' | 'rateLimits' | 'budgets' | 'campaigns'> {
   /** Rules per eventName; an award without eventName is the service's DefaultPointsEvent. Default: none. */
   events?: Record<string, EventRule>;
   /** Rate limits per player and per client IP. Default: none (DEFAULT_POLICY sets both). */
   rateLimits?: RateLimits;
+  /** Points per player over a window, for every award or those of one event and/or quest. Default: none. */
+  budgets?: BudgetRule[];
+  /** Campaign windows per quest id. Default: none. */
+  campaigns?: Record<string, CampaignRule>;
 }
 /** The award policy once resolvePolicy has checked it, its defaults filled in. */
-export interface ResolvedPolicy extends Omit<ObjectOutput<typeof RelayPolicySchema>, 'events' | 'rateLimits'> {
+export interface ResolvedPolicy extends Omit<ObjectOutput<typeof RelayPolicySchema>, 'events' | 'rateLimits' | 'budgets' | 'campaigns'> {
   /** Rules per eventName; an award without eventName is the service's DefaultPointsEvent. */
   events: Record<string, EventRule>;
   /** Rate limits per player and per client IP (an empty object: none). */
   rateLimits: RateLimits;
+  /** Points per player over a window (an empty array: none). */
+  budgets: BudgetRule[];
+  /** Campaign windows per quest id (an empty object: none). */
+  campaigns: Record<string, CampaignRule>;
 }
 
 /**

@@ -87,7 +87,9 @@ export interface LedgerStore {
 
 /** Players refused outright at runtime (the policy's `bans` list is the static part), shared across relays by the store. */
 export interface BanList {
+  /** Refuse this player's awards (403 `banned`) on every relay sharing the store, from their next award. */
   ban(player: string, reason?: string): Promise<void>;
+  /** Lift a runtime ban (the policy's `bans` list stays). */
   unban(player: string): Promise<void>;
   /** The players banned at runtime, with when and why. */
   list(): Promise<{ player: string; at: number; reason?: string }[]>;

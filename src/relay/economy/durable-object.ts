@@ -10,8 +10,11 @@ import { type EconomyStore, type Held, type HeldKeys, type Reservation, releaseI
 
 /** The part of a Durable Object's storage the economy object uses (typed here: no Workers types needed). */
 export interface EconomyStorageLike {
+  /** The stored values of these keys (absent keys are left out). */
   get(keys: string[]): Promise<Map<string, unknown>>;
+  /** Stores every entry. */
   put(entries: Record<string, unknown>): Promise<void>;
+  /** Deletes these keys; resolves to how many there were. */
   delete(keys: string[]): Promise<number>;
   /** Entries whose key starts with `prefix`. */
   list(options: { prefix: string }): Promise<Map<string, unknown>>;

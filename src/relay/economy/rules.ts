@@ -3,6 +3,7 @@
 // bans. policy.ts spreads these schemas into the policy; plan.ts turns one award into what the store must check.
 import * as v from 'valibot';
 import { QuestIdSchema } from '../../protocol/index.js';
+import type { ObjectOutput } from '../../protocol/infer.js';
 
 const positive = v.pipe(v.number('must be a number'), v.finite('must be a finite number'), v.gtValue(0, 'must be greater than 0'));
 const positiveInteger = v.pipe(v.number('must be a number'), v.integer('must be an integer'), v.minValue(1, 'must be at least 1'));
@@ -51,7 +52,7 @@ const BudgetEntries = v.strictObject(
 );
 
 /** One budget: at most `points` per player over a calendar window (in a time zone) or a rolling one. */
-export interface BudgetRule extends v.InferOutput<typeof BudgetEntries> {}
+export interface BudgetRule extends ObjectOutput<typeof BudgetEntries> {}
 
 /** One entry of a policy's `budgets`. */
 export const BudgetSchema = v.pipe(
@@ -81,7 +82,7 @@ const CampaignEntries = v.strictObject(
 );
 
 /** A quest's campaign window: awards are accepted from `startsAt` (inclusive) to `endsAt` (exclusive). */
-export interface CampaignRule extends v.InferOutput<typeof CampaignEntries> {}
+export interface CampaignRule extends ObjectOutput<typeof CampaignEntries> {}
 
 /** One entry of a policy's `campaigns`. */
 export const CampaignSchema = v.pipe(

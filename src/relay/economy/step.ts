@@ -51,6 +51,7 @@ export interface RelayEconomy {
   /** Recent "is this player banned" answers for awards with nothing to reserve (banCheck), bounded. */
   banChecks: Lru<string, { at: number; answer: Promise<ReserveAnswer> }>;
   validate?: ValidateHook | undefined;
+  /** The clock, ms since the epoch (windows, campaigns, cooldowns). */
   now: () => number;
 }
 

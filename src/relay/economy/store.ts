@@ -125,7 +125,8 @@ export function reserveIn(keys: HeldKeys, r: Reservation, banned: boolean): Rese
       keys.set(charge.key, { value: used + charge.points, expiresAt });
     } else keys.set(charge.key, { value: [...rolling(charge), [id, charge.points, now]], expiresAt: now + charge.ttlMs });
   }
-  keys.set(r.marker, { value: r.budgets, expiresAt: now + r.markerTtlMs });
+  // The marker is for the budgets (a resend passes, a release undoes the charges): once and cooldown keys hold the id.
+  if (r.budgets.length) keys.set(r.marker, { value: r.budgets, expiresAt: now + r.markerTtlMs });
   return { ok: true };
 }
 

@@ -66,7 +66,7 @@ export const ECONOMY_LUA = `local function economy(k, a)
       charged[i] = 'c\\t' .. key .. '\\t' .. ARGV[b + 1]
     end
   end
-  redis.call('SET', KEYS[k + 1], table.concat(charged, '\\n'), 'PX', ARGV[a + 4])
+  if n > 0 then redis.call('SET', KEYS[k + 1], table.concat(charged, '\\n'), 'PX', ARGV[a + 4]) end
   return { 'ok' }
 end`;
 
