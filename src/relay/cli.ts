@@ -22,6 +22,8 @@ const RELAY_USAGE = `usage: quest-points relay [options]
                               rediss:// and rediss+cluster:// for TLS)
   --on-store-error MODE       Redis away: closed (default, 503) or open (allow) (QP_ON_STORE_ERROR)
   --idempotency-days N        with --redis, acknowledged awards are answered from a record this long (default 30; 0 = off; QP_IDEMPOTENCY_DAYS)
+  --ledger-days N             the ledger keeps every decision this long, in Redis with --redis, else in memory
+                              (default 30; 0 = off; QP_LEDGER_DAYS); read it with quest-points ledger export
   --webhook-url URL           POST each acknowledged award and reversal to this endpoint, signed with QP_WEBHOOK_SECRET
                               (Standard Webhooks); repeat for more (or QP_WEBHOOK_URL, one)
   --max-token-age SECONDS     longest player-token lifetime accepted (default ${DEFAULT_MAX_TOKEN_AGE_SECONDS}; QP_MAX_TOKEN_AGE)
@@ -77,6 +79,7 @@ export async function relayCommand(argv: string[]): Promise<void> {
       redis: { type: 'string' },
       'on-store-error': { type: 'string' },
       'idempotency-days': { type: 'string' },
+      'ledger-days': { type: 'string' },
       'max-token-age': { type: 'string' },
       'token-cache-size': { type: 'string' },
       'jwks-url': { type: 'string' },
@@ -144,6 +147,12 @@ export async function relayCommand(argv: string[]): Promise<void> {
     }
     const idempotency =
       recordDays === undefined ? {} : recordDays === '0' ? { idempotency: false as const } : { idempotencyTtlMs: Number(recordDays) * 86_400_000 };
+    const ledgerDays = values['ledger-days'] ?? env.QP_LEDGER_DAYS;
+    if (ledgerDays !== undefined && !/^\d{1,5}$/.test(ledgerDays)) {
+      throw new ConfigError('--ledger-days', 'invalid', `--ledger-days must be a whole number of days (0: off), got "${ledgerDays}"`);
+    }
+    const ledger =
+      ledgerDays === undefined ? {} : ledgerDays === '0' ? { ledger: false as const } : { ledgerRetentionMs: Number(ledgerDays) * 86_400_000 };
     const logLevel = parseLogLevel(values['log-level'] ?? env.QP_LOG_LEVEL, '--log-level');
     const webhookUrls = values['webhook-url'] ?? (env.QP_WEBHOOK_URL ? [env.QP_WEBHOOK_URL] : []);
     const webhookSecret = env.QP_WEBHOOK_SECRET;
@@ -165,6 +174,7 @@ export async function relayCommand(argv: string[]): Promise<void> {
       ...(forwardedHeader ? { forwardedHeader } : {}),
       ...(redis ? { redis } : {}),
       ...idempotency,
+      ...ledger,
       ...(onStoreError ? { onStoreError } : {}),
       ...(env.QP_METRICS_TOKEN ? { metricsToken: env.QP_METRICS_TOKEN } : {}),
       maxTokenAgeSeconds: number('max-token-age', 'QP_MAX_TOKEN_AGE'),

@@ -10,6 +10,8 @@
 // record read as none: nothing sent, nothing shown). With a "migration" that picked the fields it knew (questId,
 // serviceUserId, eventPoints, idempotencyKey, queuedAt, seq), the awards went without their names:
 //   AssertionError: expected [ 'DefaultPointsEvent', …(4) ] to deeply equal [ 'coin', 'coin', undefined, …(2) ]
+// On main's readers (322e40d, before the contract), a newer release's queued award was sent, half-understood:
+//   AssertionError: expected [ [ { …(7) } ], [] ] to deeply equal [ [], [] ]   (its ledger entry, applied)
 import 'fake-indexeddb/auto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
