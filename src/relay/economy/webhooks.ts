@@ -123,6 +123,9 @@ export function createWebhooks(options: WebhookOptions, ledger: WebhookLedger, l
       if (inFlight.has(`${delivery.endpoint}\n${delivery.id}`)) continue;
       if (!gone.has(delivery.endpoint)) gone.set(delivery.endpoint, await state.isGone(delivery.endpoint));
       if (!gone.get(delivery.endpoint)) start(delivery);
+      // A gone endpoint's deliveries leave the due list for the dead letters (replay sends them), unsent: left there,
+      // they would fill every round's batch and starve the other endpoints.
+      else await state.bury({ ...delivery, lastError: 'endpoint gone (410)', deadAt: now });
     }
     return nextAt === undefined ? pollMs : Math.max(0, Math.min(pollMs, nextAt - Date.now()));
   };

@@ -138,6 +138,42 @@ describe('webhooks', () => {
     expect(new Set(receiver.delivered())).toEqual(new Set([first.key, second.key]));
   });
 
+  it("a gone endpoint's waiting deliveries become dead letters unsent, and never starve another endpoint", async () => {
+    // Endpoint A answers 500 to its first attempts (its deliveries wait for retries), then 410; B answers 204.
+    const a = await startReceiver((_id, nth) => (nth === 1 ? { status: 500 } : { status: 410 }));
+    const b = await startReceiver();
+    const ledger = tinyLedger();
+    const webhooks = createWebhooks(
+      {
+        endpoints: [
+          { url: a.url, secret: secret() },
+          { url: b.url, secret: secret() },
+        ],
+        concurrency: 2,
+        retry: { baseMs: 50, maxMs: 50 },
+        pollMs: 10,
+      },
+      ledger,
+      () => {},
+    );
+    webhooks.start();
+    cleanup.push(
+      () => a.close(),
+      () => b.close(),
+      () => webhooks.stop(),
+    );
+    const awards = Array.from({ length: 20 }, () => award());
+    await ledger.append(awards);
+    await until(() => new Set(b.delivered()).size === 20, 'B receives all twenty');
+    await until(async () => (await webhooks.dead()).length === 20, "A's twenty deliveries dead");
+    // A got each id once (500), then 410 once or twice (two attempts in flight at once); the rest were buried unsent.
+    const gone = a.arrivals.filter((x) => 'status' in x.reaction && x.reaction.status === 410).length;
+    expect(gone).toBeGreaterThanOrEqual(1);
+    expect(gone).toBeLessThanOrEqual(2);
+    expect(a.arrivals.length).toBeLessThanOrEqual(20 + gone);
+    expect((await webhooks.dead()).every((d) => d.endpoint === a.url)).toBe(true);
+  });
+
   it('keeps at most maxPending deliveries per endpoint, the rest waiting in the ledger', async () => {
     const state = createMemoryWebhookState();
     let most = 0;
