@@ -25,8 +25,10 @@ export const sdkBundleSize = (split = true) => measureBundle({ file: 'src/client
  * player (players.ts): the worker sets aside another player's awards that the relay refuses as such (and an older
  * relay's "not the token's sub"), and asks its token URL again, since the signed-in player may have switched.
  * Then 12.95 KB (13,201 B): the outbox tells its owner which pairs a reload found changed (found by the model).
+ * Then 13.1 KB (13,227 B -> 13,377 B, issue 37): the stored-format contract (client/format.ts): a record of a newer
+ * format, written by a newer page, is left in the store and reported once, never sent half-understood.
  */
-export const SW_BUDGET_BYTES = 12.95 * 1024;
+export const SW_BUDGET_BYTES = 13.1 * 1024;
 /** One file, as scripts/build-sw.mjs builds it (a service worker cannot import() a chunk), its import()s inlined. */
 export const swBundleSize = () => measureBundle({ file: 'src/sw/worker.ts' }, [], false, [inlineLazy]);
 

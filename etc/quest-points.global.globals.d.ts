@@ -15,6 +15,11 @@ declare const api: Readonly<{
         sent: string;
         confirmed: string;
         rejected: string;
+        budget: string;
+        once: string;
+        cooldown: string;
+        campaign: string;
+        banned: string;
         online: string;
         offline: string;
         signIn: string;

@@ -28,8 +28,12 @@ export const SDK_TARGET_BYTES = 14 * 1024;
  * reading of the answers (client/send-awards.ts) moved to a chunk loaded with the first send (-397 B). Then 13.9 KB
  * (14,135 B): the sending chunk fetched with the HTTP layer (an offline first send was a failed fetch) and the outbox
  * telling the page when a reload finds awards gone (found by the model, +90 B). Still under the 14 KB target.
+ * Then 14 KB, the target itself (14,134 B -> 14,303 B, issue 37): the stored-format contract (client/format.ts), its
+ * reads of every store and of the rescues leaving a record of a newer format where it is, reported once (the console
+ * and an `error` event). Format 1 is written without a `v` (stamping every record cost 49 B more). 14,332 B once
+ * issue 35's onceKey joined (2026-11-27): 4 B under the target.
  */
-export const SDK_BUDGET_BYTES = 13.9 * 1024;
+export const SDK_BUDGET_BYTES = 14 * 1024;
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 

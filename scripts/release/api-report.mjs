@@ -94,13 +94,11 @@ export function apiReports({ update = false } = {}) {
       if (result.apiReportChanged) changed.push(list[index].subpath);
       else if (!result.succeeded) throw new Error(`API Extractor failed on ${list[index].subpath}`);
     }
-    // An entry that only declares globals (`window.QuestPoints`) exports nothing API Extractor reports: its
-    // declaration file itself is the snapshot, etc/<name>.globals.d.ts.
+    // API Extractor reports exports, not what an entry adds to the global scope (window.QuestPoints, the HUD's tag
+    // name): that is snapshotted beside the report, etc/<name>.globals.d.ts.
     for (const entry of list.filter((e) => readFileSync(e.types, 'utf8').includes('declare global'))) {
       const snapshot = join(repo, REPORT_FOLDER, `${entry.report}.globals.d.ts`);
-      // Printed without comments, as the reports are: a reworded doc comment is no change to the types.
-      const source = ts.createSourceFile(entry.types, readFileSync(entry.types, 'utf8'), ts.ScriptTarget.Latest);
-      const declared = ts.createPrinter({ removeComments: true }).printFile(source);
+      const declared = globalDeclarations(entry.types);
       if (existsSync(snapshot) && readFileSync(snapshot, 'utf8') === declared) continue;
       changed.push(entry.subpath);
       if (update) writeFileSync(snapshot, declared);
@@ -110,6 +108,24 @@ export function apiReports({ update = false } = {}) {
     rmSync(temp, { recursive: true, force: true });
   }
   return changed;
+}
+
+/**
+ * What a declaration file adds to the global scope, printed without comments (a reworded doc comment is no change to
+ * the types): its `declare global` blocks; the whole file when it exports nothing else (quest-points/global's
+ * `window.QuestPoints` is typed by a module-local const), since API Extractor then reports nothing of it.
+ */
+function globalDeclarations(file) {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest);
+  const printer = ts.createPrinter({ removeComments: true });
+  const exportsSomething = source.statements.some(
+    (node) =>
+      (ts.isExportDeclaration(node) && node.exportClause && !(ts.isNamedExports(node.exportClause) && node.exportClause.elements.length === 0)) ||
+      ts.getCombinedModifierFlags(node) & ts.ModifierFlags.Export,
+  );
+  if (!exportsSomething) return printer.printFile(source);
+  const blocks = source.statements.filter((node) => ts.isModuleDeclaration(node) && node.flags & ts.NodeFlags.GlobalAugmentation);
+  return blocks.map((node) => `${printer.printNode(ts.EmitHint.Unspecified, node, source)}\n`).join('');
 }
 
 if (import.meta.filename === resolve(process.argv[1] ?? '')) {

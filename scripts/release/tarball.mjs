@@ -9,9 +9,11 @@
  * 858 KB unpacked with those beside the relay's idempotency record and pipeline and the client's one-writer
  * restructure and environment report (2026-11-25, issues 26, 28, 29 and 30 merged); 323 KB packed and 994 KB unpacked
  * with issue 34's origin rules, refusal codes, Redis Cluster connection, player rule, idempotent dead-letter retry and
- * legacy-letter migration (2026-11-27).
+ * legacy-letter migration (2026-11-27); 380 KB packed and 1,198 KB unpacked with issue 35's economy (rules, ledger on
+ * three stores, reversals, webhooks, admin routes and CLI: 150 KB of dist/relay/economy alone) merged (2026-11-27,
+ * found by `npm run release:dry`).
  */
-export const PACKAGE_BOUNDS = { packed: 350_000, unpacked: 1_100_000 };
+export const PACKAGE_BOUNDS = { packed: 420_000, unpacked: 1_350_000 };
 
 /** Files every tarball holds (the CLI and the SDK's entry with its types stand for the build). */
 const REQUIRED = ['LICENSE', 'README.md', 'package.json', 'dist/cli.js', 'dist/client/index.js', 'dist/client/index.d.ts'];

@@ -69,7 +69,9 @@ export interface QuestPointsEvents {
   /**
    * Something failed where it should not, and the client carries on. `during`: 'flush' (a drain threw), 'lock' (the
    * flush lease could not be written: the drain ran without it), 'watchPoints' or 'subscribe' (that callback threw;
-   * the others still ran). With no `error` listener, a callback's error goes to the console.
+   * the others still ran), 'format' (the store holds records of a newer stored format, written by a newer release: they
+   * are left as they are, for it; once per page, with a console warning; docs/releases.md). With no `error` listener,
+   * a callback's error goes to the console.
    */
   error: (e: { error: unknown; during: string }) => void;
 }

@@ -14,6 +14,7 @@ import { createRequests } from './requests.js';
 import { createRescue } from './rescue.js';
 import { startClient } from './startup.js';
 import { createClientState } from './state.js';
+import { reporter } from './format.js';
 import { idbKV, memoryKV, type KV } from './store.js';
 import { createTabs } from './tabs.js';
 import { createTracked } from './tracked.js';
@@ -54,7 +55,9 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
   const { storageName = DEFAULTS.storageName, pollIntervalMs = DEFAULTS.pollIntervalMs, historyLimit = DEFAULTS.historyLimit } = options;
   const layout = storageLayout(storageName);
   const { idb, missing } = chooseStorage(options);
-  const kv = <T>(name: string): KV<T> => (idb ? idbKV<T>(name, options.indexedDB) : memoryKV<T>());
+  // Records of a newer stored format (format.ts): left in the store; the first is a console warning and an `error` event.
+  const newer = reporter((error) => events.emit('error', { error, during: 'format' }));
+  const kv = <T>(name: string): KV<T> => (idb ? idbKV<T>(name, options.indexedDB, newer) : memoryKV<T>());
   const own =
     options.questId !== undefined && options.serviceUserId !== undefined ? pairOf(parseIds(options.questId, options.serviceUserId)) : undefined;
   const events = new QuestPointsEmitter();
@@ -107,7 +110,7 @@ export function createQuestPoints(options: QuestPointsOptions): QuestPoints {
       if (!store.get().online) requestSync();
     },
     durable: idb,
-    rescue: idb ? createRescue(layout.rescue) : undefined,
+    rescue: idb ? createRescue(layout.rescue, newer) : undefined,
     legacy: idb ? () => import('./legacy.js') : undefined,
     // Called from a store read, after the notifier below exists.
     reconciled(pairs) {

@@ -1,3 +1,4 @@
+import type { Newer } from './format.js';
 import type { KV } from './store.js';
 import type { DeadLetter, PendingAward } from './types.js';
 import { uuid } from './uuid.js';
@@ -19,9 +20,9 @@ const withStorage = <R>(fn: (ls: Storage) => R): R | undefined => {
  * synchronously to localStorage under this tab's key; the next page merges every rescue of this storage name into
  * the outbox (same idempotency keys: the service dedupes). localStorage may be missing or throw (disabled storage,
  * quota, opaque origin): every access is guarded, and the rescue is then simply not there.
- * `prefix`: storageLayout(storageName).rescue.
+ * `prefix`: storageLayout(storageName).rescue; `newer` hears of an award of a newer stored format (format.ts).
  */
-export function createRescue(prefix: string) {
+export function createRescue(prefix: string, newer?: Newer) {
   const own = prefix + uuid();
   /** The rescues of this storage name in localStorage (every tab's), none where it is missing or throws. */
   const found = () => withStorage((ls) => Object.keys(ls).filter((k) => k.startsWith(prefix))) ?? [];
@@ -34,20 +35,19 @@ export function createRescue(prefix: string) {
     save: (awards: PendingAward[]) => withStorage((ls) => (awards.length ? ls.setItem(own, JSON.stringify(awards)) : ls.removeItem(own))),
     /**
      * Start-up: a write of every rescue of this storage name into the store, and `merged()` to remove them once it is
-     * in; nothing when none was found. rescue-merge.ts loads then (most pages find none): a chunk that cannot load
-     * writes nothing and leaves the rescues for a later page (a failure of the store's own is the write's).
+     * in (a rescue holding an award of a newer stored format stays, format.ts); nothing when none was found.
+     * rescue-merge.ts loads then (most pages find none): a chunk that cannot load writes nothing and leaves the rescues
+     * for a later page (a failure of the store's own is the write's).
      */
     merge(queue: KV<PendingAward>, dead: KV<DeadLetter>) {
       const keys = found();
       if (!keys.length) return undefined;
-      let wrote = false;
+      let merged: string[] | undefined;
       return {
         async write() {
-          const merging = await import('./rescue-merge.js').catch(() => undefined);
-          await merging?.mergeRescues(keys, queue, dead);
-          wrote = !!merging;
+          merged = await (await import('./rescue-merge.js').catch(() => undefined))?.mergeRescues(keys, queue, dead, newer);
         },
-        merged: () => wrote && drop(keys),
+        merged: () => merged && drop(merged),
       };
     },
     /**

@@ -1,4 +1,5 @@
 import { delMany, get, getMany, keys, promisifyRequest, setMany, update, values, type UseStore } from 'idb-keyval';
+import { readable, type Newer } from './format.js';
 import type { IndexedDBFactory } from './options.js';
 import type { StorageDegradedReason } from './types.js';
 
@@ -117,20 +118,33 @@ function openStores(dbName: string, factory?: IndexedDBFactory): { plain: UseSto
   return { plain: use(false), committing: use(true) };
 }
 
-/** `factory`: the IndexedDB to use (default the page's; a Storage Access handle's for the unpartitioned one). */
-export function idbKV<T>(dbName: string, factory?: IndexedDBFactory): KV<T> {
+/**
+ * `factory`: the IndexedDB to use (default the page's; a Storage Access handle's for the unpartitioned one). Records are
+ * read through the stored-format contract (format.ts): one of a newer format reads as none (it stays in the store,
+ * never rewritten; its key is still listed) and `newer` hears of it (format.ts reporter).
+ */
+export function idbKV<T>(dbName: string, factory?: IndexedDBFactory, newer?: Newer): KV<T> {
   const { plain, committing } = openStores(dbName, factory);
+  const read = (record: T | undefined) => readable(record, newer);
   return {
     // Reads commit at once too (one request each): a read left to auto-commit holds the store until the page's task
     // ends, and a write issued in that task (awards in the continuation of pending()) could not start meanwhile.
-    get: (key) => get<T>(key, committing),
-    all: () => values<T>(committing),
+    get: async (key) => read(await get<T>(key, committing)),
+    all: async () => (await values<T>(committing)).flatMap((record) => read(record) ?? []),
     keys: () => keys<string>(committing),
-    getMany: (keys) => getMany<T>(keys, committing),
+    getMany: async (keys) => (await getMany<T>(keys, committing)).map(read),
     setMany: (pairs) => setMany(pairs, committing),
     delMany: (keys) => delMany(keys, committing),
-    // Not committing: update's put is issued later, in a request callback.
-    update: (key, fn) => update<T>(key, fn as (old: T | undefined) => T, plain),
+    // Not committing: update's put is issued later, in a request callback. A newer record stays as it is.
+    update: (key, fn) =>
+      update<T>(
+        key,
+        (old) => {
+          const record = read(old);
+          return old && !record ? old : fn(record);
+        },
+        plain,
+      ),
   };
 }
 

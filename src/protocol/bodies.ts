@@ -1,7 +1,7 @@
 import * as v from 'valibot';
-import { EmailSchema, entriesOf, OnceKeySchema, WalletSchema } from './fields.js';
+import { EmailSchema, entriesOf, WalletSchema } from './fields.js';
 import { IDENTIFY_ONE_OF_MESSAGE } from './identify-rules.js';
-import { AWARD_RULES } from './rules.js';
+import { AWARD_RULES, RELAY_AWARD_RULES } from './rules.js';
 
 const BODY_MESSAGE = 'body must be a JSON object';
 
@@ -14,7 +14,7 @@ export type AwardBody = v.InferOutput<typeof AwardBodySchema>;
  * POST /group-quests/<questId>/points as the relay reads it: the service's body and `onceKey`, the key of a once-only
  * achievement (the relay's economy consumes it; it is never forwarded to the service).
  */
-export const RelayAwardBodySchema = v.object({ ...AwardBodySchema.entries, onceKey: v.optional(OnceKeySchema) }, BODY_MESSAGE);
+export const RelayAwardBodySchema = v.object(entriesOf(RELAY_AWARD_RULES), BODY_MESSAGE);
 /** The relay's award body: an AwardBody and an optional `onceKey`. */
 export type RelayAwardBody = v.InferOutput<typeof RelayAwardBodySchema>;
 

@@ -4,7 +4,6 @@ import {
   checkRule,
   EVENT_DESCRIPTION_RULE,
   EVENT_NAME_RULE,
-  ONCE_KEY_RULE,
   EVENT_POINTS_RULE,
   ID_RULE,
   type FieldRule,
@@ -54,8 +53,6 @@ export const ServiceUserIdSchema = IdSchema;
 export const EventPointsSchema = schemaOf(EVENT_POINTS_RULE);
 /** `eventName` (EVENT_NAME_RULE); an award without one is recorded under DEFAULT_EVENT_NAME. */
 export const EventNameSchema = schemaOf(EVENT_NAME_RULE);
-/** `onceKey` (ONCE_KEY_RULE): a once-only achievement's key in the relay's award body, never sent to the service. */
-export const OnceKeySchema = schemaOf(ONCE_KEY_RULE);
 /** `eventDescription` (EVENT_DESCRIPTION_RULE); an award without one is recorded with `""`. */
 export const EventDescriptionSchema = schemaOf(EVENT_DESCRIPTION_RULE);
 /** An e-mail address (EMAIL_RULE): the output is trimmed, not yet lower-cased (normaliseEmail() does that). */

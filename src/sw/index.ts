@@ -7,6 +7,7 @@ import { createFlushLock, type Lease } from '../client/lock.js';
 import { createOutbox } from '../client/outbox.js';
 import { backoffDelay, retryAfterMs } from '../client/retry.js';
 import { applyTabMessage, settleBatch } from '../client/settle.js';
+import { reporter } from '../client/format.js';
 import { idbKV } from '../client/store.js';
 import { createTabs } from '../client/tabs.js';
 import { createHttp } from '../client/http.js';
@@ -76,9 +77,11 @@ export function registerQuestPointsSync(options: QuestPointsSyncOptions, scope: 
   };
   const transport = createTransport({ relayUrl, getToken, timeoutMs }, async () => ({ createHttp }));
   let storageError: unknown;
+  // Records of a newer stored format (a newer page's, format.ts) stay in the store for it; the console hears once.
+  const newer = reporter();
   const outbox = createOutbox({
-    queue: idbKV<PendingAward>(layout.outbox),
-    dead: idbKV<DeadLetter>(layout.dead),
+    queue: idbKV<PendingAward>(layout.outbox, undefined, newer),
+    dead: idbKV<DeadLetter>(layout.dead, undefined, newer),
     degraded(_reason, error) {
       storageError = error;
     },
@@ -94,7 +97,7 @@ export function registerQuestPointsSync(options: QuestPointsSyncOptions, scope: 
     outbox,
     transport,
     // Waits for a page's drain rather than leaving the awards to it: the page may be closing.
-    lock: createFlushLock(layout.channel, { store: idbKV<Lease>(layout.cache), load: async () => ({ leaseLock }) }, budgetMs),
+    lock: createFlushLock(layout.channel, { store: idbKV<Lease>(layout.cache, undefined, newer), load: async () => ({ leaseLock }) }, budgetMs),
     backoff,
     authPauseMs: budgetMs,
     // The worker serves whoever is signed in (its tokenUrl): another player's awards, refused as such, wait for

@@ -106,8 +106,11 @@ function keysOf(path: string, body: Buffer, req: IncomingMessage): string[] {
   }
 }
 
-/** Other test pages: name -> entry module, served as /<name>.html (with a #root element) and /<name>.js. */
-export type ExtraPages = Record<string, string>;
+/**
+ * Other test pages: name -> entry module, served as /<name>.html (with a #root element) and /<name>.js; or a function
+ * that makes the script itself (a build of another release's code, test/browser/cross-version.test.ts).
+ */
+export type ExtraPages = Record<string, string | (() => Promise<string>)>;
 
 const pageHtml = (name: string) =>
   `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>quest-points ${name}</title><div id="root"></div><script type="module" src="/${name}.js"></script>`;
@@ -116,7 +119,11 @@ export async function startStack(pages: ExtraPages = {}): Promise<Stack> {
   // The test's events pass: unknown events allowed, a high cap, rate limits far above what a test sends.
   const [script, worker, served] = await Promise.all([bundlePage(), bundleWorker(), startServedStack({ policy: ROOMY_POLICY })]);
   const { emulator, relay, admin } = served;
-  const scripts = new Map(await Promise.all(Object.entries(pages).map(async ([name, entry]) => [name, await browserBundle(entry)] as const)));
+  const scripts = new Map(
+    await Promise.all(
+      Object.entries(pages).map(async ([name, entry]) => [name, await (typeof entry === 'string' ? browserBundle(entry) : entry())] as const),
+    ),
+  );
   const awards: ProxiedAward[] = [];
   const proxyEvents = new EventEmitter();
   /** Which tab and page load each token was issued to (the e-mail claim makes every token distinct). */
@@ -333,8 +340,8 @@ export interface PageOptions {
   backgroundSync?: boolean;
 }
 
-/** Opens the test page in `context` and collects its errors. */
-export async function openSdkPage(stack: Stack, context: BrowserContext, options: PageOptions): Promise<OpenedPage> {
+/** Opens the test page (`path`: another build of it, an ExtraPages one) in `context` and collects its errors. */
+export async function openSdkPage(stack: Stack, context: BrowserContext, options: PageOptions, path = '/sdk.html'): Promise<OpenedPage> {
   const page = await context.newPage();
   const errors: string[] = [];
   const expected: RegExp[] = [];
@@ -349,7 +356,7 @@ export async function openSdkPage(stack: Stack, context: BrowserContext, options
   page.on('pageerror', (error) => errors.push(`uncaught: ${error.message}`));
   const query = new URLSearchParams(Object.entries(options).map(([k, v]) => [k, String(v)]));
   const ready = () => page.waitForFunction(() => 'sdkPage' in window, undefined, { timeout: 10_000 }).then(() => {});
-  await page.goto(`${stack.origin}/sdk.html?${query}`);
+  await page.goto(`${stack.origin}${path}?${query}`);
   await ready();
   return {
     page,

@@ -21,9 +21,11 @@ const repo = resolve(import.meta.dirname, '../..');
  * import()s are static imports in this build and its dead constants dropped before emscripten (2026-11-26); 30,316 B
  * with issue 34 (2026-11-27): every lazy chunk it added is inline here — the idempotent dead-letter retry (uuid's v5
  * and SHA-1, 1.2 KB minified), the held queue and whose-refusal rule, the player rule, the legacy-letter migration,
- * the typed reducer. The SDK's own up-front entry stayed within its 14 KB (test/client/size.test.ts).
+ * the typed reducer. The SDK's own up-front entry stayed within its 14 KB (test/client/size.test.ts). 30,800 B with
+ * issue 37 (30,530 B measured on main at 322e40d -> 30,730 B): the stored-format contract (client/format.ts) in the
+ * store's reads and the rescue merge. 31,000 B once issue 35's onceKey joined (30,879 B measured, 2026-11-27).
  */
-const GLOBAL_BUDGET_BYTES = 30_500;
+const GLOBAL_BUDGET_BYTES = 31_000;
 
 const PAGE =
   '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>script tag</title>' +
