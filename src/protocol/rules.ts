@@ -76,9 +76,12 @@ export const AWARD_RULES = {
 } as const satisfies RuleTable;
 
 /**
- * An award as the SDK queues it and checks it (award()): the service's body plus the relay's own `onceKey`, which the
- * SDK sends to a relay only (the relay's RelayAwardBodySchema reads the same field; it never forwards it).
+ * `onceKey`: what makes a once-only achievement one (the relay's economy rules: once per player, quest and eventName +
+ * onceKey). The relay's, not the service's: the SDK sends it to the relay, which never forwards it. eventName's rules.
  */
+export const ONCE_KEY_RULE = EVENT_NAME_RULE;
+
+/** An award as the SDK queues it and the relay reads it: the service's body plus the relay's own `onceKey`. */
 export const RELAY_AWARD_RULES = { ...AWARD_RULES, onceKey: { rule: ONCE_KEY_RULE, optional: true } } as const satisfies RuleTable;
 
 /** What checkRule() found: the value to use (trimmed where the rule trims), or the rule it broke. */
