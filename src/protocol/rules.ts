@@ -75,12 +75,6 @@ export const AWARD_RULES = {
   eventDescription: { rule: EVENT_DESCRIPTION_RULE, optional: true },
 } as const satisfies RuleTable;
 
-/**
- * `onceKey`: what makes a once-only achievement one (the relay's economy rules: once per player, quest and eventName +
- * onceKey). The relay's, not the service's: the SDK sends it to the relay, which never forwards it. eventName's rules.
- */
-export const ONCE_KEY_RULE = EVENT_NAME_RULE;
-
 /** An award as the SDK queues it and the relay reads it: the service's body plus the relay's own `onceKey`. */
 export const RELAY_AWARD_RULES = { ...AWARD_RULES, onceKey: { rule: ONCE_KEY_RULE, optional: true } } as const satisfies RuleTable;
 
