@@ -177,7 +177,7 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
     ledger: options.ledger ? createRelayLedger(options.ledger, log, metrics) : undefined,
   };
   // Started here: it delivers from the ledger in the background, on its own timers.
-  runtime.webhooks = options.webhooks ? relayWebhooks(options.webhooks, runtime.ledger, options.rateLimitStore, log) : undefined;
+  runtime.webhooks = options.webhooks ? relayWebhooks(options.webhooks, runtime.ledger, options.rateLimitStore, log, metrics) : undefined;
   const ops: OpsState = { draining: false };
   const ipOptions = {
     trustProxy: options.trustProxy ?? false,

@@ -126,6 +126,14 @@ describe('the .jslib is what Unity accepts', () => {
   });
 });
 
+describe('the .jspre’s syntax (docs/unity.md, "ES5 or not")', () => {
+  it('is ES2017, not ES5: what the emscripten of every supported Unity parses (ES2018 since 2.0.0)', () => {
+    const jspre = readFileSync(paths.jspre, 'utf8');
+    expect(() => parse(jspre, { ecmaVersion: 2017 })).not.toThrow();
+    expect(() => parse(jspre, { ecmaVersion: 5 })).toThrow();
+  });
+});
+
 describe('what the package carries', () => {
   it('QuestPoints.jspre is the global build of this commit (run `npm run build:unity` after changing the SDK)', async () => {
     const fresh = join(folder, 'global.js');
