@@ -43,10 +43,20 @@ const lowered = await transformAsync(bundled.outputFiles[0].text, {
   sourceType: 'module',
   plugins: [destructuring, parameters],
 });
-// 3. Minified and wrapped: everything, Babel's helpers included, stays inside the function. Strict mode too: a
-// "use strict" before the IIFE would make a whole Unity framework strict when the .jspre is placed first.
+// 3. Minified and wrapped: everything, Babel's helpers included, stays inside one function, and that function is
+// strict without a "use strict" directive: a class's method is strict code by definition. emscripten's JS optimiser
+// at -O3 and -Oz (Unity's release levels) turns directives into `null;` (test/unity links at each level), so with a
+// directive the SDK ran in sloppy mode there; a class survives it. Strictness stays inside: a "use strict" before the
+// script would make a whole Unity framework strict when the .jspre is placed first.
 const { code } = await transform(lowered.code, { format: 'iife', minify: true, target: TARGET, legalComments: 'none' });
-const body = code.replace(/^(?:"use strict";)?\(\(\)=>\{/, '(()=>{"use strict";');
-if (!body.startsWith('(()=>{"use strict";')) throw new Error(`build-global: unexpected IIFE shape: ${code.slice(0, 40)}`);
+const iife = /^(?:"use strict";)?\(\(\)=>\{([\s\S]*)\}\)\(\);\s*$/.exec(code);
+if (!iife) throw new Error(`build-global: unexpected IIFE shape: ${code.slice(0, 40)}`);
+// Directives inside (esbuild's, a bundled CommonJS module's own) are redundant in a class: dropped, so that none is
+// left for the optimiser to change. (`{"use strict";` or `;"use strict";` can only be a directive or a statement
+// that does nothing.)
+const inner = iife[1].replace(/(^|[{;])"use strict";/g, '$1');
+if (inner.includes('"use strict"')) throw new Error('build-global: a "use strict" is left inside the class');
+// Its completion value is undefined, as the IIFE's was: Godot's JavaScriptBridge.eval hands that back to GDScript.
+const body = `(class{static run(){${inner}}}).run();`;
 await mkdir(dirname(outfile), { recursive: true });
 await writeFile(outfile, `/*! quest-points ${version} (global build) | MIT */\n${body}`);

@@ -3,7 +3,7 @@
 // #region app
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { QuestPointsProvider, usePoints, useQuestPoints, useQuestPointsStatus } from 'quest-points/react';
+import { QuestPointsProvider, useLastRejection, usePoints, useQuestPoints, useQuestPointsStatus } from 'quest-points/react';
 import { tokenFrom } from 'quest-points/sw';
 
 function Hud() {
@@ -24,6 +24,16 @@ function Hud() {
   );
 }
 
+// #region refusal
+// The latest award a rule refused, worded by its code (deadLetter.code); `message` is the operator's (logs only).
+const WORDS: Record<string, string> = { budget: 'Limit reached for now', once: 'Already earned', cooldown: 'Too soon: try again later' };
+function Refusal() {
+  const refused = useLastRejection();
+  if (!refused) return null;
+  return <p role="status">{WORDS[refused.code ?? ''] ?? 'Not accepted'}</p>;
+}
+// #endregion refusal
+
 function CoinButton() {
   const client = useQuestPoints();
   return (
@@ -40,6 +50,7 @@ if (root)
     <StrictMode>
       <QuestPointsProvider options={options}>
         <Hud />
+        <Refusal />
         <CoinButton />
       </QuestPointsProvider>
     </StrictMode>,

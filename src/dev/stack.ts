@@ -3,7 +3,14 @@ import { errorResponse as fail } from '../kit/http.js';
 import { base64url } from 'jose';
 import { createEmulator } from '../emulator/app.js';
 import type { EmulatorOptions } from '../emulator/types.js';
-import { createRelay, signPlayerToken, type RelayOptions, type RelayPolicy } from '../relay/index.js';
+import {
+  createMemoryEconomyStore,
+  createMemoryLedgerStore,
+  createRelay,
+  signPlayerToken,
+  type RelayOptions,
+  type RelayPolicy,
+} from '../relay/index.js';
 import { devLogger } from './logger.js';
 import { DEV_POLICY } from './policy.js';
 import { DEV_TOKEN_TTL_SECONDS, parseDevTokenQuery, type DevTokenClaims } from './token.js';
@@ -53,17 +60,24 @@ function withoutOrigin(request: Request): Request {
 export function createDevStack<Bindings extends object = object>(options: DevStackOptions = {}) {
   const { apiKey, secret, keySecret } = options.secrets ?? randomDevSecrets();
   const emulator = createEmulator({ mode: options.mode ?? 'stateful', admin: true, apiKeys: [apiKey] });
+  // Outlive every relay of this stack: what the economy rules counted (budgets spent, achievements claimed, cooldowns,
+  // runtime bans) and the ledger the designer console follows (GET /api/admin/ledger).
+  const economyStore = createMemoryEconomyStore();
+  const ledger = { store: createMemoryLedgerStore() };
   const relayWith = (policy: NonNullable<RelayOptions['policy']>) =>
     createRelay({
       upstream: { url: 'http://emulator.invalid', apiKey, fetch: (request: Request) => Promise.resolve(emulator.fetch(request)) },
       secret,
       keySecret,
       policy,
+      economyStore,
+      ledger,
       logger: options.logger ?? devLogger,
     });
   // The designer console edits the policy while games run (GET/PUT /__dev/policy): a new relay with the same secrets
-  // takes over /api, so tokens and idempotency keys carry on; its rate-limit counters start afresh. Dev only: the
-  // production relay's policy is a file or an option, read once.
+  // takes over /api, so tokens and idempotency keys carry on, and so do the economy's state and the ledger (the stores
+  // above); its rate-limit counters start afresh. Dev only: the production relay's policy is a file or an option,
+  // read once.
   let policy = options.policy ?? DEV_POLICY;
   let relay = relayWith(policy);
 

@@ -31,8 +31,10 @@ if (typeof customElements !== 'undefined' && !customElements.get('quest-points-h
 /** Makes a <quest-points-hud> for `client`, appends it to `options.parent` (or the body) and returns it. */
 export function attachHud(client: HudClient, { parent = document.body, strings, toastMs, ...attributes }: HudOptions = {}): QuestPointsHud {
   const hud = document.createElement('quest-points-hud');
-  // position, history, toasts and toast-ms: each given one sets the attribute of its name.
-  for (const [name, value] of Object.entries({ ...attributes, 'toast-ms': toastMs })) if (value !== undefined) hud.setAttribute(name, String(value));
+  // position, history, toasts and toast-ms: each given one sets the attribute of its name (for-in: the script-tag
+  // build lowers a destructuring for-of to helper calls).
+  const named: Record<string, unknown> = { ...attributes, 'toast-ms': toastMs };
+  for (const name in named) if (named[name] !== undefined) hud.setAttribute(name, String(named[name]));
   if (strings) hud.strings = strings;
   hud.client = client;
   parent.append(hud);

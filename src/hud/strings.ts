@@ -23,7 +23,7 @@ export const HUD_STRINGS = {
   /** `cooldown`: the same event again too soon. */
   cooldown: 'try again later',
   /** `campaign`: the quest's campaign has not started or has ended. */
-  campaign: 'not running now',
+  campaign: 'not running',
   /** `banned`: the player may not earn points here; said as any refusal (nothing to tell a banned bot). */
   banned: 'not accepted',
   online: 'online',

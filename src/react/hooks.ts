@@ -1,5 +1,5 @@
-import { useMemo, useSyncExternalStore } from 'react';
-import { pointsKey, QuestPointsError, type PointsView, type QuestPoints } from '../client/index.js';
+import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
+import { pointsKey, QuestPointsError, type DeadLetter, type PointsView, type QuestPoints } from '../client/index.js';
 import { useClient } from './context.js';
 import { sameStatus, sameView, selector, statusOf, type QuestPointsStatus } from './stable.js';
 
@@ -74,4 +74,23 @@ export function useQuestPointsStatus(): QuestPointsStatus {
     [client],
   );
   return useSyncExternalStore(subscribe, getSnapshot, getSnapshot);
+}
+
+/**
+ * The latest award refused for good while the component is mounted (`award:rejected`), or undefined: its dead letter,
+ * with the relay's machine-readable `code` (budget, once, cooldown, campaign, banned, policy...; absent when the
+ * service refused) to word it for the player, and its `message` for the logs (it may name the rule and its numbers).
+ * Renders again on each refusal; a refused award counts nowhere (usePoints() has dropped it already).
+ */
+export function useLastRejection(): DeadLetter | undefined {
+  const client = useClient('useLastRejection()');
+  const [letter, setLetter] = useState<DeadLetter>();
+  useEffect(() => {
+    const rejected = ({ deadLetter }: { deadLetter: DeadLetter }) => setLetter(deadLetter);
+    client.on('award:rejected', rejected);
+    return () => {
+      client.off('award:rejected', rejected);
+    };
+  }, [client]);
+  return letter;
 }

@@ -177,8 +177,10 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
     ledger: options.ledger ? createRelayLedger(options.ledger, log, metrics) : undefined,
   };
   // Started here: it delivers from the ledger in the background, on its own timers.
-  runtime.webhooks = options.webhooks ? relayWebhooks(options.webhooks, runtime.ledger, options.rateLimitStore, log) : undefined;
+  runtime.webhooks = options.webhooks ? relayWebhooks(options.webhooks, runtime.ledger, options.rateLimitStore, log, metrics) : undefined;
   const ops: OpsState = { draining: false };
+  // Cloudflare's own user agent: there, work after the answer needs the request's waitUntil (a ledger's append).
+  const onWorkers = globalThis.navigator?.userAgent === 'Cloudflare-Workers';
   const ipOptions = {
     trustProxy: options.trustProxy ?? false,
     forwardedHeader: options.forwardedHeader ?? 'x-forwarded-for',
@@ -221,6 +223,8 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
       metrics.inFlight(-1);
     }
     closed(c, started, c.res.status);
+    // On Workers the isolate may stop once the answer is sent: what this request decided is appended first.
+    if (onWorkers && runtime.ledger) c.executionCtx.waitUntil(runtime.ledger.flush());
   });
   app.route('/', operatorRoutes(runtime, ops, options.metricsToken ?? env.QP_METRICS_TOKEN));
   const origins = originPolicy(options.corsOrigins ?? [], ipOptions);

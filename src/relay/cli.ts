@@ -22,6 +22,10 @@ const RELAY_USAGE = `usage: quest-points relay [options]
                               rediss:// and rediss+cluster:// for TLS)
   --on-store-error MODE       Redis away: closed (default, 503) or open (allow) (QP_ON_STORE_ERROR)
   --idempotency-days N        with --redis, acknowledged awards are answered from a record this long (default 30; 0 = off; QP_IDEMPOTENCY_DAYS)
+  --ledger-days N             the ledger keeps every decision this long, in Redis with --redis, else in memory
+                              (default 30; 0 = off; QP_LEDGER_DAYS); read it with quest-points ledger export
+  --webhook-url URL           POST each acknowledged award and reversal to this endpoint, signed with QP_WEBHOOK_SECRET
+                              (Standard Webhooks); repeat for more (or QP_WEBHOOK_URL, one)
   --max-token-age SECONDS     longest player-token lifetime accepted (default ${DEFAULT_MAX_TOKEN_AGE_SECONDS}; QP_MAX_TOKEN_AGE)
   --token-cache-size N        verified tokens remembered, 0 = off (default ${DEFAULT_TOKEN_CACHE_SIZE}; QP_TOKEN_CACHE_SIZE)
   --jwks-url URL              also accept tokens of your identity provider, verified by its JWKS (QP_JWKS_URL)
@@ -44,6 +48,7 @@ Secrets come from the environment only:
   QP_RELAY_SECRET           HS256 secret that signs player tokens, at least 32 characters (required without --jwks-url)
   QP_RELAY_SECRET_PREVIOUS  the secret before a rotation: its tokens are still accepted until you unset it
   QP_METRICS_TOKEN          when set, GET /metrics needs "Authorization: Bearer <it>"
+  QP_WEBHOOK_SECRET         signs the webhooks of --webhook-url: whsec_ + base64 of 24 to 64 random bytes
 
 Prints "listening on http://HOST:PORT" once ready; logs are JSON lines on stderr.
 GET /healthz, /readyz and /metrics are for your probes and Prometheus (/metrics needs: npm install prom-client).`;
@@ -74,6 +79,7 @@ export async function relayCommand(argv: string[]): Promise<void> {
       redis: { type: 'string' },
       'on-store-error': { type: 'string' },
       'idempotency-days': { type: 'string' },
+      'ledger-days': { type: 'string' },
       'max-token-age': { type: 'string' },
       'token-cache-size': { type: 'string' },
       'jwks-url': { type: 'string' },
@@ -86,6 +92,7 @@ export async function relayCommand(argv: string[]): Promise<void> {
       'shutdown-grace': { type: 'string' },
       'log-level': { type: 'string' },
       'drain-delay': { type: 'string' },
+      'webhook-url': { type: 'string', multiple: true },
     });
     if (values.help) return void console.log(RELAY_USAGE);
     const env = process.env;
@@ -140,7 +147,18 @@ export async function relayCommand(argv: string[]): Promise<void> {
     }
     const idempotency =
       recordDays === undefined ? {} : recordDays === '0' ? { idempotency: false as const } : { idempotencyTtlMs: Number(recordDays) * 86_400_000 };
+    const ledgerDays = values['ledger-days'] ?? env.QP_LEDGER_DAYS;
+    if (ledgerDays !== undefined && !/^\d{1,5}$/.test(ledgerDays)) {
+      throw new ConfigError('--ledger-days', 'invalid', `--ledger-days must be a whole number of days (0: off), got "${ledgerDays}"`);
+    }
+    const ledger =
+      ledgerDays === undefined ? {} : ledgerDays === '0' ? { ledger: false as const } : { ledgerRetentionMs: Number(ledgerDays) * 86_400_000 };
     const logLevel = parseLogLevel(values['log-level'] ?? env.QP_LOG_LEVEL, '--log-level');
+    const webhookUrls = values['webhook-url'] ?? (env.QP_WEBHOOK_URL ? [env.QP_WEBHOOK_URL] : []);
+    const webhookSecret = env.QP_WEBHOOK_SECRET;
+    if (webhookUrls.length > 0 && !webhookSecret) {
+      throw new ConfigError('QP_WEBHOOK_SECRET', 'missing', 'QP_WEBHOOK_SECRET is not set: --webhook-url needs the secret that signs its webhooks');
+    }
     const relay = await startRelay({
       host: values.host,
       port,
@@ -156,6 +174,7 @@ export async function relayCommand(argv: string[]): Promise<void> {
       ...(forwardedHeader ? { forwardedHeader } : {}),
       ...(redis ? { redis } : {}),
       ...idempotency,
+      ...ledger,
       ...(onStoreError ? { onStoreError } : {}),
       ...(env.QP_METRICS_TOKEN ? { metricsToken: env.QP_METRICS_TOKEN } : {}),
       maxTokenAgeSeconds: number('max-token-age', 'QP_MAX_TOKEN_AGE'),
@@ -167,6 +186,7 @@ export async function relayCommand(argv: string[]): Promise<void> {
       upstreamConnections: number('upstream-connections', 'QP_UPSTREAM_CONNECTIONS'),
       ...(logLevel ? { logLevel } : {}),
       drainDelayMs: number('drain-delay', 'QP_DRAIN_DELAY_MS'),
+      ...(webhookSecret && webhookUrls.length > 0 ? { webhooks: { endpoints: webhookUrls.map((url) => ({ url, secret: webhookSecret })) } } : {}),
     });
     console.log(`listening on ${relay.url}`);
     // In-flight requests finish, then the process exits 0 (a second signal is ignored while they do).

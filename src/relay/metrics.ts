@@ -18,6 +18,9 @@ export interface MetricsText {
  * `createPrometheusMetrics()` (quest-points/relay/node, prom-client) is one; `startRelay` uses it by default.
  * A sink without `expose` (the default `noMetrics`) means GET /metrics answers 404.
  */
+/** What one webhook attempt came to (economy/webhooks.ts). */
+export type WebhookResult = 'delivered' | 'failed' | 'dead' | 'gone';
+
 export interface MetricsSink {
   /** One award answered, by its outcome. */
   award(label: AwardLabel): void;
@@ -33,6 +36,8 @@ export interface MetricsSink {
   upstream(method: string, result: string, seconds: number): void;
   /** Ledger entries appended, or lost because the ledger store failed (economy/ledger.ts); optional. */
   ledger?(result: 'appended' | 'failed', entries: number): void;
+  /** One webhook attempt, by result: delivered (2xx), failed (retried later), dead (its last attempt failed), gone (410); optional. */
+  webhook?(result: WebhookResult): void;
   /** The text GET /metrics serves; absent: /metrics answers 404. */
   expose?(): Promise<MetricsText>;
 }
@@ -56,6 +61,7 @@ export type RelayMetrics = MetricsSink;
 export function relayMetrics(sink: MetricsSink): RelayMetrics {
   const expose = sink.expose?.bind(sink);
   const ledger = sink.ledger?.bind(sink);
+  const webhook = sink.webhook?.bind(sink);
   return {
     award: (label) => sink.award(label),
     limited: (limit) => sink.limited(limit),
@@ -65,6 +71,7 @@ export function relayMetrics(sink: MetricsSink): RelayMetrics {
     upstream: (method, result, seconds) => sink.upstream(method, result, seconds),
     ...(expose ? { expose } : {}),
     ...(ledger ? { ledger } : {}),
+    ...(webhook ? { webhook } : {}),
   };
 }
 

@@ -157,6 +157,24 @@ describe('the Godot addon’s JavaScript bridge, through a JavaScriptBridge shim
     }
   });
 
+  it("a refused award reaches GDScript with the relay's code (award_rejected's fourth argument), counted nowhere", async () => {
+    const shell = await openShell();
+    try {
+      const { page } = shell;
+      expect(await start(page, { relayUrl: '/api', tokenUrl: '/__dev/token?sub=godot-3', questId: 'q-godot', serviceUserId: 'godot-3' })).toBe('');
+      // The dev policy allows no negative amount for an event it does not list: 422, code policy.
+      const { key } = JSON.parse((await call(page, 'award', -1, 'penalty', '')) as string);
+      await until(async () => (await shell.events()).some(([name]) => name === 'award:rejected'), 'award:rejected through the callback');
+      const [, payload] = (await shell.events()).find(([name]) => name === 'award:rejected')!;
+      expect(payload).toMatchObject({ key, status: 422, code: 'policy', message: expect.stringMatching(/negative/) });
+      expect(JSON.parse((await call(page, 'view')) as string)).toMatchObject({ total: 0, pending: 0 });
+      // The browser logs the 422 response itself; nothing else went wrong.
+      expect(shell.errors.filter((e) => !e.startsWith('Failed to load resource'))).toEqual([]);
+    } finally {
+      await shell.close();
+    }
+  });
+
   it('the token from the game: token:needed, then provideToken; a refused award names the field; close() lets go of everything', async () => {
     const shell = await openShell();
     try {

@@ -136,6 +136,11 @@ describe('the Godot addon’s GDScript (tree-sitter-gdscript)', () => {
       expect.arrayContaining(['start', 'award', 'provide_token', 'get_view', 'get_snapshot', 'flush', 'close']),
     );
     const source = tree.rootNode.text;
+    // A rule's refusal carries its code to the game (issue 35): the signal's fourth argument, emitted from the payload.
+    expect(source).toMatch(/^signal award_rejected\(key: String, status: int, message: String, code: String\)$/m);
+    expect(source).toMatch(
+      /var code := str\(payload\.get\("code", ""\)\)\n\t+award_rejected\.emit\(key, int\(payload\["status"\]\), str\(payload\["message"\]\), code\)/,
+    );
     // One warning, from one place, and every way in goes through _load_bridge first.
     expect(source.match(/push_warning\(/g)).toHaveLength(1);
     expect(source).toContain('OS.has_feature("web")');

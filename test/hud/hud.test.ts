@@ -104,7 +104,7 @@ describe('<quest-points-hud>', () => {
       'coin-budget': 'limit reached',
       'coin-once': 'already earned',
       'coin-cooldown': 'try again later',
-      'coin-campaign': 'not running now',
+      'coin-campaign': 'not running',
       'coin-banned': 'not accepted',
       'coin-policy': 'not accepted',
       'coin-a-newer-code': 'not accepted',

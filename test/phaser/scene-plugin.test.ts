@@ -60,3 +60,34 @@ describe('QuestPointsScenePlugin.off', () => {
     expect(heard).toEqual(['two']);
   });
 });
+
+describe("a rule's refusal through the Phaser paths (issue 35)", () => {
+  it("award:rejected carries the relay's code to the scene plugin's listener and to a bound scene's events", async () => {
+    client = createQuestPoints({
+      relayUrl: 'http://relay.test',
+      getToken: () => 't',
+      storage: 'memory',
+      flushDelayMs: 1,
+      fetch: async () =>
+        new Response(JSON.stringify({ success: false, message: 'cooldown events.coin (2 s) for this player', code: 'cooldown' }), {
+          status: 422,
+          headers: { 'content-type': 'application/json' },
+        }),
+    });
+    const config = questPointsPlugins({ client });
+    const game = { name: 'game' };
+    new config.global[0]!.plugin({ game }).init(config.global[0]!.data);
+    const events = new EventEmitter();
+    const plugin = new config.scene[0]!.plugin({ events }, { game });
+    plugin.boot();
+    const codes: (string | undefined)[] = [];
+    plugin.on('award:rejected', ({ deadLetter }) => codes.push(deadLetter.code));
+    const { bindScene } = await import('../../src/phaser/scene-binding.js');
+    const scene = { events: new EventEmitter() };
+    bindScene(client, scene);
+    scene.events.on('award:rejected', ({ deadLetter }: { deadLetter: { code?: string } }) => codes.push(deadLetter.code));
+    const outcome = await client.award({ eventPoints: 1, eventName: 'coin', questId: 'q', serviceUserId: 'u' }).settled;
+    expect(outcome.outcome).toBe('rejected');
+    expect(codes).toEqual(['cooldown', 'cooldown']);
+  });
+});

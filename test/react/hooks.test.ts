@@ -3,8 +3,15 @@
 import { act, createElement, StrictMode, type ReactNode } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { pointsKey, QuestPointsError, type PointsView, type QuestPoints, type QuestPointsOptions } from '../../src/client/index.js';
-import { QuestPointsProvider, usePoints, useQuestPoints, useQuestPointsStatus, type QuestPointsStatus } from '../../src/react/index.js';
+import { pointsKey, QuestPointsError, type DeadLetter, type PointsView, type QuestPoints, type QuestPointsOptions } from '../../src/client/index.js';
+import {
+  QuestPointsProvider,
+  useLastRejection,
+  usePoints,
+  useQuestPoints,
+  useQuestPointsStatus,
+  type QuestPointsStatus,
+} from '../../src/react/index.js';
 import { batchOf, fakeRelay, json, jwt, uniqueName, until } from '../client/fake-relay.js';
 import type { AwardBody } from '../../src/protocol/index.js';
 
@@ -274,5 +281,41 @@ describe('usePoints and useQuestPointsStatus', () => {
     expect(client.getSnapshot().points[pointsKey('quest-1', 'player-1')]).not.toBe(snapshot.points[pointsKey('quest-1', 'player-1')]);
     expect(seen.views.length).toBe(views + 2);
     expect(seen.status.length).toBe(statuses + 2);
+  });
+});
+
+/** What useLastRejection() rendered, in order. */
+const letters: (DeadLetter | undefined)[] = [];
+function Refusal() {
+  letters.push(useLastRejection());
+  return null;
+}
+
+describe('useLastRejection', () => {
+  it("the latest refused award with the rule's code, while the total has dropped it; none before, listener gone after unmount", async () => {
+    const ledger = ledgerRelay();
+    const relay = fakeRelay((req) => {
+      const body = req.body as AwardBody | undefined;
+      if (req.method === 'POST' && body?.eventName === 'coin')
+        return json(422, { success: false, message: 'budget budgets[0] (1000 points per day, event "coin") is spent', code: 'budget' });
+      if (req.method === 'POST' && body?.eventName === 'first-win')
+        return json(422, { success: false, message: 'once events.first-win: already counted', code: 'once' });
+      return ledger.fetch(`http://relay.test${req.path}`, { method: req.method, body: body === undefined ? undefined : JSON.stringify(body) });
+    });
+    letters.length = 0;
+    const { seen, Total } = probes();
+    const root = await render(createElement(QuestPointsProvider, { options: options(relay) }, createElement(Total), createElement(Refusal)));
+    expect(letters.at(-1)).toBeUndefined();
+    const client = made[0]!;
+    await act(async () => void (await client.award({ eventPoints: 10, eventName: 'coin' }).settled));
+    await settle(() => letters.at(-1)?.code === 'budget');
+    expect(letters.at(-1)).toMatchObject({ code: 'budget', status: 422, eventPoints: 10 });
+    expect(seen.views.at(-1)).toMatchObject({ totalPoints: 0, pendingPoints: 0 });
+    await act(async () => void (await client.award({ eventPoints: 50, eventName: 'first-win', onceKey: 'level-1' }).settled));
+    await settle(() => letters.at(-1)?.code === 'once');
+    expect(letters.at(-1)).toMatchObject({ code: 'once', onceKey: 'level-1' });
+    const off = vi.spyOn(client, 'off');
+    await act(async () => root.unmount());
+    expect(off.mock.calls.map(([event]) => event)).toContain('award:rejected');
   });
 });

@@ -1,6 +1,7 @@
 // A farming bot, as the red team runs it: a valid player token and a loop that sends awards as fast as the relays let
 // it, spread over every relay it is given, several requests in flight. It honours Retry-After (a bot that ignores it
-// only collects more 429s) and stops at its deadline. Every answer is tallied by status and refusal code ("200",
+// only collects more 429s) and stops when it has seen enough (stopWhen) or at its deadline, whichever comes first:
+// a goal, not a duration, so a loaded machine makes the run longer, never weaker. Every answer is tallied by status and refusal code ("200",
 // "422 budget", "429 rate_limited"...): what the relays said; what was applied is counted at the emulator.
 
 /** One award as the bot sends it: the route's quest, the body's fields. */
@@ -20,6 +21,10 @@ export interface FarmOptions {
   award: (i: number) => FarmAward;
   /** The bot stops sending after this long (answers in flight are awaited). */
   durationMs: number;
+  /** Stop sending once this holds (checked before each request): the bot has seen what the test needs. */
+  stopWhen?: (run: FarmRun) => boolean;
+  /** Told after each answer (the test's hook to act mid-run: a ban once the bot is farming). */
+  onAnswer?: (run: FarmRun) => void;
   /** Requests in flight at once; default 8. */
   concurrency?: number;
   /** Stop after this many awards; default unbounded. */
@@ -76,7 +81,7 @@ export async function sendBatch(relay: string, token: string, awards: FarmAward[
   });
 }
 
-/** Run one bot until its deadline (or maxRequests); see the file's comment. */
+/** Run one bot until stopWhen, maxRequests or its deadline; see the file's comment. */
 export async function farm(options: FarmOptions): Promise<FarmRun> {
   const { relays, token, durationMs, concurrency = 8, maxRequests = Number.POSITIVE_INFINITY, batchSize } = options;
   const started = Date.now();
@@ -85,7 +90,7 @@ export async function farm(options: FarmOptions): Promise<FarmRun> {
   let pausedUntil = 0;
   let requests = 0;
   const worker = async () => {
-    while (Date.now() < deadline && run.sent < maxRequests) {
+    while (Date.now() < deadline && run.sent < maxRequests && !options.stopWhen?.(run)) {
       if (Date.now() < pausedUntil) {
         // Retry-After past the deadline: this bot is done.
         if (pausedUntil >= deadline) return;
@@ -105,6 +110,7 @@ export async function farm(options: FarmOptions): Promise<FarmRun> {
         run.log.push({ at, answer, relay, award: awards[j] as FarmAward });
         if (status === 429 && Number.isFinite(retryAfter)) pausedUntil = Math.max(pausedUntil, Date.now() + retryAfter * 1000);
       });
+      options.onAnswer?.(run);
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
@@ -126,7 +132,7 @@ export interface HonestStep {
   after?: number;
 }
 
-/** An honest player: its steps on schedule, through the relays in turn; resolves with every answer that refused one. */
+/** An honest player: its steps on schedule, through the relays in turn; resolves with every final answer that refused one. */
 export async function play(relays: string[], token: string, steps: HonestStep[]): Promise<{ sent: number; refused: string[] }> {
   const started = Date.now();
   const refused: string[] = [];
@@ -135,13 +141,47 @@ export async function play(relays: string[], token: string, steps: HonestStep[])
     const from = step.after === undefined ? Promise.resolve(started) : (answered[step.after] as Promise<number>);
     answered[i] = from.then(async (origin) => {
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, origin + step.atMs - Date.now())));
-      const { status, answer } = await sendAward(relays[i % relays.length] as string, token, step.award, step.key);
-      if (status !== 200) refused.push(`${step.award.questId}/${step.award.eventName ?? '-'}: ${answer}`);
-      return Date.now();
+      // As the SDK does: an answer that is not final (5xx, 429: a loaded relay's deadline) is sent again, same key.
+      const key = step.key ?? crypto.randomUUID();
+      for (let attempt = 1; ; attempt++) {
+        const { status, answer } = await sendAward(relays[(i + attempt - 1) % relays.length] as string, token, step.award, key);
+        const final = status < 500 && status !== 429;
+        if (final || attempt === 10) {
+          if (status !== 200) refused.push(`${step.award.questId}/${step.award.eventName ?? '-'}: ${answer}`);
+          return Date.now();
+        }
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
     });
   });
   await Promise.all(answered);
   return { sent: steps.length, refused };
+}
+
+/**
+ * A player's decisions as the relays' ledger holds them (GET /admin/ledger, an admin token), tallied the way the bot
+ * tallies its answers: acknowledged -> "200", refused -> "<status> <code>", failed -> "failed <status>".
+ */
+export async function ledgerTally(relay: string, adminToken: string, player: string): Promise<Record<string, number>> {
+  const response = await fetch(`${relay}/admin/ledger?${new URLSearchParams({ player, limit: '10000' })}`, {
+    headers: { authorization: `Bearer ${adminToken}` },
+  });
+  if (!response.ok) throw new Error(`GET /admin/ledger answered ${response.status}`);
+  const tally: Record<string, number> = {};
+  for (const line of (await response.text()).split('\n')) {
+    if (!line.trim()) continue;
+    const entry = JSON.parse(line) as { outcome?: string; status?: number; code?: string };
+    const label =
+      entry.outcome === 'acknowledged'
+        ? '200'
+        : entry.outcome === 'refused'
+          ? `${entry.status}${entry.code ? ` ${entry.code}` : ''}`
+          : entry.outcome === 'failed'
+            ? `failed ${entry.status}`
+            : undefined;
+    if (label) tally[label] = (tally[label] ?? 0) + 1;
+  }
+  return tally;
 }
 
 /** How many calendar minutes (UTC) the interval [from, to] touches: a minute budget may be spent once in each. */

@@ -147,4 +147,35 @@ describe('the admin API', () => {
     const reversed = await exportAll(a(), `quest=${quest}&outcome=reversed`);
     expect(reversed[0]).toMatchObject({ player: 'rev-player', reverses: first, by: 'operator-1', eventPoints: -30, key: once.json.key });
   });
+
+  it('bans on one relay refuse the player on the other (403 banned), each step in the ledger; unban lets them back', async () => {
+    const quest = `ban-${uuid().slice(0, 8)}`;
+    const operator = await admin();
+    const jwt = await stack.token('bot-9');
+    const award = (call: ReturnType<typeof caller>) =>
+      call('POST', `/group-quests/${quest}/points`, {
+        token: jwt,
+        headers: { IDEMPOTENCY_KEY: uuid() },
+        body: { serviceUserId: 'bot-9', eventPoints: 1 },
+      });
+    expect((await award(b())).status).toBe(200);
+    const banned = await a()('POST', '/admin/bans', { token: operator, body: { player: 'bot-9', reason: 'farming' } });
+    expect(banned.status).toBe(200);
+    await expect.poll(async () => (await award(b())).status, { timeout: 1_000 }).toBe(403);
+    expect((await b()('GET', '/admin/bans', { token: operator })).json.bans).toContainEqual(
+      expect.objectContaining({ player: 'bot-9', reason: 'farming' }),
+    );
+    expect((await b()('DELETE', '/admin/bans/bot-9', { token: operator })).status).toBe(200);
+    await expect.poll(async () => (await award(a())).status).toBe(200);
+    // The ban reaches the other relay within its ban check's cache (a second at most): awards sent meanwhile are
+    // acknowledged (left out here, between the ban and the first refusal), and runs of one outcome are read as one.
+    const story = async () => {
+      const lines = (await exportAll(a(), 'player=bot-9'))
+        .filter((e) => e.outcome !== 'forwarded')
+        .map((e) => `${e.outcome} ${e.code ?? e.by ?? ''}`);
+      const [ban, refusal] = [lines.indexOf('banned operator-1'), lines.indexOf('refused banned')];
+      return lines.filter((line, i) => !(i > ban && i < refusal) && line !== lines[i - 1]);
+    };
+    await expect.poll(story).toEqual(['acknowledged ', 'banned operator-1', 'refused banned', 'unbanned operator-1', 'acknowledged ']);
+  });
 });

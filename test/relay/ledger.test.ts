@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createMemoryLedgerStore, type LedgerDraft, type LedgerEntry, type LogRecord } from '../../src/relay/index.js';
 import { createRelayLedger } from '../../src/relay/economy/ledger.js';
 import { noMetrics, relayMetrics } from '../../src/relay/metrics.js';
@@ -121,5 +121,31 @@ describe('the pipeline records every decision', () => {
     });
     expect(forwarded?.key).toBe(acknowledged?.key);
     expect(policy).toMatchObject({ outcome: 'refused', code: 'policy', status: 422, eventName: 'DefaultPointsEvent' });
+  });
+});
+
+describe('on Cloudflare Workers', () => {
+  it("hands the ledger's append to the request's waitUntil: the isolate may stop once the answer is sent", async () => {
+    vi.stubGlobal('navigator', { userAgent: 'Cloudflare-Workers' });
+    try {
+      const store = createMemoryLedgerStore();
+      const { app } = fakeRelay({ ledger: { store } });
+      const waited: Promise<unknown>[] = [];
+      const request = new Request('http://relay.test/group-quests/q1/points', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${await token({ sub: 'alice' })}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ serviceUserId: 'alice', eventPoints: 1 }),
+      });
+      const answer = await app.fetch(request, {}, {
+        waitUntil: (promise: Promise<unknown>) => waited.push(promise),
+        passThroughOnException: () => {},
+      } as never);
+      expect(answer.status).toBe(200);
+      expect(waited).toHaveLength(1);
+      await Promise.all(waited);
+      expect((await store.read({})).entries.map((e) => e.outcome)).toEqual(['forwarded', 'acknowledged']);
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 });

@@ -285,7 +285,7 @@ describe('registerQuestPointsSync: the sync event', () => {
     }
   });
 
-  it('an award the relay refuses becomes a dead letter (stored before it leaves the outbox); the others are sent', async () => {
+  it("an award the relay refuses becomes a dead letter with the rule's code (stored before it leaves the outbox); the others are sent", async () => {
     const { awards, outbox, dead, fire, messages } = await setup([1, 5000, 3], {
       relay: (req) =>
         req.path === '/api/batch/points'
@@ -293,7 +293,7 @@ describe('registerQuestPointsSync: the sync event', () => {
               success: true,
               results: batchOf(req).map((a) =>
                 a.eventPoints === 5000
-                  ? { idempotencyKey: a.idempotencyKey, outcome: 'rejected', status: 422, message: 'too many points' }
+                  ? { idempotencyKey: a.idempotencyKey, outcome: 'rejected', status: 422, message: 'too many points', code: 'budget' }
                   : { idempotencyKey: a.idempotencyKey, outcome: 'ok' },
               ),
             })
@@ -303,7 +303,13 @@ describe('registerQuestPointsSync: the sync event', () => {
     expect(await outbox.all()).toEqual([]);
     const letters = await dead.all();
     expect(letters).toEqual([
-      expect.objectContaining({ idempotencyKey: awards[1]!.idempotencyKey, eventPoints: 5000, status: 422, message: 'too many points' }),
+      expect.objectContaining({
+        idempotencyKey: awards[1]!.idempotencyKey,
+        eventPoints: 5000,
+        status: 422,
+        message: 'too many points',
+        code: 'budget',
+      }),
     ]);
     await vi.waitFor(() => expect(messages).toEqual([{ t: 'done', ok: [awards[0]!.idempotencyKey, awards[2]!.idempotencyKey], dead: letters }]));
   });

@@ -13,9 +13,16 @@ import { paths, repo } from './sources.js';
 
 const run = promisify(execFile);
 
-/** Close to a Unity release build: optimised (emscripten's JS optimiser parses the .jspre), a heap that may grow. */
+/**
+ * The optimisation levels of Unity's WebGL builds: -O2 (development-ish "Faster runs" off), -O3 ("Faster runs"),
+ * -Oz ("Disk size", the default of a release build). Each runs emscripten's JS optimiser over the .jspre and the
+ * .jslib; -O3 and -Oz run more of its passes (those turned "use strict" directives into `null;`).
+ */
+export const RELEASE_LEVELS = ['-O2', '-O3', '-Oz'] as const;
+export type Level = (typeof RELEASE_LEVELS)[number];
+
+/** Close to a Unity release build (the level apart): a heap that may grow, one file. */
 export const EMCC_FLAGS = [
-  '-O2',
   '-sALLOW_MEMORY_GROWTH=1',
   '-sSINGLE_FILE=1',
   // Unity's runtime exports malloc and free for .jslib code; so does this one.
@@ -35,16 +42,25 @@ function emccEnv(): NodeJS.ProcessEnv {
 }
 
 /** The harness page's script: built now, or from the cache. `compileMs` is 0 when it came from the cache. */
-export async function buildHarness(): Promise<{ script: string; compileMs: number }> {
+export async function buildHarness(level: Level = '-O2'): Promise<{ script: string; compileMs: number }> {
   const [c, jslib, preJs] = await Promise.all([paths.harness, paths.jslib, paths.jspre].map((path) => readFile(path, 'utf8')));
-  return link('harness', { c: c!, jslib: jslib!, preJs: preJs! });
+  return link('harness', { c: c!, jslib: jslib!, preJs: preJs! }, level);
 }
 
-/** A C program linked with a .jslib and a pre-js by emcc (EMCC_FLAGS), from the cache slot `slot` when unchanged. */
-export async function link(slot: string, inputs: { c: string; jslib?: string; preJs: string }): Promise<{ script: string; compileMs: number }> {
+/**
+ * A C program linked with a .jslib and a pre-js by emcc (EMCC_FLAGS at `level`), from the cache slot `slot` (one per
+ * level) when unchanged.
+ */
+export async function link(
+  name: string,
+  inputs: { c: string; jslib?: string; preJs: string },
+  level: Level = '-O2',
+): Promise<{ script: string; compileMs: number }> {
+  const slot = `${name}${level}`;
+  const flags = [level, ...EMCC_FLAGS];
   const env = emccEnv();
   const { stdout } = await run('emcc', ['--version'], { env });
-  const hash = createHash('sha256').update(stdout.split('\n')[0]!).update(EMCC_FLAGS.join(' '));
+  const hash = createHash('sha256').update(stdout.split('\n')[0]!).update(flags.join(' '));
   for (const input of [inputs.c, inputs.jslib ?? '', inputs.preJs]) hash.update(input).update('\0');
   const cached = join(cacheDir, `${slot}-${hash.digest('hex').slice(0, 32)}.js`);
   const hit = await readFile(cached, 'utf8').catch(() => undefined);
@@ -59,7 +75,7 @@ export async function link(slot: string, inputs: { c: string; jslib?: string; pr
     ]);
     const library = inputs.jslib === undefined ? [] : ['--js-library', 'library.jslib'];
     const started = performance.now();
-    await run('emcc', ['main.c', ...library, '--pre-js', 'pre.js', ...EMCC_FLAGS, '-o', 'out.js'], { env, cwd: work }).catch(
+    await run('emcc', ['main.c', ...library, '--pre-js', 'pre.js', ...flags, '-o', 'out.js'], { env, cwd: work }).catch(
       (error: { stderr: string }) => {
         throw new Error(`emcc failed:\n${error.stderr}`);
       },

@@ -89,6 +89,15 @@ describe('the C# and the .jslib agree (no call into a function that is not there
     expect([...cases].filter(([, name]) => name === null).map(([type]) => type)).toEqual(['token']);
   });
 
+  it("AwardRejected's payload: every field the .jslib sets (code included, issue 35) is a RejectedAward field C# reads", () => {
+    const source = readFileSync(paths.jslib, 'utf8');
+    const set = [...source.matchAll(/\brejected\.(\w+) =/g)].map(([, name]) => name!);
+    expect(set).toEqual(['status', 'message', 'code']);
+    const fields = serializableClasses().get('RejectedAward')!;
+    for (const name of set) expect(fields, `the .jslib sets rejected.${name}`).toContain(name);
+    expect(dispatchCases().get('rejected')).toBe('RejectedAward');
+  });
+
   it('the config C# serialises is the config the .jslib reads', () => {
     const fields = serializableClasses().get('QuestPointsConfig')!;
     const source = readFileSync(paths.jslib, 'utf8');
@@ -114,6 +123,14 @@ describe('the .jslib is what Unity accepts', () => {
     // Every string allocated for C is freed, or returned (IL2CPP frees what it receives).
     expect(source.match(/_malloc\(/g)).toHaveLength(1);
     expect(source.match(/_free\(/g)).toHaveLength(2);
+  });
+});
+
+describe('the .jspre’s syntax (docs/unity.md, "ES5 or not")', () => {
+  it('is ES2017, not ES5: what the emscripten of every supported Unity parses (ES2018 since 2.0.0)', () => {
+    const jspre = readFileSync(paths.jspre, 'utf8');
+    expect(() => parse(jspre, { ecmaVersion: 2017 })).not.toThrow();
+    expect(() => parse(jspre, { ecmaVersion: 5 })).toThrow();
   });
 });
 

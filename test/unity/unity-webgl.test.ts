@@ -3,12 +3,13 @@
 // page's origin. The harness plays C#: it calls the externs as IL2CPP does, copies and frees returned strings, and
 // hands every event to the page. What the C# then reads is checked against its classes (sources.ts).
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { parse } from 'acorn';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../helpers/chromium.js';
 import { startDevSite, withPage, type DevSite, type SiteFile } from '../helpers/dev-site.js';
 import { ROOMY_POLICY } from '../helpers/fixtures.js';
 import { until } from '../helpers/until.js';
-import { buildHarness, link } from './emscripten.js';
+import { buildHarness, link, RELEASE_LEVELS } from './emscripten.js';
 import { readFileSync } from 'node:fs';
 import { dispatchCases, paths, preJsChange, serializableClasses } from './sources.js';
 
@@ -131,14 +132,39 @@ beforeAll(async () => {
   [site, browser] = [started, launched];
 }, 180_000);
 
-it("emscripten's JS optimiser (-O2, as in a Unity release build) keeps the carried SDK as it is", async () => {
-  const script = String(files.get('/harness.js')!.body);
-  expect(preJsChange(script, readFileSync(paths.jspre, 'utf8'))).toBeNull();
-  // What the check is for: that optimiser mangles destructuring in a pre-js (emscripten #18373), which the build lowers.
-  const destructuring = 'globalThis.pairs = function (r) { var out = []; for (const [k, v] of Object.entries(r)) out.push(k + v); return out; };\n';
-  const { script: mangled } = await link('destructuring', { c: 'int main(void) { return 0; }\n', preJs: destructuring });
-  expect(preJsChange(mangled, destructuring)).not.toBeNull();
-}, 60_000);
+// Unity's release builds run emscripten's JS optimiser over the .jspre at -O2, -O3 or -Oz; it must come out meaning
+// the same at each. -O3 and -Oz turn "use strict" directives into `null;`: the build makes the SDK strict with a class
+// instead (scripts/build-global.mjs), so no directive is there to lose.
+describe("emscripten's JS optimiser at Unity's release levels", () => {
+  const jspre = () => readFileSync(paths.jspre, 'utf8');
+
+  it.each(RELEASE_LEVELS)(
+    '%s keeps the carried SDK as it is, strict mode included',
+    async (level) => {
+      const script = level === '-O2' ? String(files.get('/harness.js')!.body) : (await buildHarness(level)).script;
+      expect(preJsChange(script, jspre())).toBeNull();
+    },
+    120_000,
+  );
+
+  it('the SDK is strict code without a directive: all of it is the body of a class’s method', () => {
+    const program = parse(jspre(), { ecmaVersion: 2017 }) as unknown as { body: { type: string; expression?: Record<string, never> }[] };
+    expect(program.body).toHaveLength(1);
+    const call = program.body[0]!.expression as unknown as { callee: { object: { type: string } } };
+    expect(call.callee.object.type).toBe('ClassExpression');
+    expect(jspre()).not.toContain('use strict');
+  });
+
+  it('the checks catch what they are for: -O2 mangles destructuring (emscripten #18373), -O3 drops a directive', async () => {
+    const main = 'int main(void) { return 0; }\n';
+    const destructuring = 'globalThis.pairs = function (r) { var out = []; for (const [k, v] of Object.entries(r)) out.push(k + v); return out; };\n';
+    const { script: mangled } = await link('destructuring', { c: main, preJs: destructuring });
+    expect(preJsChange(mangled, destructuring)).not.toBeNull();
+    const directive = '(function () { "use strict"; globalThis.strict = this === undefined; })();\n';
+    const { script: dropped } = await link('directive', { c: main, preJs: directive }, '-O3');
+    expect(preJsChange(dropped, directive)).not.toBeNull();
+  }, 120_000);
+});
 
 afterAll(async () => {
   await browser?.close();
@@ -172,7 +198,13 @@ it('delivers each award once and returns its key; the events come back as the C#
     for (const key of keys) expect(key).toMatch(/^[0-9a-f-]{36}$/);
     // The third is refused by the relay's policy (an unknown event may not deduct): AwardRejected, not AwardSent.
     const rejected = await until(() => drive(page, (u, h) => u.events(h, 'rejected')[0]?.data, handle), 'AwardRejected', WAIT_MS);
-    expect(rejected).toMatchObject({ idempotencyKey: keys[2], status: 422, message: expect.stringMatching(/negative/), eventName: 'penalty' });
+    expect(rejected).toMatchObject({
+      idempotencyKey: keys[2],
+      status: 422,
+      code: 'policy',
+      message: expect.stringMatching(/negative/),
+      eventName: 'penalty',
+    });
     await until(async () => (await sentKeys(page, handle)).length === 2, 'two AwardSent events', WAIT_MS);
     expect((await sentKeys(page, handle)).sort()).toEqual([keys[0], keys[1]].sort());
 

@@ -41,8 +41,10 @@ func _on_connection_changed(online: bool) -> void:
 	total_label.modulate = Color.WHITE if online else Color(1, 1, 1, 0.6)
 
 
-func _on_award_rejected(key: String, status: int, message: String) -> void:
-	push_warning("award %s refused (%d): %s" % [key, status, message])
+func _on_award_rejected(key: String, status: int, message: String, code: String) -> void:
+	# The message is for the logs (it may name the rule and its numbers); a player's words go by
+	# the code, as the HUD's do.
+	push_warning("award %s refused (%d %s): %s" % [key, status, code, message])
 
 
 func _on_auth_required(_message: String) -> void:

@@ -81,7 +81,14 @@ namespace QuestPointsSDK
     {
         /// <summary>The HTTP status of the refusal.</summary>
         public int status;
+        /// <summary>The refusal's message, for the operator's logs (it may name the rule and its numbers): not for players.</summary>
         public string message;
+        /// <summary>
+        /// The relay's machine-readable reason: a rule of the operator's economy ("budget", "once", "cooldown",
+        /// "campaign", "banned"), "policy", "invalid", or another code of a newer relay; "" when the service refused
+        /// (no code). Word it for the player by this code (docs/hud.md lists generic words), never by the message.
+        /// </summary>
+        public string code;
     }
 
     /// <summary>Payload of the "connection" event.</summary>

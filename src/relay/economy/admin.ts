@@ -57,8 +57,8 @@ const BanSchema = v.strictObject(
   'unknown field: a ban is { player, reason? }',
 );
 
-/** The runtime bans (econ-rules' BanList on RelayRuntime `economy`), when the relay has them. */
-const bansOf = (runtime: RelayRuntime): BanList | undefined => (runtime as { economy?: { bans?: BanList } }).economy?.bans;
+/** The runtime bans (the economy's BanList, shared by every relay on its store), when the relay has them. */
+const bansOf = (runtime: RelayRuntime): BanList | undefined => runtime.economy?.bans;
 
 /** GET /admin/ledger, POST /admin/reversals, POST|GET /admin/bans, DELETE /admin/bans/:player, /admin/webhooks/... (webhooks-admin.ts). */
 export function adminRoutes(runtime: RelayRuntime): Hono<RelayEnv> {

@@ -7,74 +7,13 @@
 import { ConfigError } from '../../kit/errors.js';
 import { backoffDelay } from '../../protocol/index.js';
 import type { LogRecord, LogSink } from '../logger.js';
-import type { LedgerEntry, LedgerStore } from './contract.js';
+import type { RelayMetrics } from '../metrics.js';
+import type { LedgerEntry } from './contract.js';
 import type { RelayLedger } from './ledger.js';
-import { attempt, signerOf, type AttemptResult, webhookId, webhookPayload, type Signer, type WebhookEndpoint } from './webhooks-send.js';
-import { createMemoryWebhookState, type DeadDelivery, type PendingDelivery, type ReplaySelection, type WebhookStateStore } from './webhooks-state.js';
+import { resolveWebhookOptions, type WebhookLedger, type WebhookOptions, type Webhooks } from './webhooks-options.js';
+import { attempt, type AttemptResult, webhookId, webhookPayload } from './webhooks-send.js';
+import { createMemoryWebhookState, type PendingDelivery, type WebhookStateStore } from './webhooks-state.js';
 
-/** RelayOptions `webhooks`: where and how the ledger's acknowledged and reversed awards are delivered. */
-export interface WebhookOptions {
-  /** The operator's endpoints; each receives every event. */
-  endpoints: WebhookEndpoint[];
-  /** Attempts per delivery before it is a dead letter; default 15. */
-  attempts?: number;
-  /**
-   * Backoff between attempts (full jitter, protocol's backoffDelay): attempt n waits up to min(maxMs, baseMs * 2^n);
-   * default { baseMs: 10 s, maxMs: 12 h }: 15 attempts span about 17 h on average, 35 h at most. A receiver's
-   * Retry-After (429, 503) is honoured up to maxMs.
-   */
-  retry?: { baseMs: number; maxMs: number };
-  /** One attempt is answered within this or counted failed; default 10 s. */
-  timeoutMs?: number;
-  /** Where cursors, pending deliveries, dead letters and the lease live; default this process's memory. */
-  state?: WebhookStateStore;
-  /** Deliveries waiting per endpoint at most; default 10 000. Beyond it the ledger is read no further until some are done. */
-  maxPending?: number;
-  /** Attempts in flight at once, all endpoints together; default 8. */
-  concurrency?: number;
-  /** How often the ledger is read when nothing wakes the deliverer; default 1 s. */
-  pollMs?: number;
-  /** The lease's life: a relay that stops renewing it (crashed) is replaced after this; default 30 s. */
-  leaseMs?: number;
-  /** The HTTP client; default globalThis.fetch. */
-  fetch?: typeof fetch;
-  /** Jitter's source, in [0, 1); default Math.random (tests pin it). */
-  random?: () => number;
-}
-
-/** What the deliverer reads: the ledger's pages, and optionally a wake-up when entries are appended. */
-export interface WebhookLedger {
-  read: LedgerStore['read'];
-  /** Called on each append (or batch of appends): the deliverer reads on at once instead of at its next poll. */
-  subscribe?(listener: (entries: readonly LedgerEntry[]) => void): () => void;
-}
-
-/** The running deliverer (runtime.webhooks): its admin operations and its life. */
-export interface Webhooks {
-  /** Start delivering (reads the ledger from now on the first start, from the cursor after). */
-  start(): void;
-  /** Stop: no new attempt; resolves once attempts in flight are answered (or timed out) and the lease is let go. */
-  stop(): Promise<void>;
-  /** One round now: renew the lease, read the ledger, start the attempts due. Resolves when the round is done. */
-  round(): Promise<void>;
-  /** Dead letters, oldest first. */
-  dead(limit?: number): Promise<DeadDelivery[]>;
-  /** Send dead letters again (from their first attempt); resolves with how many. */
-  replay(selection: ReplaySelection): Promise<number>;
-  /** Attempts in flight now. */
-  readonly inFlight: number;
-}
-
-const DEFAULTS = {
-  attempts: 15,
-  baseMs: 10_000,
-  maxMs: 12 * 3_600_000,
-  timeoutMs: 10_000,
-  maxPending: 10_000,
-  concurrency: 8,
-  pollMs: 1000,
-  leaseMs: 30_000,
-};
 /** Ledger entries read per page. */
 const PAGE = 200;
 /** Delivering these outcomes; the rest of the ledger is read past. */
@@ -82,29 +21,13 @@ const DELIVERED = new Set<LedgerEntry['outcome']>(['acknowledged', 'reversed']);
 /** A cursor before any entry was taken in: `@<ms>`, read the ledger from that time (a new endpoint gets no history). */
 const fromTime = (ms: number) => `@${ms}`;
 
-const positive = (name: string, value: number | undefined, fallback: number): number => {
-  const v = value ?? fallback;
-  if (!Number.isFinite(v) || v <= 0) throw new ConfigError(`webhooks.${name}`, 'invalid', `webhooks.${name} must be a positive number, got ${v}`);
-  return v;
-};
-
 /** The deliverer of RelayOptions `webhooks` over a ledger. Throws a ConfigError for a bad option (never naming a secret). */
 export function createWebhooks(options: WebhookOptions, ledger: WebhookLedger, log: LogSink): Webhooks {
-  if (!Array.isArray(options.endpoints) || options.endpoints.length === 0) {
-    throw new ConfigError('webhooks.endpoints', 'invalid', 'webhooks.endpoints must list at least one { url, secret }');
-  }
-  const signers = new Map<string, Signer>(options.endpoints.map((endpoint, i) => [endpoint.url, signerOf(endpoint, i)]));
-  const maxAttempts = Math.floor(positive('attempts', options.attempts, DEFAULTS.attempts));
-  const baseMs = positive('retry.baseMs', options.retry?.baseMs, DEFAULTS.baseMs);
-  const maxMs = positive('retry.maxMs', options.retry?.maxMs, DEFAULTS.maxMs);
-  const timeoutMs = positive('timeoutMs', options.timeoutMs, DEFAULTS.timeoutMs);
-  const maxPending = positive('maxPending', options.maxPending, DEFAULTS.maxPending);
-  const concurrency = positive('concurrency', options.concurrency, DEFAULTS.concurrency);
-  const pollMs = positive('pollMs', options.pollMs, DEFAULTS.pollMs);
-  const leaseMs = positive('leaseMs', options.leaseMs, DEFAULTS.leaseMs);
+  const { signers, maxAttempts, baseMs, maxMs, timeoutMs, maxPending, concurrency, pollMs, leaseMs } = resolveWebhookOptions(options);
   const state = options.state ?? createMemoryWebhookState();
   const fetcher = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const random = options.random ?? Math.random;
+  const count = options.count ?? (() => {});
   const owner = crypto.randomUUID();
   const inFlight = new Map<string, Promise<void>>();
 
@@ -154,16 +77,22 @@ export function createWebhooks(options: WebhookOptions, ledger: WebhookLedger, l
       ? await attempt(fetcher, signer, delivery.id, JSON.stringify(webhookPayload(delivery.entry)), timeoutMs)
       : { outcome: 'failed', error: 'endpoint no longer configured' };
     const shown = signer?.shown ?? 'a removed endpoint';
-    if (result.outcome === 'delivered') return state.done(delivery.endpoint, delivery.id);
+    if (result.outcome === 'delivered') {
+      count('delivered');
+      return state.done(delivery.endpoint, delivery.id);
+    }
     if (result.outcome === 'gone') {
+      count('gone');
       say('error', `webhooks: ${shown} answered 410 Gone: nothing more is sent to it until a replay`);
       await state.markGone(delivery.endpoint);
       return state.bury({ ...delivery, attempts, lastError: 'HTTP 410', deadAt: Date.now() });
     }
     if (!signer || attempts >= maxAttempts) {
+      count('dead');
       say('warn', `webhooks: ${delivery.id} to ${shown} is a dead letter after ${attempts} attempts (${result.error})`);
       return state.bury({ ...delivery, attempts, lastError: result.error, deadAt: Date.now() });
     }
+    count('failed');
     const delay = backoffDelay(attempts - 1, baseMs, maxMs, result.afterMs ?? 0, random);
     await state.reschedule({ ...delivery, attempts, lastError: result.error, dueAt: Date.now() + delay });
   };
@@ -194,6 +123,9 @@ export function createWebhooks(options: WebhookOptions, ledger: WebhookLedger, l
       if (inFlight.has(`${delivery.endpoint}\n${delivery.id}`)) continue;
       if (!gone.has(delivery.endpoint)) gone.set(delivery.endpoint, await state.isGone(delivery.endpoint));
       if (!gone.get(delivery.endpoint)) start(delivery);
+      // A gone endpoint's deliveries leave the due list for the dead letters (replay sends them), unsent: left there,
+      // they would fill every round's batch and starve the other endpoints.
+      else await state.bury({ ...delivery, lastError: 'endpoint gone (410)', deadAt: now });
     }
     return nextAt === undefined ? pollMs : Math.max(0, Math.min(pollMs, nextAt - Date.now()));
   };
@@ -223,7 +155,13 @@ export function createWebhooks(options: WebhookOptions, ledger: WebhookLedger, l
 
   const schedule = (ms: number) => {
     clearTimeout(timer);
-    timer = setTimeout(() => void round(), ms);
+    try {
+      timer = setTimeout(() => void round(), ms);
+    } catch {
+      // A runtime without background timers (Cloudflare Workers' global scope): said once, nothing delivered here.
+      running = false;
+      return say('error', 'webhooks: this runtime has no background timers: deliver from a Node, Bun or Deno relay');
+    }
     // A deliverer alone never keeps a Node process alive (the relay's server does).
     (timer as { unref?: () => void }).unref?.();
   };
@@ -264,7 +202,13 @@ export function createWebhooks(options: WebhookOptions, ledger: WebhookLedger, l
  * The deliverer of RelayOptions `webhooks`, started: over the relay's ledger (a ConfigError without one), its state in
  * `options.state`, else the rate-limit store's (createRedisCounterStore's `webhooks`), else memory.
  */
-export function relayWebhooks(options: WebhookOptions, ledger: RelayLedger | undefined, shared: unknown, log: LogSink): Webhooks {
+export function relayWebhooks(
+  options: WebhookOptions,
+  ledger: RelayLedger | undefined,
+  shared: unknown,
+  log: LogSink,
+  metrics: RelayMetrics,
+): Webhooks {
   if (!ledger) {
     throw new ConfigError(
       'webhooks',
@@ -273,8 +217,9 @@ export function relayWebhooks(options: WebhookOptions, ledger: RelayLedger | und
     );
   }
   const state = options.state ?? (shared as { webhooks?: WebhookStateStore } | undefined)?.webhooks;
+  const count = metrics.webhook;
   const webhooks = createWebhooks(
-    { ...options, ...(state ? { state } : {}) },
+    { ...options, ...(state ? { state } : {}), ...(count && !options.count ? { count } : {}) },
     { read: (query) => ledger.store.read(query), subscribe: ledger.subscribe },
     log,
   );
@@ -282,6 +227,7 @@ export function relayWebhooks(options: WebhookOptions, ledger: RelayLedger | und
   return webhooks;
 }
 
+export type { WebhookLedger, WebhookOptions, Webhooks } from './webhooks-options.js';
 export { webhookId, webhookPayload, type WebhookEndpoint, type WebhookEventType, type WebhookPayload } from './webhooks-send.js';
 export {
   createMemoryWebhookState,

@@ -67,6 +67,12 @@ export async function createPrometheusMetrics(): Promise<MetricsSink> {
       tally(this, pendingLedger);
     },
   });
+  const webhooks = new Counter({
+    name: 'qp_relay_webhook_attempts_total',
+    help: 'Webhook attempts by result: delivered (2xx), failed (retried later), dead (the last attempt failed: a dead letter), gone (410)',
+    labelNames: ['result'],
+    registers: [registry],
+  });
   new Gauge({
     name: 'qp_relay_requests_in_flight',
     help: 'HTTP requests being handled now',
@@ -96,6 +102,7 @@ export async function createPrometheusMetrics(): Promise<MetricsSink> {
   for (const outcome of ['ok', 'rejected', 'retry', 'refused', 'rate_limited']) awards.labels(outcome).inc(0);
   for (const limit of ['perPlayer', 'perIp']) limited.labels(limit).inc(0);
   for (const result of ['appended', 'failed']) ledger.labels(result).inc(0);
+  for (const result of ['delivered', 'failed', 'dead', 'gone']) webhooks.labels(result).inc(0);
   return {
     award: (label) => add(pendingAwards, label),
     limited: (limit) => add(pendingLimited, limit),
@@ -106,6 +113,8 @@ export async function createPrometheusMetrics(): Promise<MetricsSink> {
     },
     upstream: (method, result, seconds) => upstreamChild(method, result).observe(seconds),
     ledger: (result, entries) => pendingLedger.set(result, (pendingLedger.get(result) ?? 0) + entries),
+    // A few a second at most: counted at once.
+    webhook: (result) => webhooks.labels(result).inc(),
     expose: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
   };
 }

@@ -44,7 +44,8 @@ function deliverer(receiver: Receiver, ledger: ReturnType<typeof tinyLedger>, st
       retry: { baseMs: 10, maxMs: 80 },
       timeoutMs: 300,
       pollMs: 20,
-      leaseMs: 400,
+      // Long enough that a loaded machine's timer lag never lets it lapse between two rounds of its holder.
+      leaseMs: 5000,
       fetch: (input, init) => {
         sent += 1;
         return fetch(input, init);
@@ -70,8 +71,10 @@ describe('webhooks on Redis', () => {
     await ledger.append(awards);
     await until(() => new Set(receiver.delivered()).size === 30, 'thirty delivered');
     expect(new Set(receiver.delivered())).toEqual(new Set(awards.map((x) => x.key)));
-    // Exactly one of the two sent anything, each award once.
-    expect([a.sent(), b.sent()].sort((x, y) => x - y)).toEqual([0, 30]);
+    // Exactly one of the two sent anything (each award once, or more on a timeout under load: at least once).
+    const [idle, busy] = [a.sent(), b.sent()].sort((x, y) => x - y);
+    expect(idle).toBe(0);
+    expect(busy).toBeGreaterThanOrEqual(30);
   });
 
   it('a crashed relay is replaced: pending retries and entries appended meanwhile are delivered from the cursor', async () => {
@@ -82,7 +85,7 @@ describe('webhooks on Redis', () => {
     const state = await stateOn('crash:');
     // A crash: the lease is never released (stop() below stands for the process dying, its lease left to expire).
     const crashing: WebhookStateStore = { ...state, release: async () => {} };
-    const first = deliverer(receiver, ledger, crashing, { retry: { baseMs: 2000, maxMs: 2000 } });
+    const first = deliverer(receiver, ledger, crashing, { retry: { baseMs: 2000, maxMs: 2000 }, leaseMs: 1000 });
     const before = Array.from({ length: 10 }, () => award());
     await ledger.append(before);
     await until(() => receiver.arrivals.length >= 10, 'first attempts made');

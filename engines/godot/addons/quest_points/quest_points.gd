@@ -15,8 +15,11 @@ signal connection_changed(online: bool)
 signal award_queued(key: String, points: float)
 ## The service acknowledged an award.
 signal award_sent(key: String)
-## An award was refused for good (a dead letter): the relay's status and message.
-signal award_rejected(key: String, status: int, message: String)
+## An award was refused for good (a dead letter): the relay's status and message (for logs: it may
+## name the rule and its numbers), and its machine-readable code ("budget", "once", "cooldown",
+## "campaign", "banned", "policy"...; "" when the service refused). Word it for the player by the
+## code, never by the message.
+signal award_rejected(key: String, status: int, message: String, code: String)
 ## The token was refused or could not be had: the player must sign in again.
 signal auth_required(message: String)
 ## Without a token_url, the SDK asks the game for a token: answer with provide_token().
@@ -196,7 +199,8 @@ func _on_event(args: Array) -> void:
 			award_sent.emit(str(payload["key"]))
 		"award:rejected":
 			var key := str(payload["key"])
-			award_rejected.emit(key, int(payload["status"]), str(payload["message"]))
+			var code := str(payload.get("code", ""))
+			award_rejected.emit(key, int(payload["status"]), str(payload["message"]), code)
 		"auth:required":
 			auth_required.emit(str(payload["message"]))
 		"token:needed":

@@ -42,7 +42,8 @@
     },
     'award:rejected': function (e, own) {
       var d = e.deadLetter;
-      return own(d) ? { key: d.idempotencyKey, points: d.eventPoints, status: d.status, message: d.message } : undefined;
+      // code: the relay's refusal code (budget, once, cooldown, campaign, banned, policy...); '' when the service refused.
+      return own(d) ? { key: d.idempotencyKey, points: d.eventPoints, status: d.status, message: d.message, code: d.code || '' } : undefined;
     },
     'auth:required': function (e) {
       return { message: e.error && e.error.message ? String(e.error.message) : String(e.error) };

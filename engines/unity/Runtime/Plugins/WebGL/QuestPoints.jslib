@@ -113,6 +113,8 @@ var QuestPointsLibrary = {
           var rejected = bridge.award(e.deadLetter);
           rejected.status = e.deadLetter.status;
           rejected.message = e.deadLetter.message;
+          // The relay's refusal code (budget, once, cooldown, campaign, banned, policy...); '' when the service refused.
+          rejected.code = e.deadLetter.code || '';
           bridge.send(entry, 'rejected', rejected);
         },
         'auth:required': function (e) {
