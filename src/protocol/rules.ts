@@ -55,6 +55,11 @@ export const EVENT_POINTS_RULE: NumberRule = { type: 'number', steps: [[(n) => N
 /** `eventName`: at most EVENT_NAME_MAX_LENGTH characters, no control characters; empty is allowed. */
 export const EVENT_NAME_RULE = text(maxChars(EVENT_NAME_MAX_LENGTH), noControl);
 /**
+ * `onceKey`: what makes a once-only achievement one (the relay's economy rules: once per player, quest and eventName +
+ * onceKey). The relay's, not the service's: the SDK sends it to the relay, which never forwards it. eventName's rules.
+ */
+export const ONCE_KEY_RULE = EVENT_NAME_RULE;
+/**
  * Free text keeps its layout: tab, line feed and carriage return pass; every other C0 control and DEL is refused.
  * C1 controls (U+0080-U+009F), refused in every other text field, pass here.
  */
