@@ -72,7 +72,7 @@ async function drainTogether(stack: Stack, context: BrowserContext, script: stri
   expect(inFlight.tab, "the worker drains the other release's records").toBe('sw');
   const other = await openSdkPage(stack, context, { sub, storage, tab: 'other', backoffBase: 50, backoffMax: 200 }, otherPage);
   const more = await other.sdk((page) => [page.award(100), page.award(200), page.award(300)]);
-  more.forEach((key, i) => issued.set(key, (i + 1) * 100));
+  for (const [i, key] of more.entries()) issued.set(key, (i + 1) * 100);
   await until(
     async () => (await stack.ledgerOf(sub)).length >= issued.size && (await other.sdk((page) => page.pendingKeys())).length === 0,
     'every award delivered',
