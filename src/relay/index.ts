@@ -46,7 +46,7 @@ export {
   type DurableObjectRecordStoreOptions,
   type DurableObjectStorageLike,
 } from './durable-object-records.js';
-export { noMetrics, type AwardLabel, type MetricsSink, type MetricsText } from './metrics.js';
+export { noMetrics, type AwardLabel, type MetricsSink, type MetricsText, type WebhookResult } from './metrics.js';
 export { connectionAddress, rateLimitSubject, type ClientAddress, type ForwardedHeader } from './client-ip.js';
 export type { StoreErrorBehaviour } from './rate-limit.js';
 export { OPS_PATHS } from './ops.js';

@@ -13,14 +13,14 @@ export interface MetricsText {
   body: string;
 }
 
+/** What one webhook attempt came to (economy/webhooks.ts). */
+export type WebhookResult = 'delivered' | 'failed' | 'dead' | 'gone';
+
 /**
  * Where the relay counts what it does. The core only calls it; it never imports a metrics library. On Node,
  * `createPrometheusMetrics()` (quest-points/relay/node, prom-client) is one; `startRelay` uses it by default.
  * A sink without `expose` (the default `noMetrics`) means GET /metrics answers 404.
  */
-/** What one webhook attempt came to (economy/webhooks.ts). */
-export type WebhookResult = 'delivered' | 'failed' | 'dead' | 'gone';
-
 export interface MetricsSink {
   /** One award answered, by its outcome. */
   award(label: AwardLabel): void;

@@ -70,6 +70,7 @@ export class LedgerObject {
     this.#storage = state.storage;
   }
 
+  /** One store operation: POST `{ op: 'append', drafts }` or `{ op: 'read', query }` from createDurableObjectLedgerStore (not for players). */
   async fetch(request: Request): Promise<Response> {
     const body = (await request.json().catch(() => null)) as { op?: unknown; drafts?: unknown; retentionMs?: unknown; query?: unknown } | null;
     if (body?.op === 'append' && Array.isArray(body.drafts) && body.drafts.every((d) => typeof d === 'object' && d !== null)) {

@@ -39,6 +39,7 @@ export interface WebhookOptions {
 
 /** What the deliverer reads: the ledger's pages, and optionally a wake-up when entries are appended. */
 export interface WebhookLedger {
+  /** One page of the ledger (LedgerStore `read`). */
   read: LedgerStore['read'];
   /** Called on each append (or batch of appends): the deliverer reads on at once instead of at its next poll. */
   subscribe?(listener: (entries: readonly LedgerEntry[]) => void): () => void;

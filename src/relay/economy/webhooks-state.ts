@@ -55,6 +55,7 @@ export interface WebhookStateStore {
   revive(selection: ReplaySelection, now: number): Promise<number>;
   /** Whether the endpoint answered 410 Gone (nothing is sent to it until a replay). */
   isGone(endpoint: string): Promise<boolean>;
+  /** Mark the endpoint gone (it answered 410): its waiting deliveries go to the dead letters, nothing more is sent until a replay. */
   markGone(endpoint: string): Promise<void>;
 }
 
