@@ -9,12 +9,15 @@ export interface LeaderboardRow {
   player: string;
   /** 1-based competition rank: 1 + the number of players with more points. */
   rank: number;
+  /** The player's points on this board (exact to 6 decimals). */
   points: number;
 }
 
 /** A quest's whole group: every player the board holds. */
 export interface LeaderboardGroup {
+  /** Every player's points summed (reversals subtracted). */
   totalPoints: number;
+  /** How many players the board holds. */
   players: number;
 }
 
