@@ -91,7 +91,12 @@ describe('the relay leaderboard', () => {
     expect(data.top[0].name).toMatch(/^Player [0-9a-f]{6}$/);
     expect((await board(1, quest, 'p-eve', '?top=3&around=1')).json.data.top[0].name).toBe(data.top[0].name);
     // A player asking for another's place is refused; an admin may.
-    expect((await board(0, quest, 'p-eve', '?player=p-bob')).status).toBe(403);
+    const other = await board(0, quest, 'p-eve', '?player=p-bob');
+    expect([other.status, other.json.code]).toEqual([403, 'player']);
+    // A token scoped to other quests reads none of this one's board.
+    const scoped = await relays()[0]('GET', `/group-quests/${quest}/leaderboard`, { token: await stack.token('p-eve', { quests: ['elsewhere'] }) });
+    expect(scoped.status).toBe(403);
+    expect(scoped.json.message).toMatch(/not in the token's quests/);
     const admin = await board(0, quest, 'operator-1', '?player=p-fay&around=0', {}, 'admin');
     expect(admin.json.data.you).toEqual({ rank: 6, points: 20 });
     const adminPlain = await board(0, quest, 'operator-1', '', {}, 'admin');

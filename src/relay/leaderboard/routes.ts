@@ -5,6 +5,7 @@
 import { Hono } from 'hono';
 import * as v from 'valibot';
 import { QuestIdSchema, ServiceUserIdSchema } from '../../protocol/index.js';
+import { checkQuestAccess, checkUserAccess } from '../access.js';
 import type { RelayEnv, RelayRuntime } from '../context.js';
 import { fail } from '../respond.js';
 import { check } from '../validate.js';
@@ -50,14 +51,15 @@ export function leaderboardRoutes(runtime: RelayRuntime): Hono<RelayEnv> {
     if (!quest.ok) return fail(c, quest.refusal);
     const params = check(ParamsSchema, c.req.query(), 'query ');
     if (!params.ok) return fail(c, params.refusal);
-    const { role, sub } = c.get('claims');
+    const claims = c.get('claims');
+    const { role, sub } = claims;
     const { top = DEFAULT_TOP, around = DEFAULT_AROUND } = params.value;
-    if (params.value.player !== undefined && role !== 'admin' && params.value.player !== sub) {
-      return fail(c, { status: 403, message: "a player token reads its own place only: `player` is for an admin's token" });
-    }
+    const questId = quest.value;
+    // The same rule as a player's points: their own place, in their token's quests (an admin: anyone's, anywhere).
+    const denied = params.value.player !== undefined ? checkUserAccess(claims, questId, params.value.player) : checkQuestAccess(claims, questId);
+    if (denied) return fail(c, denied);
     // A player's own place; an admin's only when asked for one.
     const player = role === 'admin' ? params.value.player : sub;
-    const questId = quest.value;
     const { store } = leaderboard;
     let read: [LeaderboardRow[], Awaited<ReturnType<typeof store.around>> | null, Awaited<ReturnType<typeof store.group>>];
     try {
