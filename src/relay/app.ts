@@ -23,7 +23,7 @@ import { adminRoutes } from './economy/admin.js';
 import { createRelayLedger, type LedgerOptions, type RelayLedger } from './economy/ledger.js';
 import { relayWebhooks, type WebhookOptions, type Webhooks } from './economy/webhooks.js';
 import { originPolicy, SECURITY_HEADERS } from './hygiene.js';
-import { createRelayLeaderboard, type LeaderboardOptions } from './leaderboard/feed.js';
+import { createRelayLeaderboard, type LeaderboardOptions, type RelayLeaderboard } from './leaderboard/feed.js';
 import { leaderboardRoutes } from './leaderboard/routes.js';
 import { jsonLinesToStderr, levelOfStatus, type LogSink } from './logger.js';
 import { noMetrics, relayMetrics, timedUpstream, type MetricsSink } from './metrics.js';
@@ -136,6 +136,8 @@ export interface BuiltRelay {
   ledger?: RelayLedger;
   /** The webhook deliverer (RelayOptions `webhooks`), absent when off: stop it on shutdown. */
   webhooks?: Webhooks;
+  /** The leaderboard (RelayOptions `leaderboard`), absent when off: await its settled() on shutdown, after the ledger's flush. */
+  leaderboard?: RelayLeaderboard;
 }
 
 /** The award route as the fast path runs it (BuiltRelay `award`). */
@@ -233,8 +235,8 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
       metrics.inFlight(-1);
     }
     closed(c, started, c.res.status);
-    // On Workers the isolate may stop once the answer is sent: what this request decided is appended first.
-    if (onWorkers && runtime.ledger) c.executionCtx.waitUntil(runtime.ledger.flush());
+    // On Workers the isolate may stop once the answer is sent: what this request decided is appended first (and moves the leaderboard).
+    if (onWorkers && runtime.ledger) c.executionCtx.waitUntil(runtime.leaderboard?.settled() ?? runtime.ledger.flush());
   });
   app.route('/', operatorRoutes(runtime, ops, options.metricsToken ?? env.QP_METRICS_TOKEN));
   const origins = originPolicy(options.corsOrigins ?? [], ipOptions);
@@ -331,6 +333,7 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
     ...(base || !bearer || options.clientAddress ? {} : { award: awardWith(bearer) }),
     ...(runtime.ledger ? { ledger: runtime.ledger } : {}),
     ...(runtime.webhooks ? { webhooks: runtime.webhooks } : {}),
+    ...(runtime.leaderboard ? { leaderboard: runtime.leaderboard } : {}),
     drain: () => {
       ops.draining = true;
     },

@@ -156,6 +156,8 @@ export async function startRelay(options: StartRelayOptions = {}): Promise<Runni
           await running.close();
           // What the last requests decided, into the ledger before its connection goes.
           await relay.ledger?.flush();
+          // And the leaderboard's moves those entries made.
+          await relay.leaderboard?.settled();
           // Attempts in flight answered (or timed out) and the lease let go: another relay on the same Redis takes over.
           await relay.webhooks?.stop();
         } finally {
