@@ -174,11 +174,13 @@ describe('installed into an empty project', { timeout: 180_000 }, () => {
     if (project) await rm(project, { recursive: true, force: true });
   });
 
-  it('pulls at most 10 MB, and no server library: redis, prom-client, undici and pino are optional peers', async () => {
+  it('pulls at most 11 MB, and no server library: redis, prom-client, undici and pino are optional peers', async () => {
     // 32 MB before (node-redis alone 15 MB); 8.2 MB with redis and prom-client as optional peers; 15 MB with the Node
-    // relay's undici pool and pino log as dependencies (issue 18); back under 10 MB with them optional peers too.
+    // relay's undici pool and pino log as dependencies (issue 18); back under 10 MB with them optional peers too;
+    // 10.4 MB with the relay's economy (issue 35: its ledger, webhooks and admin routes, 60 files of dist, and
+    // standardwebhooks with its two dependencies, 0.2 MB). du counts blocks: quest-points itself is 2.2 MB on disk.
     const { stdout } = await run('du', ['-sk', join(project, 'node_modules')]);
-    expect(Number(stdout.split('\t')[0]) * 1024).toBeLessThanOrEqual(10 * 1024 * 1024);
+    expect(Number(stdout.split('\t')[0]) * 1024).toBeLessThanOrEqual(11 * 1024 * 1024);
     for (const heavy of ['redis', '@redis/client', 'prom-client', 'lru-cache', 'undici', 'pino'])
       expect(existsSync(join(project, 'node_modules', heavy)), heavy).toBe(false);
   });
