@@ -1,18 +1,20 @@
-// The leaderboard stores' contract, memory and Redis alike: competition ranks with ties, the players around one,
+// The leaderboard stores' contract, memory, Redis and a Redis Cluster alike: competition ranks with ties, the players around one,
 // the group's total, an award's key counted once, reversals; and the memory store's bounds.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryLeaderboardStore, type LeaderboardStore } from '../../src/relay/index.js';
 import { createRedisCounterStore, type RedisCounterStore } from '../../src/relay/node/index.js';
+import { startRedisCluster, type TestRedisCluster } from '../helpers/redis-cluster.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
 
 let redis: TestRedis;
+let cluster: TestRedisCluster;
 const opened: RedisCounterStore[] = [];
 beforeAll(async () => {
-  redis = await startRedis();
-}, 30_000);
+  [redis, cluster] = await Promise.all([startRedis(), startRedisCluster({ masters: 3, replicasPerMaster: 0 })]);
+}, 60_000);
 afterAll(async () => {
   await Promise.all(opened.map((store) => store.close?.()));
-  await redis?.stop();
+  await Promise.all([redis?.stop(), cluster?.stop()]);
 });
 let n = 0;
 
@@ -85,11 +87,20 @@ function suite(name: string, make: () => Promise<LeaderboardStore>) {
 }
 
 suite('memory', async () => createMemoryLeaderboardStore());
-suite('Redis', async () => {
-  const store = await createRedisCounterStore({ url: redis.url, prefix: `t${n++}:` });
+const onRedis = (url: () => string) => async () => {
+  const store = await createRedisCounterStore({ url: url(), prefix: `t${n++}:` });
   opened.push(store);
   return store.leaderboard;
-});
+};
+suite(
+  'Redis',
+  onRedis(() => redis.url),
+);
+// Every key of a quest under its hash tag: the add script's three keys in one slot (else CROSSSLOT).
+suite(
+  'Redis Cluster',
+  onRedis(() => cluster.url),
+);
 
 describe('the memory store is bounded', () => {
   it('drops the lowest player for a newcomer past maxPlayers, the quest least recently moved past maxQuests', async () => {
