@@ -23,6 +23,7 @@ export const groups: { text: string; items: Page[] }[] = [
       { text: 'Economy: stop farming', page: 'economy' },
       { text: 'Relay performance', page: 'relay/performance' },
       { text: 'Economy: stop farming, audit, webhooks', page: 'economy' },
+      { text: 'Leaderboard: where do I stand?', page: 'leaderboard' },
       { text: 'Run it offline: guarantees', page: 'guide/offline' },
       { text: 'Test with the emulator', page: 'guide/emulator' },
       { text: 'Portals, iframes and storage', page: 'hosting' },

@@ -23,6 +23,8 @@ import { adminRoutes } from './economy/admin.js';
 import { createRelayLedger, type LedgerOptions, type RelayLedger } from './economy/ledger.js';
 import { relayWebhooks, type WebhookOptions, type Webhooks } from './economy/webhooks.js';
 import { originPolicy, SECURITY_HEADERS } from './hygiene.js';
+import { createRelayLeaderboard, type LeaderboardOptions, type RelayLeaderboard } from './leaderboard/feed.js';
+import { leaderboardRoutes } from './leaderboard/routes.js';
 import { jsonLinesToStderr, levelOfStatus, type LogSink } from './logger.js';
 import { noMetrics, relayMetrics, timedUpstream, type MetricsSink } from './metrics.js';
 import { OPS_PATHS, operatorRoutes, type OpsState } from './ops.js';
@@ -111,6 +113,13 @@ export interface RelayOptions extends AuthOptions {
    * rateLimitStore's when it has one (createRedisCounterStore's: a restart resumes), else this process's memory.
    */
   webhooks?: WebhookOptions;
+  /**
+   * A leaderboard per quest, moved by every award this relay sees acknowledged (and every reversal), served at
+   * GET /group-quests/:questId/leaderboard. Needs the ledger. Default off; startRelay turns it on in its Redis
+   * (false: off there too). `store`: createMemoryLeaderboardStore (one instance) or
+   * createRedisCounterStore(...).leaderboard (quest-points/relay/node). docs/leaderboard.md.
+   */
+  leaderboard?: LeaderboardOptions | false;
 }
 
 /** The relay and what its Node server needs to stop it: mark it draining (/readyz 503). */
@@ -127,6 +136,8 @@ export interface BuiltRelay {
   ledger?: RelayLedger;
   /** The webhook deliverer (RelayOptions `webhooks`), absent when off: stop it on shutdown. */
   webhooks?: Webhooks;
+  /** The leaderboard (RelayOptions `leaderboard`), absent when off: await its settled() on shutdown, after the ledger's flush. */
+  leaderboard?: RelayLeaderboard;
 }
 
 /** The award route as the fast path runs it (BuiltRelay `award`). */
@@ -177,6 +188,7 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
     ledger: options.ledger ? createRelayLedger(options.ledger, log, metrics) : undefined,
   };
   // Started here: it delivers from the ledger in the background, on its own timers.
+  runtime.leaderboard = options.leaderboard ? createRelayLeaderboard(options.leaderboard, runtime.ledger, log) : undefined;
   runtime.webhooks = options.webhooks ? relayWebhooks(options.webhooks, runtime.ledger, options.rateLimitStore, log, metrics) : undefined;
   const ops: OpsState = { draining: false };
   // Cloudflare's own user agent: there, work after the answer needs the request's waitUntil (a ledger's append).
@@ -223,8 +235,8 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
       metrics.inFlight(-1);
     }
     closed(c, started, c.res.status);
-    // On Workers the isolate may stop once the answer is sent: what this request decided is appended first.
-    if (onWorkers && runtime.ledger) c.executionCtx.waitUntil(runtime.ledger.flush());
+    // On Workers the isolate may stop once the answer is sent: what this request decided is appended first (and moves the leaderboard).
+    if (onWorkers && runtime.ledger) c.executionCtx.waitUntil(runtime.leaderboard?.settled() ?? runtime.ledger.flush());
   });
   app.route('/', operatorRoutes(runtime, ops, options.metricsToken ?? env.QP_METRICS_TOKEN));
   const origins = originPolicy(options.corsOrigins ?? [], ipOptions);
@@ -252,6 +264,7 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
   app.route('/', service.app);
   app.route('/', batchRoute(runtime));
   app.route('/', adminRoutes(runtime));
+  app.route('/', leaderboardRoutes(runtime));
 
   app.notFound((c) =>
     fail(c, { status: 404, message: redactFor(runtime, c, `no route ${c.req.method} ${new URL(c.req.url).pathname}`), code: 'route' }),
@@ -320,6 +333,7 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
     ...(base || !bearer || options.clientAddress ? {} : { award: awardWith(bearer) }),
     ...(runtime.ledger ? { ledger: runtime.ledger } : {}),
     ...(runtime.webhooks ? { webhooks: runtime.webhooks } : {}),
+    ...(runtime.leaderboard ? { leaderboard: runtime.leaderboard } : {}),
     drain: () => {
       ops.draining = true;
     },

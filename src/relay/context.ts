@@ -4,6 +4,7 @@ import type { VerifiedClaims } from './claims.js';
 import type { CounterStore, StoreErrorBehaviour } from './counter-store.js';
 import type { RelayLedger } from './economy/ledger.js';
 import type { Webhooks } from './economy/webhooks.js';
+import type { RelayLeaderboard } from './leaderboard/feed.js';
 import type { Cancellation } from './deadline.js';
 import type { RelayEconomy } from './economy/step.js';
 import type { LogRecord, LogSink } from './logger.js';
@@ -101,6 +102,8 @@ export interface RelayRuntime {
   ledger?: RelayLedger | undefined;
   /** The webhook deliverer (RelayOptions `webhooks`), absent when off: its dead letters and replay (economy/webhooks.ts). */
   webhooks?: Webhooks | undefined;
+  /** The leaderboard (RelayOptions `leaderboard`), absent when off: its store and naming hook (leaderboard/feed.ts). */
+  leaderboard?: RelayLeaderboard | undefined;
 }
 
 export function redactFor(runtime: RelayRuntime, c: StepContext<unknown>, text: string): string {

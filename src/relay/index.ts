@@ -61,6 +61,16 @@ export { createMemoryLedgerStore, DEFAULT_MEMORY_LEDGER_ENTRIES, type MemoryLedg
 export { DEFAULT_LEDGER_RETENTION_MS } from './economy/query.js';
 export { createDurableObjectLedgerStore, LedgerObject, type DurableObjectLedgerOptions } from './economy/durable-object-ledger.js';
 export type { LedgerListener, LedgerOptions, RelayLedger } from './economy/ledger.js';
+export type { LeaderboardOptions, RelayLeaderboard } from './leaderboard/feed.js';
+export {
+  createMemoryLeaderboardStore,
+  type LeaderboardAround,
+  type LeaderboardGroup,
+  type LeaderboardRow,
+  type LeaderboardStore,
+  type MemoryLeaderboardOptions,
+} from './leaderboard/store.js';
+export { LEADERBOARD_MAX_AGE_S, MAX_LEADERBOARD_AROUND, MAX_LEADERBOARD_TOP } from './leaderboard/routes.js';
 export type { LedgerDraft, LedgerEntry, LedgerOutcome, LedgerQuery, LedgerStore } from './economy/contract.js';
 export {
   createMemoryWebhookState,

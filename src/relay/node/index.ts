@@ -6,6 +6,7 @@ export { startRelay, DEFAULT_HOST, DEFAULT_PORT, type RunningServer, type StartR
 export { DEFAULT_UPSTREAM_CONNECTIONS, LOG_LEVELS, type LogLevel } from './settings.js';
 export { createRedisCounterStore, type RedisCounterStore, type RedisCounterStoreOptions } from './redis-store.js';
 export { DEFAULT_REDIS_LEDGER_ENTRIES, LEDGER_STREAM_KEY, type RedisLedgerOptions } from './redis-ledger.js';
+export { LEADERBOARD_KEY_TTL_MS } from './redis-leaderboard.js';
 export { createPrometheusMetrics } from './metrics.js';
 export { toNodeListener, type FetchHandler } from './listener.js';
 export { type ServerLimits, SERVER_LIMITS } from '../../kit/server.js';

@@ -7,6 +7,8 @@ import { ECONOMY_LUA, RELEASE_SCRIPT, RESERVE_SCRIPT, redisEconomyStore, reserva
 import type { LedgerStore } from '../economy/contract.js';
 import { createRedisLedgerStore, LEDGER_APPEND_SCRIPT, resolveRedisLedgerOptions, type RedisLedgerOptions } from './redis-ledger.js';
 import type { WebhookStateStore } from '../economy/webhooks-state.js';
+import type { LeaderboardStore } from '../leaderboard/store.js';
+import { createRedisLeaderboardStore, LEADERBOARD_ADD_SCRIPT, LEADERBOARD_AROUND_SCRIPT } from './redis-leaderboard.js';
 import { createRedisWebhookState } from './webhooks-redis.js';
 
 // One round trip, atomic: the first hit of a window sets its expiry; a key that somehow lost its expiry gets
@@ -128,6 +130,8 @@ export interface RedisCounterStore extends CounterStore {
   ledger: LedgerStore;
   /** Webhook delivery's cursors, pending deliveries, dead letters and lease in the same Redis (RelayOptions `webhooks.state`). */
   webhooks: WebhookStateStore;
+  /** Each quest's leaderboard in a sorted set (`qp:lb:{quest:<id>}:all`) on the same connection (RelayOptions `leaderboard`). startRelay uses it. */
+  leaderboard: LeaderboardStore;
 }
 
 /**
@@ -156,6 +160,8 @@ export async function createRedisCounterStore(options: RedisCounterStoreOptions 
       reserve: RESERVE_SCRIPT,
       release: RELEASE_SCRIPT,
       ledgerAppend: LEDGER_APPEND_SCRIPT,
+      leaderboardAdd: LEADERBOARD_ADD_SCRIPT,
+      leaderboardAround: LEADERBOARD_AROUND_SCRIPT,
     },
   });
   // The keys one lookup reads: each record under its owner's tag and, on one server, its key as versions before the
@@ -213,6 +219,7 @@ export async function createRedisCounterStore(options: RedisCounterStoreOptions 
     economy: redisEconomyStore(redis, prefix, records),
     ledger: createRedisLedgerStore(redis, prefix, ledgerOptions),
     webhooks: createRedisWebhookState(redis, { prefix }),
+    leaderboard: createRedisLeaderboardStore(redis, prefix),
     async increment(key, windowMs) {
       await redis.connected();
       const [count, ttl] = await redis.script<[number, number]>('hit', [prefix + key, windowMs]);

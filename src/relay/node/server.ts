@@ -6,6 +6,7 @@ import type { MetricsSink } from '../metrics.js';
 import type { IdempotencyRecordStore } from '../records.js';
 import type { LedgerStore } from '../economy/contract.js';
 import { createMemoryLedgerStore } from '../economy/memory-ledger.js';
+import { createMemoryLeaderboardStore, type LeaderboardStore } from '../leaderboard/store.js';
 import type { LogLevel } from './settings.js';
 import { fastAwardHandler } from './fast-award.js';
 import { createPrometheusMetrics } from './metrics.js';
@@ -65,7 +66,8 @@ export type StartRelayOptions = RelayOptions &
  * record is on by default when a shared store is configured (`redis`, QP_REDIS_URL, or a `rateLimitStore` carrying
  * `records`, as createRedisCounterStore's does), in that store, for 30 days; `idempotency: false` turns it off. The
  * ledger is on by default: in that shared store's stream, else in memory (one instance), 30 days; `ledger: false`
- * turns it off. Resolves once
+ * turns it off. The leaderboard follows the ledger, in the same store (Redis sorted sets, else memory); `leaderboard:
+ * false` turns it off. Resolves once
  * listening. close() is graceful: /readyz turns 503 (for drainDelayMs, requests are still served), no new connections
  * are accepted, in-flight requests finish
  * (up to shutdownGraceMs), keep-alive connections are closed, then the Redis connection the relay opened is released.
@@ -117,14 +119,19 @@ export async function startRelay(options: StartRelayOptions = {}): Promise<Runni
   try {
     const retention = ledgerRetentionMs === undefined ? {} : { retentionMs: ledgerRetentionMs };
     ownStore = redisUrl ? await createRedisCounterStore({ url: redisUrl, onConnectionError: warn, ledger: retention }) : undefined;
-    const shared = (ownStore ?? relayOptions.rateLimitStore) as { records?: IdempotencyRecordStore; ledger?: LedgerStore } | undefined;
+    const shared = (ownStore ?? relayOptions.rateLimitStore) as
+      | { records?: IdempotencyRecordStore; ledger?: LedgerStore; leaderboard?: LeaderboardStore }
+      | undefined;
     const ttl = idempotencyTtlMs === undefined ? {} : { ttlMs: idempotencyTtlMs };
     const records = idempotency === false ? undefined : (idempotency ?? (shared?.records ? { store: shared.records, ...ttl } : undefined));
     // The ledger: in the shared store (Redis) when there is one, else in this process's memory (bounded).
     const ledgerOn = ledger === false ? undefined : (ledger ?? { store: shared?.ledger ?? createMemoryLedgerStore(retention), ...retention });
+    // The leaderboard follows the ledger: on with it, beside it (Redis's sorted sets, else memory); overridden by RelayOptions.
+    const board = ledgerOn ? { store: shared?.leaderboard ?? createMemoryLeaderboardStore() } : undefined;
     relay = buildRelay({
       ...(records ? { idempotency: records } : {}),
       ...(ledgerOn ? { ledger: ledgerOn } : {}),
+      ...(board ? { leaderboard: board } : {}),
       ...relayOptions,
       ...(pool ? { upstream: { ...relayOptions.upstream, transport: pool.transport } } : {}),
       logger: log,
@@ -149,6 +156,8 @@ export async function startRelay(options: StartRelayOptions = {}): Promise<Runni
           await running.close();
           // What the last requests decided, into the ledger before its connection goes.
           await relay.ledger?.flush();
+          // And the leaderboard's moves those entries made.
+          await relay.leaderboard?.settled();
           // Attempts in flight answered (or timed out) and the lease let go: another relay on the same Redis takes over.
           await relay.webhooks?.stop();
         } finally {
