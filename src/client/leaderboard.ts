@@ -77,13 +77,16 @@ const hidden = () => typeof document !== 'undefined' && document.visibilityState
  * no leaderboard) and 'invalid' for a bad questId (default: the client's).
  */
 export function watchLeaderboard(client: QuestPoints, options: QuestPointsOptions, opts: LeaderboardOptions = {}): LeaderboardWatch {
-  if (options.direct || !options.relayUrl)
+  const { direct, relayUrl, timeoutMs = DEFAULTS.timeoutMs } = options;
+  if (direct || !relayUrl)
     throw new QuestPointsError('watchLeaderboard needs a relay (relayUrl): the service itself (direct mode) has no leaderboard', 'config');
   const quest = parseIds(opts.questId ?? options.questId, false).questId;
-  // Made on the first read: by then the client has usually made its own (its start-up read), whose token cache is shared.
+  // Made on the first read only when the client has none yet (it makes its own at its start-up read): one token cache.
   let made: ReturnType<typeof createHttp> | undefined;
-  const http = () =>
-    layerOf(options) ?? (made ??= createHttp(options, options.relayUrl!.replace(/\/+$/, ''), options.timeoutMs ?? DEFAULTS.timeoutMs));
+  const http = () => {
+    made = layerOf(options) ?? made ?? createHttp(options, relayUrl.replace(/\/+$/, ''), timeoutMs);
+    return made;
+  };
   const own = options.serviceUserId === undefined ? '' : pointsKey(quest, options.serviceUserId);
   const { intervalMs = 5000, hiddenIntervalMs = 60_000 } = opts;
   const query = new URLSearchParams();

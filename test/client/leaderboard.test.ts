@@ -158,6 +158,24 @@ describe('watchLeaderboard', () => {
     stop();
   });
 
+  it("sends with the client's HTTP layer: one getToken for the client's reads and the leaderboard's", async () => {
+    const r = relay();
+    let tokens = 0;
+    const qp = client({
+      fetch: r.fetch,
+      getToken: () => {
+        tokens++;
+        return jwt('player-1', Date.now() / 1000 + 3600);
+      },
+    });
+    await qp.fetchPoints();
+    const watch = await qp.watchLeaderboard('quest-1', { intervalMs: 20 });
+    const stop = watch.subscribe(() => {});
+    await until(() => r.reads.length >= 2);
+    expect(tokens).toBe(1);
+    stop();
+  });
+
   it('refuses direct mode, naming the relay', async () => {
     const qp = client({
       fetch: fakeRelay().fetch,
