@@ -6,7 +6,7 @@ export async function showTopTen(qp: QuestPoints, options: QuestPointsOptions, l
   // #region top-ten
   // Loaded when the ladder is shown, not with the game: the SDK's up-front script stays as it is.
   const { watchLeaderboard } = await import('quest-points/leaderboard');
-  // The very options object the client was created with: the same relay, token and HTTP layer.
+  // The options the client was created with: the same relay, getToken and fetch.
   const board = watchLeaderboard(qp, options, { top: 10, around: 2 });
   const stop = board.subscribe((view) => {
     list.replaceChildren(

@@ -19,8 +19,6 @@ export interface Answer {
    * comes with this layer, loaded on the first request, rather than in the script a game waits for.
    */
   rule: typeof answerHandling;
-  /** The answer's ETag header, if any (the leaderboard's conditional reads, leaderboard.ts). */
-  etag?: string | null;
 }
 
 /**
@@ -35,16 +33,9 @@ export function createHttp(options: QuestPointsOptions, base: string, timeoutMs:
   const tokens = !direct && typeof getToken === 'function' ? createTokenCache(getToken) : undefined;
   const $fetch = createFetch({ fetch: options.fetch ?? ((input, init) => fetch(input, init)) });
 
-  /** One request. `key`: the award's IDEMPOTENCY_KEY; `extra`: more headers (If-None-Match). */
-  async function once(
-    method: string,
-    path: string,
-    body?: unknown,
-    key?: string,
-    keepalive = false,
-    extra: Record<string, string> = {},
-  ): Promise<Answer> {
-    const headers: Record<string, string> = { ...extra };
+  /** One request. `key`: the award's IDEMPOTENCY_KEY. */
+  async function once(method: string, path: string, body?: unknown, key?: string, keepalive = false): Promise<Answer> {
+    const headers: Record<string, string> = {};
     if (direct) headers[API_KEY_HEADER] = direct.apiKey;
     else if (tokens !== undefined) {
       try {
@@ -80,7 +71,6 @@ export function createHttp(options: QuestPointsOptions, base: string, timeoutMs:
         retryAfterMs: retryAfterMs(res.headers.get('retry-after')),
         handling: answerHandling(status, data),
         rule: answerHandling,
-        etag: res.headers.get('etag'),
       };
     } catch (error) {
       const timeout = (error as { cause?: Error })?.cause?.name === 'TimeoutError';
@@ -88,21 +78,11 @@ export function createHttp(options: QuestPointsOptions, base: string, timeoutMs:
     }
   }
 
-  const layer = {
+  return {
     once,
     /** A token was refused: the next request asks getToken() again. */
     invalidate: () => tokens?.invalidate(),
   };
-  layers.set(options, layer);
-  return layer;
 }
-
-/**
- * Each client's layer, by the options object it was made from (createQuestPoints passes the caller's own): so
- * quest-points/leaderboard, given the same options, sends with the client's token cache rather than a second one.
- */
-const layers = new WeakMap<QuestPointsOptions, { once: Http['once']; invalidate: Http['invalidate'] }>();
-/** The layer a client made from these options, if it has made one yet (leaderboard.ts). */
-export const layerOf = (options: QuestPointsOptions) => layers.get(options);
 
 export type Http = ReturnType<typeof createHttp>;

@@ -7,7 +7,8 @@ import { QuestPointsError } from './errors.js';
 import type { QuestPointsOptions } from './options.js';
 import { pointsKey } from './pair.js';
 import { DEFAULTS } from './defaults.js';
-import { createHttp, layerOf } from './http.js';
+import { createFetch } from 'ofetch';
+import { createTokenCache } from './token.js';
 import type { Snapshot } from './types.js';
 import { parseIds } from './validate.js';
 
@@ -70,7 +71,7 @@ const hidden = () => typeof document !== 'undefined' && document.visibilityState
 
 /**
  * Watches a quest's leaderboard through the client's relay: `client` and the very `options` object it was created
- * with (its relayUrl, getToken and fetch: the same HTTP layer and token cache). The top `top` players, the player's
+ * with (its relayUrl, getToken, fetch and timeout: ofetch as the SDK sends, with a token cache of its own). The top `top` players, the player's
  * rank and `around` players either side, the group's total; re-read by conditional requests while subscribed (a 304
  * keeps the last view), slower when the page is hidden, paused offline. The player's own queued awards are `pending`,
  * beside the confirmed rank, never in anyone's points. Throws QuestPointsError 'config' in direct mode (the service has
@@ -81,12 +82,36 @@ export function watchLeaderboard(client: QuestPoints, options: QuestPointsOption
   if (direct || !relayUrl)
     throw new QuestPointsError('watchLeaderboard needs a relay (relayUrl): the service itself (direct mode) has no leaderboard', 'config');
   const quest = parseIds(opts.questId ?? options.questId, false).questId;
-  // Made on the first read only when the client has none yet (it makes its own at its start-up read): one token cache.
-  let made: ReturnType<typeof createHttp> | undefined;
-  const http = () => {
-    made = layerOf(options) ?? made ?? createHttp(options, relayUrl.replace(/\/+$/, ''), timeoutMs);
-    return made;
-  };
+  const { getToken } = options;
+  if (typeof getToken !== 'function') throw new QuestPointsError('getToken is required', 'config');
+  // ofetch and a token cache of its own over the client's options (the same fetch, getToken and timeout), rather than
+  // the client's http.ts: a header and an ETag more there would cost the service worker's bundle, which carries
+  // http.ts, bytes it does not have (SW_BUDGET_BYTES). The cost: one more getToken() call per token's life.
+  const tokens = createTokenCache(getToken);
+  const $fetch = createFetch({ fetch: options.fetch ?? ((input, init) => fetch(input, init)) });
+  const base = relayUrl.replace(/\/+$/, '');
+  async function get(etag: string | null): Promise<{ status: number; body: Record<string, unknown> | null; etag: string | null }> {
+    let token: string;
+    try {
+      token = await tokens.get();
+    } catch (error) {
+      throw new QuestPointsError(`getToken() failed: ${(error as Error)?.message ?? error}`, 'auth');
+    }
+    try {
+      const res = await $fetch.raw(base + path, {
+        headers: { authorization: `Bearer ${token}`, ...(etag ? { 'if-none-match': etag } : {}) },
+        timeout: timeoutMs,
+        retry: false,
+        ignoreResponseError: true,
+        responseType: 'json',
+      });
+      if (res.status === 401) tokens.invalidate();
+      return { status: res.status, body: res._data ?? null, etag: res.headers.get('etag') };
+    } catch (error) {
+      const timeout = (error as { cause?: Error })?.cause?.name === 'TimeoutError';
+      throw new QuestPointsError(timeout ? `no answer within ${timeoutMs} ms` : 'network error', timeout ? 'timeout' : 'network');
+    }
+  }
   const own = options.serviceUserId === undefined ? '' : pointsKey(quest, options.serviceUserId);
   const { intervalMs = 5000, hiddenIntervalMs = 60_000 } = opts;
   const query = new URLSearchParams();
@@ -123,9 +148,7 @@ export function watchLeaderboard(client: QuestPoints, options: QuestPointsOption
     }
     reading = true;
     try {
-      const layer = http();
-      const got = await layer.once('GET', path, undefined, undefined, false, etag ? { 'if-none-match': etag } : {});
-      if (got.status === 401) layer.invalidate();
+      const got = await get(etag);
       if (got.status === 304)
         show({ stale: false }); // unchanged: the same view, no event
       else if (got.status < 300 && got.body?.success === true) {
