@@ -1,7 +1,8 @@
 // quest-points/leaderboard (issue 36): the relay's GET /group-quests/:questId/leaderboard, read live. An entry of its
 // own, not a method of the client: the SDK's entry stays within its 14 KB (a method cost 67 B gzipped up front, with
-// 4 B left); a game imports it where it shows a ladder, e.g. `await import('quest-points/leaderboard')`. Conditional reads (If-None-Match: a 304 keeps
-// the last view), slower while the page is hidden, none while offline; reads run only while someone is subscribed.
+// 4 B left); a game imports it where it shows a ladder, e.g. `await import('quest-points/leaderboard')`. Conditional
+// reads (If-None-Match: a 304 keeps the last view), slower while the page is hidden, none while offline; reads run
+// only while someone is subscribed.
 import type { QuestPoints } from './client-types.js';
 import { QuestPointsError } from './errors.js';
 import type { QuestPointsOptions } from './options.js';
@@ -70,9 +71,9 @@ const browserOffline = () => typeof navigator !== 'undefined' && navigator.onLin
 const hidden = () => typeof document !== 'undefined' && document.visibilityState === 'hidden';
 
 /**
- * Watches a quest's leaderboard through the client's relay: `client` and the very `options` object it was created
- * with (its relayUrl, getToken, fetch and timeout: ofetch as the SDK sends, with a token cache of its own). The top `top` players, the player's
- * rank and `around` players either side, the group's total; re-read by conditional requests while subscribed (a 304
+ * Watches a quest's leaderboard through the client's relay: `client` and the `options` it was created with (its
+ * relayUrl, getToken, fetch and timeout: ofetch as the SDK sends, with a token cache of its own). The top `top`
+ * players, the player's rank and `around` players either side, the group's total; re-read by conditional requests while subscribed (a 304
  * keeps the last view), slower when the page is hidden, paused offline. The player's own queued awards are `pending`,
  * beside the confirmed rank, never in anyone's points. Throws QuestPointsError 'config' in direct mode (the service has
  * no leaderboard) and 'invalid' for a bad questId (default: the client's).
