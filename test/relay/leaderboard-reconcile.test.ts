@@ -95,6 +95,22 @@ describe('leaderboard reconciliation with the service', () => {
   }, 30_000);
 });
 
+describe('reconciliation in the background', () => {
+  it('passes over the configured quests every everyMs: an award at the service reaches the board', async () => {
+    await seed('auto', 3, () => 10);
+    const store = createMemoryLeaderboardStore();
+    const { stop } = relay(store, { quests: ['auto'], everyMs: 50 });
+    try {
+      await expect.poll(() => store.group('auto'), { timeout: 10_000 }).toEqual({ players: 3, totalPoints: 30 });
+      await seed('auto', 1, () => 5);
+      await expect.poll(() => store.group('auto'), { timeout: 10_000 }).toEqual({ players: 3, totalPoints: 35 });
+      expect((await store.top('auto', 1))[0]).toEqual({ player: 'p0', rank: 1, points: 15 });
+    } finally {
+      stop();
+    }
+  });
+});
+
 describe('the reconciliation lease: one relay at a time', () => {
   let redis: TestRedis;
   beforeAll(async () => {
