@@ -54,7 +54,7 @@ describe('leaderboard reconciliation with the service', () => {
     const report = await reconciler.pass('big');
     const seconds = (performance.now() - started) / 1000;
     stop();
-    expect(report).toEqual({ players: 10_000, calls: 10_040, skipped: false, complete: true });
+    expect(report).toEqual({ players: 10_000, raced: 0, calls: 10_040, skipped: false, complete: true });
     expect(await store.group('big')).toEqual({ players: 10_000, totalPoints: (20 * (499 * 500)) / 2 });
     expect((await store.top('big', 1))[0]?.points).toBe(499);
     expect(await store.cursor('big')).toBeUndefined();
@@ -130,6 +130,25 @@ describe('the reconciliation lease: one relay at a time', () => {
       [a.leaderboard, b.leaderboard, async () => void (await Promise.all([a.close?.(), b.close?.()]))],
     ];
   };
+
+  it('never overwrites a score the feed moved while the service was asked (set with the score read before)', async () => {
+    for (const [store, , close] of await stores()) {
+      const quest = `race-${crypto.randomUUID().slice(0, 8)}`;
+      await store.add(quest, 'ann', 10);
+      const before = (await store.score?.(quest, 'ann')) ?? null;
+      // The pass read 10 and asked the service (which says 10); meanwhile an award through the relay moves ann to 15.
+      await store.add(quest, 'ann', 5);
+      expect(await store.set?.(quest, 'ann', 10, before)).toBe(false);
+      expect(await store.group(quest)).toEqual({ players: 1, totalPoints: 15 });
+      // Not on the board when read (null): a newcomer set meanwhile by the feed is left too; else set.
+      await store.add(quest, 'bob', 3);
+      expect(await store.set?.(quest, 'bob', 1, null)).toBe(false);
+      expect(await store.set?.(quest, 'cat', 7, null)).toBe(true);
+      expect(await store.set?.(quest, 'ann', 20, 15)).toBe(true);
+      expect(await store.group(quest)).toEqual({ players: 3, totalPoints: 30 });
+      await close();
+    }
+  });
 
   it('lets one of two relays reconcile a quest; the other skips it; the next pass may take it', async () => {
     for (const [storeA, storeB, close] of await stores()) {

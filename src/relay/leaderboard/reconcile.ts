@@ -27,6 +27,8 @@ export interface LeaderboardReconcileOptions {
 export interface ReconcileReport {
   /** Players whose score was set. */
   players: number;
+  /** Players left as they were: the feed moved their score while the service was asked (the next pass sets them). */
+  raced: number;
   /** Service calls made (pages + totals). */
   calls: number;
   /** True when this relay did not hold the quest's lease (another relay reconciles it). */
@@ -58,7 +60,7 @@ function rateBudget(perSecond: number) {
 }
 
 const isReconcilable = (store: LeaderboardStore): store is LeaderboardStore & LeaderboardReconcileStore =>
-  ['set', 'lease', 'release', 'cursor', 'saveCursor'].every((name) => typeof store[name as keyof LeaderboardStore] === 'function');
+  ['score', 'set', 'lease', 'release', 'cursor', 'saveCursor'].every((name) => typeof store[name as keyof LeaderboardStore] === 'function');
 
 /** Start reconciling (createRelayLeaderboard calls it with LeaderboardOptions `reconcile`). */
 export function startReconciler(options: LeaderboardReconcileOptions, board: LeaderboardStore, upstream: Upstream, log: LogSink): Reconciler {
@@ -85,7 +87,7 @@ export function startReconciler(options: LeaderboardReconcileOptions, board: Lea
   };
 
   async function pass(questId: string): Promise<ReconcileReport> {
-    const report: ReconcileReport = { players: 0, calls: 0, skipped: false, complete: false };
+    const report: ReconcileReport = { players: 0, raced: 0, calls: 0, skipped: false, complete: false };
     if (!(await store.lease(questId, owner, leaseMs))) return { ...report, skipped: true };
     try {
       let offset = (await store.cursor(questId)) ?? 0;
@@ -99,11 +101,13 @@ export function startReconciler(options: LeaderboardReconcileOptions, board: Lea
         const worker = async () => {
           while (!stopped && next < ids.length) {
             const id = ids[next++] as string;
+            // Read before the service is asked: an award the feed counts meanwhile must not be overwritten by an older total.
+            const before = (await store.score(questId, id)) ?? null;
             report.calls++;
             const total = (await call(paths.enrollment(questId, id))).data as { currentPoints?: unknown } | undefined;
             if (typeof total?.currentPoints !== 'number') throw new Error('the service answered a total that is not a number');
-            await store.set(questId, id, total.currentPoints);
-            report.players++;
+            if (await store.set(questId, id, total.currentPoints, before)) report.players++;
+            else report.raced++;
           }
         };
         await Promise.all(Array.from({ length: Math.min(concurrency, ids.length) }, worker));

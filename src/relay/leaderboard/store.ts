@@ -34,8 +34,14 @@ export interface LeaderboardAround {
  * cannot be reconciled (createRelay says so).
  */
 export interface LeaderboardReconcileStore {
-  /** Set the player's score to `points` (the service's total) and move the group total by the difference. */
-  set(questId: string, player: string, points: number): Promise<void>;
+  /** The player's exact score on the board (undefined: not on it), as `set`'s `expected` compares it. */
+  score(questId: string, player: string): Promise<number | undefined>;
+  /**
+   * Set the player's score to `points` (the service's total) and move the group total by the difference. With
+   * `expected` (a `score` read before the service was asked; null: not on the board) only if the score is still that:
+   * an award the feed counted meanwhile is not overwritten (resolves false; the next pass sets it).
+   */
+  set(questId: string, player: string, points: number, expected?: number | null): Promise<boolean>;
   /** Take (or, held by `owner`, renew) the quest's reconciliation lease for `ttlMs`; false when another owner holds it. */
   lease(questId: string, owner: string, ttlMs: number): Promise<boolean>;
   /** Give the lease up, if `owner` still holds it. */
@@ -146,10 +152,15 @@ export function createMemoryLeaderboardStore(options: MemoryLeaderboardOptions =
       board.total += points;
       return true;
     },
-    async set(questId, player, points) {
+    async score(questId, player) {
+      return boards.get(questId)?.scores.get(player);
+    },
+    async set(questId, player, points, expected) {
+      if (expected !== undefined && (boards.get(questId)?.scores.get(player) ?? null) !== expected) return false;
       const board = moved(questId, player);
       board.total += points - (board.scores.get(player) ?? 0);
       board.scores.set(player, points);
+      return true;
     },
     async lease(questId, owner, ttlMs) {
       const now = Date.now();

@@ -36,11 +36,18 @@ return {from, redis.call('ZCOUNT', KEYS[1], '(' .. rows[2], '+inf'), rows}`,
   transformReply: undefined as unknown as () => unknown[],
 };
 
-/** KEYS[1] the board, KEYS[2] the total; ARGV[1] points, ARGV[2] player. Sets the score, moves the total by the difference. */
+/**
+ * KEYS[1] the board, KEYS[2] the total; ARGV[1] points, ARGV[2] player, ARGV[3] '' (no check), '-' (expected absent)
+ * or the expected score. Sets the score and moves the total by the difference, if the score is as expected.
+ */
 export const LEADERBOARD_SET_SCRIPT = {
-  SCRIPT: `local old = tonumber(redis.call('ZSCORE', KEYS[1], ARGV[2]) or '0')
+  SCRIPT: `local current = redis.call('ZSCORE', KEYS[1], ARGV[2])
+if ARGV[3] ~= '' then
+  if ARGV[3] == '-' then if current then return 0 end
+  elseif not current or tonumber(current) ~= tonumber(ARGV[3]) then return 0 end
+end
 redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
-redis.call('INCRBYFLOAT', KEYS[2], tonumber(ARGV[1]) - old)
+redis.call('INCRBYFLOAT', KEYS[2], tonumber(ARGV[1]) - tonumber(current or '0'))
 return 1`,
   parseCommand: keyed,
   transformReply: undefined as unknown as () => number,
@@ -108,13 +115,22 @@ export function createRedisLeaderboardStore(redis: RedisConnection, prefix: stri
       const rows: LeaderboardRow[] = ranked(pairs(flat), Number(from), Number(above) + 1);
       return { you: rows.find((row) => row.player === player) ?? null, around: rows };
     },
-    async set(questId, player, points) {
+    async score(questId, player) {
+      await redis.connected();
+      const { board } = keys(questId);
+      const value = await redis.send(board, ['ZSCORE', board, player]);
+      return value === null || value === undefined ? undefined : Number(value);
+    },
+    async set(questId, player, points, expected) {
       await redis.connected();
       const k = keys(questId);
-      await redis.script<number>('leaderboardSet', [
-        [k.board, k.total],
-        [String(points), player],
-      ]);
+      const check = expected === undefined ? '' : expected === null ? '-' : String(expected);
+      return (
+        (await redis.script<number>('leaderboardSet', [
+          [k.board, k.total],
+          [String(points), player, check],
+        ])) === 1
+      );
     },
     async lease(questId, owner, ttlMs) {
       await redis.connected();
