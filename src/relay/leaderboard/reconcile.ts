@@ -113,14 +113,15 @@ export function startReconciler(options: LeaderboardReconcileOptions, board: Lea
         await Promise.all(Array.from({ length: Math.min(concurrency, ids.length) }, worker));
         if (stopped) break;
         offset += users.length;
-        if (!page.pagination?.nextPage || users.length === 0) {
-          await store.saveCursor(questId, undefined);
+        // Renewed after each page, before the cursor moves: a relay that lost it (paused past the TTL) stops without
+        // writing the cursor (the new holder's), and the holder goes on from its own.
+        if (!(await store.lease(questId, owner, leaseMs))) break;
+        const done = !page.pagination?.nextPage || users.length === 0;
+        await store.saveCursor(questId, done ? undefined : offset);
+        if (done) {
           report.complete = true;
           break;
         }
-        await store.saveCursor(questId, offset);
-        // Renewed after each page: a relay that lost it (paused past the TTL) stops, the holder goes on from the cursor.
-        if (!(await store.lease(questId, owner, leaseMs))) break;
       }
     } catch (error) {
       warn(`${questId}: stopped (${error instanceof Error ? error.message : String(error)}); the next pass resumes from the cursor`);
