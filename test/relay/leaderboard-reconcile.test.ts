@@ -14,6 +14,8 @@ import {
 import { createRedisCounterStore } from '../../src/relay/node/index.js';
 import { API_KEY, KEY_SECRET, OPEN_POLICY, SECRET } from '../helpers/fixtures.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
+import { startStack } from '../helpers/stack.js';
+import { caller } from './helpers.js';
 
 let emulator: RunningEmulator;
 beforeAll(async () => {
@@ -107,6 +109,20 @@ describe('reconciliation in the background', () => {
       expect((await store.top('auto', 1))[0]).toEqual({ player: 'p0', rank: 1, points: 15 });
     } finally {
       stop();
+    }
+  });
+});
+
+describe('startRelay reconciles its own board', () => {
+  it('with `reconcile`: awards seeded at the service are on the route, for a player', async () => {
+    const stack = await startStack({ relayOptions: { reconcile: { quests: ['served'], everyMs: 50, callsPerSecond: 1000 } } });
+    try {
+      await stack.admin('POST', '/seed', { enrollments: [{ questId: 'served', serviceUserId: 'ann', points: 12 }] });
+      const read = async () => (await caller(stack.relay.url)('GET', '/group-quests/served/leaderboard', { token: await stack.token('ann') })).json;
+      await expect.poll(async () => (await read())?.data?.group, { timeout: 10_000 }).toEqual({ totalPoints: 12, players: 1 });
+      expect((await read()).data.you).toEqual({ rank: 1, points: 12 });
+    } finally {
+      await stack.close();
     }
   });
 });
