@@ -53,7 +53,7 @@ export interface LeaderboardReconcileStore {
 }
 
 /** Where leaderboards live: createMemoryLeaderboardStore, createRedisCounterStore(...).leaderboard. */
-export interface LeaderboardStore extends Partial<LeaderboardReconcileStore> {
+export interface LeaderboardStore {
   /**
    * Add `points` (negative for a reversal) to the player's score. With a `key` (the award's upstream idempotency key)
    * an award already counted is not counted again (resolves false), within the store's memory of keys.
@@ -65,6 +65,19 @@ export interface LeaderboardStore extends Partial<LeaderboardReconcileStore> {
   around(questId: string, player: string, k: number): Promise<LeaderboardAround>;
   /** The group's total points and player count. */
   group(questId: string): Promise<LeaderboardGroup>;
+  // Reconciliation's part (LeaderboardReconcileStore), optional: a store without it cannot be reconciled.
+  /** See LeaderboardReconcileStore `score`. */
+  score?: LeaderboardReconcileStore['score'];
+  /** See LeaderboardReconcileStore `set`. */
+  set?: LeaderboardReconcileStore['set'];
+  /** See LeaderboardReconcileStore `lease`. */
+  lease?: LeaderboardReconcileStore['lease'];
+  /** See LeaderboardReconcileStore `release`. */
+  release?: LeaderboardReconcileStore['release'];
+  /** See LeaderboardReconcileStore `cursor`. */
+  cursor?: LeaderboardReconcileStore['cursor'];
+  /** See LeaderboardReconcileStore `saveCursor`. */
+  saveCursor?: LeaderboardReconcileStore['saveCursor'];
 }
 
 /** Bounds of createMemoryLeaderboardStore. */
