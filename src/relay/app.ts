@@ -188,7 +188,7 @@ export function buildRelay(options: RelayOptions = {}): BuiltRelay {
     ledger: options.ledger ? createRelayLedger(options.ledger, log, metrics) : undefined,
   };
   // Started here: it delivers from the ledger in the background, on its own timers.
-  runtime.leaderboard = options.leaderboard ? createRelayLeaderboard(options.leaderboard, runtime.ledger, log) : undefined;
+  runtime.leaderboard = options.leaderboard ? createRelayLeaderboard(options.leaderboard, runtime.ledger, log, runtime.upstream) : undefined;
   runtime.webhooks = options.webhooks ? relayWebhooks(options.webhooks, runtime.ledger, options.rateLimitStore, log, metrics) : undefined;
   const ops: OpsState = { draining: false };
   // Cloudflare's own user agent: there, work after the answer needs the request's waitUntil (a ledger's append).

@@ -62,10 +62,12 @@ export { DEFAULT_LEDGER_RETENTION_MS } from './economy/query.js';
 export { createDurableObjectLedgerStore, LedgerObject, type DurableObjectLedgerOptions } from './economy/durable-object-ledger.js';
 export type { LedgerListener, LedgerOptions, RelayLedger } from './economy/ledger.js';
 export type { LeaderboardOptions, RelayLeaderboard } from './leaderboard/feed.js';
+export type { LeaderboardReconcileOptions, ReconcileReport, Reconciler } from './leaderboard/reconcile.js';
 export {
   createMemoryLeaderboardStore,
   type LeaderboardAround,
   type LeaderboardGroup,
+  type LeaderboardReconcileStore,
   type LeaderboardRow,
   type LeaderboardStore,
   type MemoryLeaderboardOptions,

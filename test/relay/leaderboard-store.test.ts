@@ -1,5 +1,6 @@
 // The leaderboard stores' contract, memory, Redis and a Redis Cluster alike: competition ranks with ties, the players around one,
-// the group's total, an award's key counted once, reversals; and the memory store's bounds.
+// the group's total, an award's key counted once, reversals, reconciliation's set, lease and cursor; and the memory
+// store's bounds.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryLeaderboardStore, type LeaderboardStore } from '../../src/relay/index.js';
 import { createRedisCounterStore, type RedisCounterStore } from '../../src/relay/node/index.js';
@@ -68,6 +69,28 @@ function suite(name: string, make: () => Promise<LeaderboardStore>) {
         ['c', 2],
       ]);
       expect(await store.around('q', 'nobody', 2)).toEqual({ you: null, around: [] });
+    });
+
+    it('reconciliation: set moves the group by the difference; one lease holder, renewed and released; a cursor kept and cleared', async () => {
+      const store = await make();
+      const quest = `rc${n++}`;
+      await store.add(quest, 'ann', 10);
+      expect(await store.set?.(quest, 'ann', 25)).toBe(true);
+      expect(await store.set?.(quest, 'bob', 5, null)).toBe(true);
+      expect(await store.score?.(quest, 'ann')).toBe(25);
+      expect(await store.group(quest)).toEqual({ totalPoints: 30, players: 2 });
+      expect(await store.lease?.(quest, 'one', 10_000)).toBe(true);
+      expect(await store.lease?.(quest, 'two', 10_000)).toBe(false);
+      expect(await store.lease?.(quest, 'one', 10_000)).toBe(true);
+      await store.release?.(quest, 'two');
+      expect(await store.lease?.(quest, 'two', 10_000)).toBe(false);
+      await store.release?.(quest, 'one');
+      expect(await store.lease?.(quest, 'two', 10_000)).toBe(true);
+      expect(await store.cursor?.(quest)).toBeUndefined();
+      await store.saveCursor?.(quest, 500);
+      expect(await store.cursor?.(quest)).toBe(500);
+      await store.saveCursor?.(quest, undefined);
+      expect(await store.cursor?.(quest)).toBeUndefined();
     });
 
     it("counts an award's key once, and a reversal takes its points back", async () => {

@@ -29,6 +29,29 @@ export interface LeaderboardAround {
   around: LeaderboardRow[];
 }
 
+/**
+ * What reconciliation with the service needs of a store (reconcile.ts): both stores here have it; a store without it
+ * cannot be reconciled (createRelay says so).
+ */
+export interface LeaderboardReconcileStore {
+  /** The player's exact score on the board (undefined: not on it), as `set`'s `expected` compares it. */
+  score(questId: string, player: string): Promise<number | undefined>;
+  /**
+   * Set the player's score to `points` (the service's total) and move the group total by the difference. With
+   * `expected` (a `score` read before the service was asked; null: not on the board) only if the score is still that:
+   * an award the feed counted meanwhile is not overwritten (resolves false; the next pass sets it).
+   */
+  set(questId: string, player: string, points: number, expected?: number | null): Promise<boolean>;
+  /** Take (or, held by `owner`, renew) the quest's reconciliation lease for `ttlMs`; false when another owner holds it. */
+  lease(questId: string, owner: string, ttlMs: number): Promise<boolean>;
+  /** Give the lease up, if `owner` still holds it. */
+  release(questId: string, owner: string): Promise<void>;
+  /** Where an unfinished pass stopped (the offset in the enrolled-users list); undefined when none is under way. */
+  cursor(questId: string): Promise<number | undefined>;
+  /** Keep where the pass is (undefined: the pass is done, the next one starts at 0). */
+  saveCursor(questId: string, offset: number | undefined): Promise<void>;
+}
+
 /** Where leaderboards live: createMemoryLeaderboardStore, createRedisCounterStore(...).leaderboard. */
 export interface LeaderboardStore {
   /**
@@ -42,6 +65,19 @@ export interface LeaderboardStore {
   around(questId: string, player: string, k: number): Promise<LeaderboardAround>;
   /** The group's total points and player count. */
   group(questId: string): Promise<LeaderboardGroup>;
+  // Reconciliation's part (LeaderboardReconcileStore), optional: a store without it cannot be reconciled.
+  /** See LeaderboardReconcileStore `score`. */
+  score?: LeaderboardReconcileStore['score'];
+  /** See LeaderboardReconcileStore `set`. */
+  set?: LeaderboardReconcileStore['set'];
+  /** See LeaderboardReconcileStore `lease`. */
+  lease?: LeaderboardReconcileStore['lease'];
+  /** See LeaderboardReconcileStore `release`. */
+  release?: LeaderboardReconcileStore['release'];
+  /** See LeaderboardReconcileStore `cursor`. */
+  cursor?: LeaderboardReconcileStore['cursor'];
+  /** See LeaderboardReconcileStore `saveCursor`. */
+  saveCursor?: LeaderboardReconcileStore['saveCursor'];
 }
 
 /** Bounds of createMemoryLeaderboardStore. */
@@ -85,7 +121,7 @@ const byRank = (a: { player: string; points: number }, b: { player: string; poin
  * Leaderboards in this process's memory: one relay instance only (several instances each keep their own: use Redis).
  * A read after a change sorts the quest's board once (O(n log n), n ≤ maxPlayers); reads in between reuse it.
  */
-export function createMemoryLeaderboardStore(options: MemoryLeaderboardOptions = {}): LeaderboardStore {
+export function createMemoryLeaderboardStore(options: MemoryLeaderboardOptions = {}): LeaderboardStore & LeaderboardReconcileStore {
   const maxQuests = options.maxQuests ?? 100;
   const maxPlayers = options.maxPlayers ?? 10_000;
   const maxKeys = options.maxKeys ?? 100_000;
@@ -96,6 +132,26 @@ export function createMemoryLeaderboardStore(options: MemoryLeaderboardOptions =
     return board.sorted;
   };
   const empty: Board = { scores: new Map(), total: 0 };
+  const leases = new Map<string, { owner: string; until: number }>();
+  const cursors = new Map<string, number>();
+  /** The quest's board, made most recently moved (a room made for `player` if new). */
+  const moved = (questId: string, player: string) => {
+    let board = boards.get(questId);
+    if (board) boards.delete(questId);
+    else {
+      board = { scores: new Map(), total: 0 };
+      if (boards.size >= maxQuests) boards.delete(boards.keys().next().value as string);
+    }
+    // Most recently moved last: the first in the Map is the one forgotten.
+    boards.set(questId, board);
+    if (!board.scores.has(player) && board.scores.size >= maxPlayers) {
+      const lowest = sortedOf(board).at(-1) as { player: string; points: number };
+      board.scores.delete(lowest.player);
+      board.total -= lowest.points;
+    }
+    board.sorted = undefined;
+    return board;
+  };
   return {
     async add(questId, player, points, key) {
       if (key !== undefined) {
@@ -104,23 +160,37 @@ export function createMemoryLeaderboardStore(options: MemoryLeaderboardOptions =
         if (keys.size >= maxKeys) keys.delete(keys.values().next().value as string);
         keys.add(seen);
       }
-      let board = boards.get(questId);
-      if (board) boards.delete(questId);
-      else {
-        board = { scores: new Map(), total: 0 };
-        if (boards.size >= maxQuests) boards.delete(boards.keys().next().value as string);
-      }
-      // Most recently moved last: the first in the Map is the one forgotten.
-      boards.set(questId, board);
-      if (!board.scores.has(player) && board.scores.size >= maxPlayers) {
-        const lowest = sortedOf(board).at(-1) as { player: string; points: number };
-        board.scores.delete(lowest.player);
-        board.total -= lowest.points;
-      }
+      const board = moved(questId, player);
       board.scores.set(player, (board.scores.get(player) ?? 0) + points);
       board.total += points;
-      board.sorted = undefined;
       return true;
+    },
+    async score(questId, player) {
+      return boards.get(questId)?.scores.get(player);
+    },
+    async set(questId, player, points, expected) {
+      if (expected !== undefined && (boards.get(questId)?.scores.get(player) ?? null) !== expected) return false;
+      const board = moved(questId, player);
+      board.total += points - (board.scores.get(player) ?? 0);
+      board.scores.set(player, points);
+      return true;
+    },
+    async lease(questId, owner, ttlMs) {
+      const now = Date.now();
+      const held = leases.get(questId);
+      if (held && held.owner !== owner && held.until > now) return false;
+      leases.set(questId, { owner, until: now + ttlMs });
+      return true;
+    },
+    async release(questId, owner) {
+      if (leases.get(questId)?.owner === owner) leases.delete(questId);
+    },
+    async cursor(questId) {
+      return cursors.get(questId);
+    },
+    async saveCursor(questId, offset) {
+      if (offset === undefined) cursors.delete(questId);
+      else cursors.set(questId, offset);
     },
     async top(questId, n) {
       return ranked(sortedOf(boards.get(questId) ?? empty).slice(0, n), 0, 1);

@@ -8,7 +8,14 @@ import type { LedgerStore } from '../economy/contract.js';
 import { createRedisLedgerStore, LEDGER_APPEND_SCRIPT, resolveRedisLedgerOptions, type RedisLedgerOptions } from './redis-ledger.js';
 import type { WebhookStateStore } from '../economy/webhooks-state.js';
 import type { LeaderboardStore } from '../leaderboard/store.js';
-import { createRedisLeaderboardStore, LEADERBOARD_ADD_SCRIPT, LEADERBOARD_AROUND_SCRIPT } from './redis-leaderboard.js';
+import {
+  createRedisLeaderboardStore,
+  LEADERBOARD_ADD_SCRIPT,
+  LEADERBOARD_AROUND_SCRIPT,
+  LEADERBOARD_LEASE_SCRIPT,
+  LEADERBOARD_RELEASE_SCRIPT,
+  LEADERBOARD_SET_SCRIPT,
+} from './redis-leaderboard.js';
 import { createRedisWebhookState } from './webhooks-redis.js';
 
 // One round trip, atomic: the first hit of a window sets its expiry; a key that somehow lost its expiry gets
@@ -162,6 +169,9 @@ export async function createRedisCounterStore(options: RedisCounterStoreOptions 
       ledgerAppend: LEDGER_APPEND_SCRIPT,
       leaderboardAdd: LEADERBOARD_ADD_SCRIPT,
       leaderboardAround: LEADERBOARD_AROUND_SCRIPT,
+      leaderboardSet: LEADERBOARD_SET_SCRIPT,
+      leaderboardLease: LEADERBOARD_LEASE_SCRIPT,
+      leaderboardRelease: LEADERBOARD_RELEASE_SCRIPT,
     },
   });
   // The keys one lookup reads: each record under its owner's tag and, on one server, its key as versions before the

@@ -6,6 +6,7 @@ import type { MetricsSink } from '../metrics.js';
 import type { IdempotencyRecordStore } from '../records.js';
 import type { LedgerStore } from '../economy/contract.js';
 import { createMemoryLedgerStore } from '../economy/memory-ledger.js';
+import type { LeaderboardReconcileOptions } from '../leaderboard/reconcile.js';
 import { createMemoryLeaderboardStore, type LeaderboardStore } from '../leaderboard/store.js';
 import type { LogLevel } from './settings.js';
 import { fastAwardHandler } from './fast-award.js';
@@ -59,6 +60,11 @@ export type StartRelayOptions = RelayOptions &
      * through Hono.
      */
     fastPath?: boolean;
+    /**
+     * Reconcile the leaderboard startRelay keeps (in Redis, else memory) with the service: LeaderboardOptions
+     * `reconcile`. Off by default. Ignored when RelayOptions `leaderboard` is given (put `reconcile` there).
+     */
+    reconcile?: LeaderboardReconcileOptions;
   };
 
 /**
@@ -88,6 +94,7 @@ export async function startRelay(options: StartRelayOptions = {}): Promise<Runni
       idempotencyTtlMs,
       ledger,
       ledgerRetentionMs,
+      reconcile,
       ...relayOptions
     },
   ] = takeLimits(options);
@@ -127,7 +134,7 @@ export async function startRelay(options: StartRelayOptions = {}): Promise<Runni
     // The ledger: in the shared store (Redis) when there is one, else in this process's memory (bounded).
     const ledgerOn = ledger === false ? undefined : (ledger ?? { store: shared?.ledger ?? createMemoryLedgerStore(retention), ...retention });
     // The leaderboard follows the ledger: on with it, beside it (Redis's sorted sets, else memory); overridden by RelayOptions.
-    const board = ledgerOn ? { store: shared?.leaderboard ?? createMemoryLeaderboardStore() } : undefined;
+    const board = ledgerOn ? { store: shared?.leaderboard ?? createMemoryLeaderboardStore(), ...(reconcile ? { reconcile } : {}) } : undefined;
     relay = buildRelay({
       ...(records ? { idempotency: records } : {}),
       ...(ledgerOn ? { ledger: ledgerOn } : {}),
@@ -158,6 +165,8 @@ export async function startRelay(options: StartRelayOptions = {}): Promise<Runni
           await relay.ledger?.flush();
           // And the leaderboard's moves those entries made.
           await relay.leaderboard?.settled();
+          // Reconciliation stopped and its leases let go: another relay takes the next pass (from the cursor).
+          await relay.leaderboard?.reconciler?.stop();
           // Attempts in flight answered (or timed out) and the lease let go: another relay on the same Redis takes over.
           await relay.webhooks?.stop();
         } finally {
