@@ -85,6 +85,7 @@ describe('the published package', { timeout: 60_000 }, () => {
       './emulator',
       './global',
       './hud',
+      './leaderboard',
       './package.json',
       './phaser',
       './pixi',
