@@ -79,6 +79,20 @@ export const until = async (check: () => boolean | Promise<boolean>, timeoutMs =
   }
 };
 
+/** The options testClients() makes a client with: player-1 in quest-1 against /api, its own storage name, short delays. */
+export function testClientOptions(overrides: Partial<QuestPointsOptions> & { fetch: typeof fetch }): QuestPointsOptions {
+  return {
+    relayUrl: '/api',
+    getToken: () => jwt('player-1', Date.now() / 1000 + 3600),
+    questId: 'quest-1',
+    serviceUserId: 'player-1',
+    storageName: uniqueName(),
+    flushDelayMs: 1,
+    backoff: { baseMs: 5, maxMs: 20 },
+    ...overrides,
+  };
+}
+
 /**
  * Clients for a test file: player-1 in quest-1 against the relay at /api, a storage name of their own, a short
  * flush delay and backoff; `closeAll()` (in afterEach) closes every one made.
@@ -87,16 +101,7 @@ export function testClients() {
   const open: QuestPoints[] = [];
   return {
     client(options: Partial<QuestPointsOptions> & { fetch: typeof fetch }) {
-      const qp = createQuestPoints({
-        relayUrl: '/api',
-        getToken: () => jwt('player-1', Date.now() / 1000 + 3600),
-        questId: 'quest-1',
-        serviceUserId: 'player-1',
-        storageName: uniqueName(),
-        flushDelayMs: 1,
-        backoff: { baseMs: 5, maxMs: 20 },
-        ...options,
-      });
+      const qp = createQuestPoints(testClientOptions(options));
       open.push(qp);
       return qp;
     },

@@ -5,22 +5,13 @@ import { type LeaderboardOptions, type LeaderboardView, watchLeaderboard } from 
 import type { QuestPointsOptions } from '../../src/client/options.js';
 import { createQuestPoints } from '../../src/client/client.js';
 import type { QuestPoints } from '../../src/client/client-types.js';
-import { fakeRelay, json, jwt, type Seen, uniqueName, until } from './fake-relay.js';
+import { fakeRelay, json, jwt, type Seen, testClientOptions, until } from './fake-relay.js';
 
 const open: QuestPoints[] = [];
 const closeAll = () => Promise.all(open.splice(0).map((c) => c.close()));
 /** A client and a watch through the options object it was made from, as quest-points/leaderboard takes them. */
 function client(overrides: Partial<QuestPointsOptions> & { fetch: typeof fetch }) {
-  const options: QuestPointsOptions = {
-    relayUrl: '/api',
-    getToken: () => jwt('player-1', Date.now() / 1000 + 3600),
-    questId: 'quest-1',
-    serviceUserId: 'player-1',
-    storageName: uniqueName(),
-    flushDelayMs: 1,
-    backoff: { baseMs: 5, maxMs: 20 },
-    ...overrides,
-  };
+  const options = testClientOptions(overrides);
   const qp = createQuestPoints(options);
   open.push(qp);
   return Object.assign(qp, {

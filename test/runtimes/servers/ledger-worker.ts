@@ -1,24 +1,9 @@
 // The ledger's Durable Object in workerd: the shipped LedgerObject, its storage held to Cloudflare's documented 128
-// keys per call (as records-worker.ts does), with two test routes: POST /alarm (run the hourly trim now) and GET /size.
+// keys per call (limited-storage.ts), with two test routes: POST /alarm (run the hourly trim now) and GET /size.
 // The Worker forwards POST /?name=N to the object named N, so each test has an empty ledger of its own.
 import type { DurableObjectStorageLike } from '../../../src/relay/durable-object-records.js';
 import { LedgerObject } from '../../../src/relay/economy/durable-object-ledger.js';
-
-const MAX_KEYS = 128;
-const limited = (storage: DurableObjectStorageLike): DurableObjectStorageLike => {
-  const check = <T>(n: number, call: string, then: () => Promise<T>): Promise<T> => {
-    if (n > MAX_KEYS) throw new RangeError(`storage.${call}: ${n} keys in one call, the limit is ${MAX_KEYS}`);
-    return then();
-  };
-  return {
-    get: (keys) => check(keys.length, 'get', () => storage.get(keys)),
-    put: (entries) => check(Object.keys(entries).length, 'put', () => storage.put(entries)),
-    delete: (keys) => check(keys.length, 'delete', () => storage.delete(keys)),
-    list: (options) => storage.list(options),
-    getAlarm: () => storage.getAlarm(),
-    setAlarm: (at) => storage.setAlarm(at),
-  };
-};
+import { limited } from './limited-storage.js';
 
 export class TestLedger extends LedgerObject {
   readonly storage: DurableObjectStorageLike;

@@ -2,24 +2,9 @@
 // test routes beside its own, POST /sweep (run the alarm's sweep now, as the runtime would when it rings) and GET /size
 // (how many keys the storage holds). Cloudflare documents at most 128 keys per get/put/delete call of the storage API;
 // workerd as miniflare 4.20260426 runs it does not enforce that (a 300-entry put and an 800-key delete pass, on both
-// storage backends), so the object's storage here is workerd's own with the documented limit checked on top.
+// storage backends), so the object's storage here is workerd's own with the documented limit checked on top (limited-storage.ts).
 import { IdempotencyRecords, type DurableObjectStorageLike } from '../../../src/relay/durable-object-records.js';
-
-const MAX_KEYS = 128;
-const limited = (storage: DurableObjectStorageLike): DurableObjectStorageLike => {
-  const check = <T>(n: number, call: string, then: () => Promise<T>): Promise<T> => {
-    if (n > MAX_KEYS) throw new RangeError(`storage.${call}: ${n} keys in one call, the limit is ${MAX_KEYS}`);
-    return then();
-  };
-  return {
-    get: (keys) => check(keys.length, 'get', () => storage.get(keys)),
-    put: (entries) => check(Object.keys(entries).length, 'put', () => storage.put(entries)),
-    delete: (keys) => check(keys.length, 'delete', () => storage.delete(keys)),
-    list: (options) => storage.list(options),
-    getAlarm: () => storage.getAlarm(),
-    setAlarm: (at) => storage.setAlarm(at),
-  };
-};
+import { limited } from './limited-storage.js';
 
 export class SweptRecords extends IdempotencyRecords {
   readonly storage: DurableObjectStorageLike;
