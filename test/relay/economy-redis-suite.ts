@@ -4,11 +4,9 @@
 // final refusal of the service releases the reservation; a runtime ban holds on the other relay at once.
 import { describe, expect, it } from 'vitest';
 import type { RelayPolicy } from '../../src/relay/index.js';
-import { createRedisCounterStore } from '../../src/relay/node/index.js';
 import { API_KEY, token } from '../helpers/fixtures.js';
-import { until } from '../helpers/until.js';
 import { type caller, uuid } from './helpers.js';
-import { commandCalls, delta, relayFactory, type RedisUnderTest } from './redis-suite.js';
+import { commandCalls, delta, readyStore, relayFactory, type RedisUnderTest } from './redis-suite.js';
 
 export const ECONOMY_POLICY: RelayPolicy = {
   allowUnknownEvents: true,
@@ -127,16 +125,8 @@ export function economyRedisSuite(target: () => RedisUnderTest) {
     it('a runtime ban in Redis refuses the player on the other relay at once, and lists it', async () => {
       const upstream = applyingUpstream();
       const [a, b] = await two(upstream);
-      const store = await createRedisCounterStore({ url: target().url });
+      const store = await readyStore(target().url);
       try {
-        await until(
-          () =>
-            store.ready!().then(
-              () => true,
-              () => false,
-            ),
-          'the store to connect',
-        );
         const sub = `banned-${uuid()}`;
         const jwt = await token({ sub });
         expect((await award(a.call, jwt, sub, { eventName: 'coin', eventPoints: 1 })).status).toBe(200);

@@ -15,6 +15,20 @@ export interface RedisUnderTest {
   ports: number[];
 }
 
+/** A Redis counter store on `url`, once it answers (it connects in the background). */
+export async function readyStore(url: string) {
+  const store = await createRedisCounterStore({ url });
+  await until(
+    () =>
+      store.ready!().then(
+        () => true,
+        () => false,
+      ),
+    'the store to connect',
+  );
+  return store;
+}
+
 export const LIMIT = 5;
 
 /** Relays started by a test, closed after it. */
@@ -161,16 +175,8 @@ export function redisSuite(target: () => RedisUnderTest) {
     });
 
     it('starts a new window once the old one expired', async () => {
-      const store = await createRedisCounterStore({ url: target().url });
+      const store = await readyStore(target().url);
       try {
-        await until(
-          () =>
-            store.ready!().then(
-              () => true,
-              () => false,
-            ),
-          'the store to connect',
-        );
         const key = `test:${uuid()}`;
         expect((await store.increment(key, 100)).count).toBe(1);
         expect((await store.increment(key, 100)).count).toBe(2);
